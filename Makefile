@@ -1,0 +1,63 @@
+# replearn: two commands on a fresh machine.
+#   make repro  -> set up .venv with pinned dependencies and run the default experiment (dvc repro)
+#   make test   -> set up .venv with the test extras and run the whole test suite
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+CONSTRAINTS := requirements/constraints.txt
+# Stage commands in dvc.yaml call `python`: make sure it is the venv's.
+export PATH := $(BIN):$(PATH)
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: help install install-test repro test ui params constraints clean bench
+
+help:
+	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
+	@echo "make test         set up .venv with test extras and run the test suite"
+	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000"
+	@echo "make params       recompose params.yaml from conf/"
+	@echo "make bench        run the benchmarks (writes benchmarks/results/)"
+	@echo "make constraints  regenerate $(CONSTRAINTS) from a fresh resolve"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e .
+	@touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
+	@touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+repro: install
+	$(BIN)/dvc repro
+	@$(BIN)/python -m replearn where
+
+test: install-test
+	$(BIN)/python -m pytest
+
+ui: install
+	$(BIN)/python -m replearn ui
+
+params: install
+	$(BIN)/python -m replearn compose
+
+bench: install-test
+	$(BIN)/python -m benchmarks.run_all
+
+# Resolve the declared ranges afresh in a scratch venv and pin the result.
+constraints:
+	rm -rf .venv-constraints
+	$(PYTHON) -m venv .venv-constraints
+	.venv-constraints/bin/python -m pip install --quiet -e '.[test]'
+	.venv-constraints/bin/python -m pip freeze --exclude-editable | grep -v '^replearn' > $(CONSTRAINTS)
+	rm -rf .venv-constraints
+	@echo "wrote $(CONSTRAINTS)"
+
+clean:
+	rm -rf $(VENV) .pytest_cache

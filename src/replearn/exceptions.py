@@ -1,0 +1,25 @@
+"""Errors raised by replearn. Each names what was wrong and what was expected."""
+
+
+class ReplearnError(Exception):
+    """Base class of every error replearn raises on purpose."""
+
+
+class ConfigError(ReplearnError, ValueError):
+    """The experiment configuration is invalid (unknown name, misspelt key, wrong type)."""
+
+
+class DataValidationError(ReplearnError, ValueError):
+    """A dataset failed validation; the message names the file, column and row."""
+
+
+class NotFittedError(ReplearnError, AttributeError):
+    """A method that needs a fitted model was called before ``fit``."""
+
+
+class DivergenceError(ReplearnError, FloatingPointError):
+    """An iterative solver produced NaN or infinite values (e.g. too large a step size)."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An iterative solver stopped at ``max_iter`` before meeting its tolerance."""
