@@ -1,0 +1,285 @@
+"""Resampling splits: hold-out, (stratified, repeated) k-fold, interleaved k-fold and 5x2.
+
+Course basis: CIML §5.6 Alg. 8 CrossValidate (seed 001, L1546-1567; interleaved folds
+``n mod K``); CIML §2.5-2.6 and CS229 §9.3 (seed 000, L4020-4068) for hold-out and k-fold;
+Dietterich (1998) for 5x2 cross-validation.
+
+Conventions
+-----------
+* **Seeds.**  Every repeat ``r`` draws from its own generator
+  ``np.random.default_rng(Split.seed)`` with
+  ``Split.seed = int(np.random.SeedSequence([seed, r]).generate_state(1)[0])`` (a 32-bit
+  integer).  Repeats are therefore independent streams, a run with ``seed=s`` shares no repeat
+  with a run with ``seed=s+1`` (as ``seed + r`` would), and any repeat can be reproduced from the
+  ``seed`` recorded in its splits.
+* **k-fold** (shuffled): ``perm = rng.permutation(n)``; fold ``f`` is the ``f``-th of ``K``
+  contiguous chunks of ``perm`` (``np.array_split``: the first ``n mod K`` folds have one more
+  example).
+* **Interleaved k-fold** (``interleaved=True``, scheme "kfold" only): no shuffling; example
+  ``n`` (0-based) is in test fold ``n mod K``.  These are exactly the folds of CIML Alg. 8, which
+  uses 1-based ``n`` and tests fold ``k`` on ``{n : n mod K = k - 1}``; only the numbering of
+  the folds differs (book fold ``k`` = 1..K is our fold ``(k - 2) mod K``; the book's first fold
+  is our last).  Interleaving keeps any order in the data (sorted by class or time)
+  spread over all folds, but it is not random: shuffle the data first if its order means
+  something.
+* **Stratified k-fold**: within each class (classes in sorted order) the members are shuffled
+  and dealt round-robin to the folds, each class continuing where the previous one stopped.
+  Every fold then holds ``floor(n_c/K)`` or ``ceil(n_c/K)`` members of each class ``c`` and
+  the fold sizes differ by at most one.  Each class needs at least ``K`` members.
+* **Stratified hold-out**: the test count of class ``c`` is its proportional quota
+  ``n_c * n_test / n`` rounded by the largest-remainder method (floor every quota, then give the
+  remaining places to the largest fractional parts, ties to the larger class, then the
+  earlier class in sorted order), so class test counts add up to ``n_test`` exactly.  A class
+  with a quota below one may get no test example.  ``n_test = ceil(test_size * n)`` for a
+  fractional ``test_size`` (scikit-learn's rounding), or ``test_size`` itself when it is an int.
+* **Stratify or not** (holdout and 5x2): targets with a float dtype are treated as regression
+  targets and split without stratification; any other dtype (int, bool, str, object) is
+  treated as class labels and stratified.
+* Indices are sorted within each fold, and the test folds of one repeat partition
+  ``range(n)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SCHEMES", "Split", "make_splits", "repeat_seed", "train_test_split_indices"]
+
+SCHEMES = ("kfold", "stratified_kfold", "repeated_kfold", "repeated_stratified_kfold", "5x2", "holdout")
+
+
+@dataclass(frozen=True)
+class Split:
+    """One train/test split: ``index`` counts splits in the list, ``repeat`` and ``fold`` locate it.
+
+    ``train`` and ``test`` are sorted, read-only int64 index arrays; ``seed`` is the seed of
+    the repeat's generator (see the module docstring).
+    """
+
+    index: int
+    repeat: int
+    fold: int
+    train: np.ndarray
+    test: np.ndarray
+    seed: int
+
+    def meta(self) -> dict:
+        """JSON-ready description (python ints): index, repeat, fold, n_train, n_test, seed."""
+        return {
+            "index": int(self.index),
+            "repeat": int(self.repeat),
+            "fold": int(self.fold),
+            "n_train": int(self.train.size),
+            "n_test": int(self.test.size),
+            "seed": int(self.seed),
+        }
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Split):
+            return NotImplemented
+        return (
+            (self.index, self.repeat, self.fold, self.seed) == (other.index, other.repeat, other.fold, other.seed)
+            and np.array_equal(self.train, other.train)
+            and np.array_equal(self.test, other.test)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.index, self.repeat, self.fold, self.seed, self.train.tobytes(), self.test.tobytes()))
+
+
+def repeat_seed(seed: int, repeat: int) -> int:
+    """The seed of repeat ``repeat``: ``SeedSequence([seed, repeat]).generate_state(1)[0]``."""
+    return int(np.random.SeedSequence([int(seed), int(repeat)]).generate_state(1)[0])
+
+
+# ----------------------------------------------------------------------------- helpers
+def _check_y(y) -> np.ndarray:
+    if y is None:
+        raise ValueError("y is None; make_splits needs the targets (or any array of length n)")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {arr.shape}")
+    if arr.size < 2:
+        raise ValueError(f"at least 2 examples are needed to split, got {arr.size}")
+    return arr
+
+
+def _check_int(value, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def _is_classification(y: np.ndarray) -> bool:
+    return y.dtype.kind != "f"
+
+
+def _frozen(idx) -> np.ndarray:
+    arr = np.sort(np.asarray(idx, dtype=np.int64))
+    arr.setflags(write=False)
+    return arr
+
+
+def _n_test(test_size, n: int) -> int:
+    if isinstance(test_size, bool):
+        raise TypeError(f"test_size must be a float in (0, 1) or an int, got {test_size!r}")
+    if isinstance(test_size, (numbers.Integral, np.integer)):
+        n_test = int(test_size)
+    elif isinstance(test_size, numbers.Real):
+        if not 0.0 < test_size < 1.0:
+            raise ValueError(f"test_size must lie in (0, 1) when it is a fraction, got {test_size!r}")
+        n_test = int(np.ceil(test_size * n))
+    else:
+        raise TypeError(f"test_size must be a float in (0, 1) or an int, got {type(test_size).__name__}")
+    if not 1 <= n_test <= n - 1:
+        raise ValueError(f"test_size={test_size!r} gives {n_test} test examples out of {n}; need between 1 and {n - 1}")
+    return n_test
+
+
+def _class_members(y: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    classes, inverse = np.unique(y, return_inverse=True)
+    return classes, [np.flatnonzero(inverse == i) for i in range(classes.size)]
+
+
+def _largest_remainder(counts: np.ndarray, total: int) -> np.ndarray:
+    quota = counts * total / counts.sum()
+    alloc = np.floor(quota).astype(np.int64)
+    left = total - int(alloc.sum())
+    if left:
+        frac = quota - alloc
+        # largest fraction first, then larger class, then earlier class
+        order = np.lexsort((np.arange(counts.size), -counts, -frac))
+        alloc[order[:left]] += 1
+    return alloc
+
+
+# ----------------------------------------------------------------------------- hold-out
+def train_test_split_indices(y, test_size, *, stratify: bool, random_state: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic hold-out split: ``(train_idx, test_idx)``, each sorted.
+
+    ``test_size``: a fraction in (0, 1) (``n_test = ceil(test_size * n)``) or a count.  Without
+    stratification the test set is the first ``n_test`` entries of
+    ``default_rng(random_state).permutation(n)``.  With ``stratify=True`` each class gets its
+    largest-remainder share of ``n_test`` (module docstring) drawn at random from its members;
+    every class needs at least 2 members.  CS229 §9.3 (seed 000, L4020-4032) suggests
+    ``test_size`` between 1/4 and 1/3 (0.3 typical); CIML L491-497 uses 0.2.
+    """
+    y = _check_y(y)
+    rs = _check_int(random_state, "random_state", 0)
+    n = y.size
+    n_test = _n_test(test_size, n)
+    rng = np.random.default_rng(rs)
+    if not stratify:
+        perm = rng.permutation(n)
+        return _frozen(perm[n_test:]), _frozen(perm[:n_test])
+    classes, members = _class_members(y)
+    counts = np.array([m.size for m in members])
+    small = [(c, k) for c, k in zip(classes.tolist(), counts.tolist()) if k < 2]
+    if small:
+        c, k = small[0]
+        raise ValueError(f"stratified split: class {c!r} has {k} member; every class needs at least 2")
+    alloc = _largest_remainder(counts, n_test)
+    test = []
+    for m, k in zip(members, alloc):
+        test.append(rng.permutation(m)[:k])
+    test_idx = np.concatenate(test)
+    mask = np.zeros(n, dtype=bool)
+    mask[test_idx] = True
+    return _frozen(np.flatnonzero(~mask)), _frozen(test_idx)
+
+
+# ----------------------------------------------------------------------------- k-fold
+def _kfold_assign(n: int, folds: int, rng: np.random.Generator | None) -> np.ndarray:
+    """Fold number of each example: shuffled contiguous chunks, or ``n mod K`` without rng."""
+    if rng is None:
+        return np.arange(n) % folds
+    fold_of = np.empty(n, dtype=np.int64)
+    for f, chunk in enumerate(np.array_split(rng.permutation(n), folds)):
+        fold_of[chunk] = f
+    return fold_of
+
+
+def _stratified_assign(y: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
+    classes, members = _class_members(y)
+    for c, m in zip(classes.tolist(), members):
+        if m.size < folds:
+            hint = " (y has a float dtype: for regression targets use 'kfold')" if y.dtype.kind == "f" else ""
+            raise ValueError(
+                f"stratified {folds}-fold split: class {c!r} has only {m.size} member(s); "
+                f"every class needs at least {folds}{hint}"
+            )
+    order = np.concatenate([rng.permutation(m) for m in members])
+    fold_of = np.empty(y.size, dtype=np.int64)
+    fold_of[order] = np.arange(y.size) % folds
+    return fold_of
+
+
+def _folds_to_splits(fold_of: np.ndarray, folds: int, repeat: int, seed: int, start: int) -> list[Split]:
+    out = []
+    for f in range(folds):
+        test = fold_of == f
+        out.append(Split(start + f, repeat, f, _frozen(np.flatnonzero(~test)), _frozen(np.flatnonzero(test)), seed))
+    return out
+
+
+def make_splits(scheme: str, y, *, folds: int = 5, repeats: int = 1, seed: int = 0, test_size=0.25, interleaved: bool = False) -> list[Split]:
+    """All train/test splits of a resampling ``scheme`` (one of :data:`SCHEMES`), in order.
+
+    * "kfold": one repeat of shuffled K-fold (``folds`` = K); with ``interleaved=True`` the
+      unshuffled CIML Alg. 8 folds (example ``n`` in fold ``n mod K``).
+    * "stratified_kfold": one repeat of stratified K-fold (class counts per fold differ by <= 1).
+    * "repeated_kfold", "repeated_stratified_kfold": ``repeats`` repeats of the above, each with
+      its own seed.
+    * "5x2": Dietterich's 5 repeats of 2-fold CV (stratified for class labels, plain for float
+      targets); ``folds`` and ``repeats`` are ignored.
+    * "holdout": ``repeats`` independent hold-out splits with ``test_size`` (repeated hold-out
+      when ``repeats > 1``; stratified for class labels); ``folds`` is ignored.
+
+    "kfold" and "stratified_kfold" require ``repeats == 1`` (use the repeated schemes).
+    Returns a list of :class:`Split`; ``Split.index`` runs 0, 1, ... over the list.
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown split scheme {scheme!r}; choose one of {list(SCHEMES)}")
+    y = _check_y(y)
+    n = y.size
+    seed = _check_int(seed, "seed", 0)
+    repeats = _check_int(repeats, "repeats", 1)
+    if interleaved and scheme != "kfold":
+        raise ValueError(f"interleaved=True is only defined for scheme 'kfold' (CIML Alg. 8), got {scheme!r}")
+    if scheme in ("kfold", "stratified_kfold") and repeats != 1:
+        raise ValueError(f"scheme {scheme!r} has one repeat, got repeats={repeats}; use 'repeated_{scheme}'")
+
+    if scheme == "holdout":
+        out = []
+        for r in range(repeats):
+            rs = repeat_seed(seed, r)
+            tr, te = train_test_split_indices(y, test_size, stratify=_is_classification(y), random_state=rs)
+            out.append(Split(r, r, 0, tr, te, rs))
+        return out
+
+    if scheme == "5x2":
+        folds, repeats, stratified = 2, 5, _is_classification(y)
+    else:
+        folds = _check_int(folds, "folds", 2)
+        stratified = "stratified" in scheme
+    if folds > n:
+        raise ValueError(f"folds={folds} is larger than the number of examples n={n}")
+
+    out: list[Split] = []
+    for r in range(repeats):
+        rs = repeat_seed(seed, r)
+        if interleaved:
+            fold_of = _kfold_assign(n, folds, None)
+        elif stratified:
+            fold_of = _stratified_assign(y, folds, np.random.default_rng(rs))
+        else:
+            fold_of = _kfold_assign(n, folds, np.random.default_rng(rs))
+        out.extend(_folds_to_splits(fold_of, folds, r, rs, len(out)))
+    return out

@@ -1,0 +1,46 @@
+"""Feature maps, fitted on training data only, with their state stored in the safe npz + JSON format.
+
+``create(name, **params)`` and ``available()`` mirror the model registry; :class:`FeaturePipeline`
+chains maps in order.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from ..exceptions import ConfigError
+
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "standardize": ("scaling", "Standardize"),
+    "polynomial": ("polynomial", "PolynomialFeatures"),
+}
+
+
+def available() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_class(name: str) -> type:
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown feature map {name!r}; available feature maps: {', '.join(available())}")
+    module, cls = _REGISTRY[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+
+
+def hyperparameters(name: str) -> dict:
+    sig = inspect.signature(get_class(name).__init__)
+    return {p.name: p.default for p in sig.parameters.values() if p.name != "self"}
+
+
+def create(name: str, **params):
+    valid = hyperparameters(name)
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ConfigError(f"feature map {name!r} has no parameter(s) {unknown}; valid: {sorted(valid)}")
+    return get_class(name)(**params)
+
+
+from .pipeline import FeaturePipeline  # noqa: E402
+
+__all__ = ["FeaturePipeline", "available", "create", "get_class", "hyperparameters"]

@@ -1,0 +1,174 @@
+"""Numerical linear-algebra helpers shared by the algorithms.
+
+Everything here is a thin, careful layer over BLAS/LAPACK (numpy and scipy.linalg):
+
+* :func:`solve_spd` solves a symmetric positive-definite system by Cholesky, estimates the
+  condition number from the factor, and falls back to least squares (or raises a clear error)
+  when the matrix is singular or too ill-conditioned for Cholesky to be trusted.
+  No explicit inverse is ever formed.
+* :func:`center` / :func:`add_intercept` handle the unpenalized intercept.
+* :func:`sq_euclidean` / :func:`sq_euclidean_chunks` compute squared Euclidean distances with
+  the BLAS identity ``||a||^2 - 2 a.b + ||b||^2`` (clipped at 0), in row chunks so that the
+  temporaries stay bounded.
+* :func:`logsumexp` is :func:`scipy.special.logsumexp`, re-exported so models import numerics
+  from one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import scipy.linalg
+from scipy.linalg import lapack
+from scipy.special import logsumexp  # noqa: F401  (re-exported)
+
+__all__ = [
+    "SingularMatrixError",
+    "solve_spd",
+    "center",
+    "add_intercept",
+    "sq_euclidean",
+    "sq_euclidean_chunks",
+    "logsumexp",
+]
+
+#: Bytes a distance chunk (plus its temporaries) may take; about 64 MiB.
+_CHUNK_BYTES = 64 * 2**20
+
+
+class SingularMatrixError(np.linalg.LinAlgError):
+    """The matrix handed to :func:`solve_spd` is singular or not positive definite."""
+
+
+def solve_spd(A, b, *, fallback: str = "lstsq", overwrite_a: bool = False, rcond_min: float | None = None):
+    """Solve ``A x = b`` for a symmetric positive (semi-)definite ``A`` by Cholesky.
+
+    Parameters
+    ----------
+    A : array, shape (d, d)
+        Symmetric matrix (only the lower triangle is read). Typical callers pass a Gram matrix
+        ``X^T X`` (plus a ridge term).
+    b : array, shape (d,) or (d, k)
+    fallback : {"lstsq", "raise"}
+        What to do when ``A`` is singular, not positive definite, or so ill-conditioned that the
+        Cholesky solution cannot be trusted (reciprocal condition number below ``rcond_min``):
+        ``"lstsq"`` returns the minimum-norm least-squares solution of ``A x = b``
+        (``scipy.linalg.lstsq``, SVD based); ``"raise"`` raises :class:`SingularMatrixError`, so the
+        caller can fall back to something better (e.g. least squares on ``X`` itself rather than
+        on ``X^T X``, whose condition number is the square of ``X``'s).
+    overwrite_a : bool
+        Let LAPACK factor ``A`` in place (saves a d x d copy; ``A`` is destroyed).
+    rcond_min : float, optional
+        Smallest acceptable reciprocal 1-norm condition number, estimated by LAPACK ``?pocon``
+        from the Cholesky factor in O(d^2). Default ``d * eps``.
+
+    Returns
+    -------
+    x : array with the shape of ``b``.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square matrix, got shape {A.shape}")
+    if b.shape[0] != A.shape[0]:
+        raise ValueError(f"A has {A.shape[0]} rows but b has {b.shape[0]}")
+    if fallback not in ("lstsq", "raise"):
+        raise ValueError(f"fallback must be one of ['lstsq', 'raise'], got {fallback!r}")
+    d = A.shape[0]
+    if rcond_min is None:
+        rcond_min = d * np.finfo(np.float64).eps
+    # The 1-norm of A is needed by the condition estimate; take it before A may be overwritten.
+    anorm = float(np.abs(A).sum(axis=0).max()) if d else 0.0
+    A_keep = A if (fallback == "raise" or not overwrite_a) else A.copy()
+    problem = None
+    try:
+        c, lower = scipy.linalg.cho_factor(A, lower=True, overwrite_a=overwrite_a, check_finite=False)
+    except np.linalg.LinAlgError:
+        problem = "is not positive definite (it is singular or indefinite)"
+    else:
+        if anorm == 0.0:
+            problem = "is zero"
+        else:
+            rcond, info = lapack.dpocon(c, anorm, uplo="L")
+            if info != 0 or not rcond >= rcond_min:  # `not >=` also catches NaN
+                problem = f"is ill-conditioned (reciprocal condition number {rcond:.2e} < {rcond_min:.2e})"
+    if problem is None:
+        return scipy.linalg.cho_solve((c, lower), b, check_finite=False)
+    if fallback == "raise":
+        raise SingularMatrixError(
+            f"the {d}x{d} system matrix {problem}; Cholesky cannot solve it reliably. "
+            "Use a least-squares solver or add regularization"
+        )
+    x, *_ = scipy.linalg.lstsq(A_keep, b, check_finite=False)
+    return x
+
+
+def center(X: np.ndarray, y: np.ndarray | None = None):
+    """Return ``X - mean(X)``, the column means, and (if given) ``y - mean(y)`` and its mean.
+
+    Fitting an unpenalized intercept ``b`` is the same as fitting the weights on centred data and
+    then setting ``b = mean(y) - mean(X) @ w`` (the optimal ``b`` for any fixed ``w``); centring
+    also improves the conditioning of ``X^T X``. New arrays are returned; the inputs are untouched.
+    """
+    x_mean = X.mean(axis=0)
+    Xc = X - x_mean
+    if y is None:
+        return Xc, x_mean
+    y_mean = y.mean(axis=0)
+    return Xc, x_mean, y - y_mean, y_mean
+
+
+def add_intercept(X: np.ndarray) -> np.ndarray:
+    """Return ``[X, 1]``: ``X`` with a trailing column of ones (the intercept feature x_0 = 1).
+
+    The ones go last (not first as in the CS229 notes' x_0) so that ``theta[:-1]`` are the weights
+    and ``theta[-1]`` the intercept.
+    """
+    n, d = X.shape
+    Xa = np.empty((n, d + 1), dtype=np.float64)
+    Xa[:, :d] = X
+    Xa[:, d] = 1.0
+    return Xa
+
+
+def _chunk_rows(n_cols: int, chunk_bytes: int = _CHUNK_BYTES) -> int:
+    # the (rows x n_cols) block and one temporary of the same size
+    return max(1, int(chunk_bytes // (2 * 8 * max(n_cols, 1))))
+
+
+def sq_euclidean_chunks(
+    A: np.ndarray, B: np.ndarray, *, chunk_rows: int | None = None, B_sq_norms: np.ndarray | None = None
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Yield ``(start, stop, D)`` with ``D[i, j] = ||A[start + i] - B[j]||^2`` for row blocks of ``A``.
+
+    Uses ``||a||^2 - 2 a.b + ||b||^2`` (one GEMM per block), clipped at 0 because rounding can make
+    it slightly negative. The identity loses relative accuracy for points much closer together
+    than their norms; callers needing exact small distances (e.g. exact matches) should recompute
+    the few distances they keep directly.
+    """
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A has {A.shape[1]} features but B has {B.shape[1]}")
+    if chunk_rows is None:
+        chunk_rows = _chunk_rows(B.shape[0])
+    if B_sq_norms is None:
+        B_sq_norms = np.einsum("ij,ij->i", B, B)
+    for start in range(0, A.shape[0], chunk_rows):
+        stop = min(start + chunk_rows, A.shape[0])
+        Ab = A[start:stop]
+        D = Ab @ B.T
+        D *= -2.0
+        D += np.einsum("ij,ij->i", Ab, Ab)[:, None]
+        D += B_sq_norms[None, :]
+        np.maximum(D, 0.0, out=D)
+        yield start, stop, D
+
+
+def sq_euclidean(A: np.ndarray, B: np.ndarray, *, chunk_rows: int | None = None) -> np.ndarray:
+    """Matrix of squared Euclidean distances, shape ``(len(A), len(B))``, computed in row chunks."""
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    out = np.empty((A.shape[0], B.shape[0]), dtype=np.float64)
+    for start, stop, D in sq_euclidean_chunks(A, B, chunk_rows=chunk_rows):
+        out[start:stop] = D
+    return out

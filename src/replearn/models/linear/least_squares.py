@@ -1,0 +1,147 @@
+"""Ordinary least squares: normal equations, QR/SVD least squares, or batch gradient descent.
+
+Objective (CS229 notes §1, seed 000 L172-186; §1.1 eq. 1.1, L200-236)::
+
+    J(w, b) = 1/(2n) * sum_i (w^T x_i + b - y_i)^2
+
+The notes write J with a plain sum, ``1/2 sum_i``; the minimizer is the same, but with the mean
+the gradient ``(1/n) X^T (X w + b - y)`` does not grow with n, so one learning rate works for
+any sample size. (EPFL's notes use the same 1/(2N) scaling, seed 004 L152-173.)
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+
+from ...base import BaseEstimator, RegressorMixin
+from ...linalg import SingularMatrixError, center, solve_spd
+from ...optim import gradient_descent
+from ...validation import check_scalar, check_X_y
+
+_SOLVERS = ("gd", "lstsq", "normal")
+
+
+class LinearRegression(RegressorMixin, BaseEstimator):
+    """Least-squares linear regression ``y ~ X w + b``.
+
+    Minimizes ``J(w, b) = 1/(2n) sum_i (w^T x_i + b - y_i)^2``. The three solvers find the same
+    minimizer (up to rounding) when ``X`` has full column rank:
+
+    * ``"normal"``: the normal equations ``X^T X w = X^T y`` (CS229 notes §1.2, seed 000 L280-349),
+      solved by Cholesky. When ``X^T X`` is singular (e.g. a duplicated column) or its estimated
+      condition number exceeds ``1/(d * eps)``, the fit falls back to ``"lstsq"`` on ``X`` itself,
+      which returns the minimum-norm solution (the notes' footnote L361 assumes invertibility; the
+      CS229 summaries recommend the pseudo-inverse, seed 002 L213). ``solver_used_`` records which
+      one ran. This is the fastest solver for n >> d, but squares the condition number of ``X``.
+    * ``"lstsq"``: ``scipy.linalg.lstsq`` (LAPACK ``gelsd``, SVD based) on ``X``: the numerically
+      sound choice for ill-conditioned ``X``; minimum-norm solution when ``X`` is rank deficient.
+      This is what ``sklearn.linear_model.LinearRegression`` does.
+    * ``"gd"``: batch gradient descent (CS229 notes §1.1 eq. 1.1, seed 000 L220-236) from
+      ``w = 0`` with step ``learning_rate``: ``w := w - alpha (1/n) X^T (X w + b - y)``. Needs
+      standardized features in practice (the Portland data's living areas in ft^2 need a step
+      below ~1e-7). Raises :class:`~replearn.exceptions.DivergenceError` on overflow and warns
+      :class:`~replearn.exceptions.ConvergenceWarning` at ``max_iter``.
+
+    The intercept is not penalized and is handled by centring: the weights are fitted on centred
+    ``X`` and ``y`` and ``b = mean(y) - mean(X) @ w``, which is the exact minimizer over ``b`` for
+    any ``w`` (for ``"gd"`` this profiles the intercept out instead of carrying the notes'
+    ``x_0 = 1`` feature; it is the same objective and converges faster).
+
+    Parameters
+    ----------
+    fit_intercept : bool, default True
+        Fit ``b``; otherwise ``b = 0`` and the data are not centred.
+    solver : {"normal", "lstsq", "gd"}, default "normal"
+    learning_rate : float > 0, default 0.01
+        Step size alpha of ``"gd"``.
+    max_iter : int >= 1, default 1000
+        Iteration cap of ``"gd"``.
+    tol : float >= 0, default 1e-6
+        ``"gd"`` stops when the relative change of ``J`` falls to ``tol``.
+
+    Attributes
+    ----------
+    coef_ : array (n_features,)
+    intercept_ : float
+    n_iter_ : int or None
+        Gradient-descent iterations (None for the closed-form solvers).
+    loss_history_ : array or None
+        ``J`` after each gradient-descent update, starting at ``w = 0`` (None otherwise).
+    solver_used_ : str
+        "cholesky", "lstsq" or "gd".
+    n_features_in_ : int
+
+    scikit-learn equivalent: ``sklearn.linear_model.LinearRegression(fit_intercept=...)``.
+    """
+
+    def __init__(self, fit_intercept=True, solver="normal", learning_rate=0.01, max_iter=1000, tol=1e-6):
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit the weights and intercept; returns ``self``."""
+        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
+        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
+        if self.solver == "gd":
+            check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
+            check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        X, y = check_X_y(X, y, y_numeric=True)
+        n, d = X.shape
+        if self.fit_intercept:
+            Xc, x_mean, yc, y_mean = center(X, y)
+        else:
+            Xc, yc, x_mean, y_mean = X, y, np.zeros(d), 0.0
+
+        self.n_iter_ = None
+        self.loss_history_ = None
+        if self.solver == "normal":
+            try:
+                w = solve_spd(Xc.T @ Xc, Xc.T @ yc, fallback="raise", overwrite_a=True)
+                self.solver_used_ = "cholesky"
+            except SingularMatrixError:
+                w = _lstsq(Xc, yc)
+                self.solver_used_ = "lstsq"
+        elif self.solver == "lstsq":
+            w = _lstsq(Xc, yc)
+            self.solver_used_ = "lstsq"
+        else:
+            result = gradient_descent(
+                lambda w: _mse_loss_grad(w, Xc, yc),
+                np.zeros(d),
+                learning_rate=self.learning_rate,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            )
+            w = result.params
+            self.n_iter_ = result.n_iter
+            self.loss_history_ = result.loss_history
+            self.solver_used_ = "gd"
+
+        self.coef_ = np.asarray(w, dtype=np.float64)
+        self.intercept_ = float(y_mean - x_mean @ self.coef_) if self.fit_intercept else 0.0
+        self.n_features_in_ = d
+        return self
+
+    def predict(self, X):
+        """Predictions ``X @ coef_ + intercept_``."""
+        X = self._validate_predict_input(X)
+        return X @ self.coef_ + self.intercept_
+
+
+def _lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    w, *_ = scipy.linalg.lstsq(X, y, check_finite=False)
+    return w
+
+
+def _mse_loss_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """``J = 1/(2n) ||X w - y||^2`` and its gradient ``(1/n) X^T (X w - y)``."""
+    r = X @ w - y
+    n = X.shape[0]
+    return 0.5 * float(r @ r) / n, (X.T @ r) / n

@@ -1,0 +1,294 @@
+"""Logistic regression fitted by Newton's method (IRLS) or batch gradient descent."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import expit
+
+from ...base import BaseEstimator, ClassifierMixin
+from ...exceptions import ConvergenceWarning
+from ...linalg import add_intercept, solve_spd
+from ...optim import gradient_descent
+from ...validation import check_classification_targets, check_scalar, check_X_y
+
+_SOLVERS = ("gd", "newton")
+_PENALTIES = ("l2", None)
+_EPS = np.finfo(np.float64).eps
+
+
+class LogisticRegression(ClassifierMixin, BaseEstimator):
+    """Binary logistic regression (one-vs-rest for more classes), optionally L2-penalized.
+
+    Model (CS229 notes §2.1, seed 000 L503-592): ``p(y=1 | x) = g(w^T x + b)`` with the sigmoid
+    ``g(z) = 1 / (1 + e^{-z})``. The objective is scikit-learn's::
+
+        minimize_{w, b}  C * sum_i logloss_i + 1/2 ||w||^2          (penalty="l2")
+        minimize_{w, b}  sum_i logloss_i                            (penalty=None)
+
+    with ``logloss_i = log(1 + e^{z_i}) - y_i z_i``, ``z_i = w^T x_i + b``, ``y_i in {0, 1}``: the
+    negative log-likelihood of the notes. The intercept is never penalized. Internally both
+    solvers work with the same objective divided by ``C n`` (the mean loss plus
+    ``||w||^2 / (2 C n)``, scikit-learn's internal scaling); ``loss_history_`` and ``tol`` refer to
+    that scaled objective. The L2 penalty is the MAP estimate under a Gaussian prior
+    ``w ~ N(0, C I)`` (CS229 notes §9.4, seed 000 L4118-4124; CIML §9.7 eq. 9.48, seed 001
+    L3214-3230).
+
+    Solvers
+    -------
+    ``"newton"``: Newton's method, which for logistic regression is Fisher scoring / IRLS
+    (CS229 notes §2.3, seed 000 L614-663): ``theta := theta - H^{-1} grad`` with
+    ``H = X^T S X + I/C`` (``S = diag(p_i (1 - p_i))``; the intercept's row/column has no ``I/C``
+    term; shown here in the ``C * sum`` scaling). The step is solved by Cholesky (never an explicit
+    inverse) and damped by step halving (Armijo backtracking), so every iteration decreases the
+    objective; convergence is quadratic near the optimum, typically under 10 iterations. Stops when
+    ``max |grad| <= tol`` (gradient of the scaled objective).
+
+    ``"gd"``: batch gradient descent on the scaled objective via :func:`replearn.optim.gradient_descent`
+    with step ``learning_rate`` -- the notes' batch gradient *ascent* on the (mean, penalized)
+    log-likelihood, ``theta := theta + alpha * grad l(theta)`` (L503-592), written as descent on
+    its negative. Stops when ``max |grad| <= tol``; warns ConvergenceWarning at ``max_iter``.
+
+    Labels and classes
+    ------------------
+    Labels may be of any sortable type; ``classes_`` is their sorted unique values and the binary
+    problem models ``p(y = classes_[1] | x)``. With K > 2 classes the model fits K binary problems
+    "class k vs the rest" (one-vs-rest, CIML §6.2); ``predict_proba`` normalizes the K sigmoids to
+    sum to 1 and ``predict`` takes the largest (as ``sklearn.multiclass.OneVsRestClassifier`` does).
+
+    Separable data
+    --------------
+    With ``penalty=None`` and linearly separable classes the maximum-likelihood estimate does not
+    exist (the loss goes to 0 as ``||w|| -> inf``). When an iterate separates the training data
+    strictly -- a proof that it is separable -- ``fit`` raises ``ValueError`` suggesting
+    ``penalty="l2"``. Quasi-separable data (some points exactly on the boundary) instead shows as a
+    ConvergenceWarning whose message mentions separability.
+
+    Parameters
+    ----------
+    penalty : {"l2", None}, default "l2"
+    C : float > 0, default 1.0
+        Inverse penalty strength (ignored when ``penalty=None``).
+    solver : {"newton", "gd"}, default "newton"
+    learning_rate : float > 0, default 0.1
+        Step size of ``"gd"``.
+    max_iter : int >= 1, default 100
+        Iteration cap per binary problem (``"gd"`` usually needs thousands).
+    tol : float >= 0, default 1e-8
+        Gradient tolerance (max-abs entry of the gradient of the scaled objective).
+    fit_intercept : bool, default True
+
+    Attributes
+    ----------
+    classes_ : array (n_classes,)
+    coef_ : array (1, n_features) for two classes, (n_classes, n_features) otherwise
+    intercept_ : array (1,) or (n_classes,)
+    n_iter_ : int array (1,) or (n_classes,)
+        Iterations per binary problem.
+    loss_history_ : float array (n_problems, max(n_iter_) + 1)
+        Scaled objective after each iteration, starting at ``theta = 0``; rows of problems that
+        stopped earlier are padded with NaN.
+    n_features_in_ : int
+
+    scikit-learn equivalent: ``sklearn.linear_model.LogisticRegression(C=C, penalty=...,
+    solver="newton-cholesky")`` for two classes, wrapped in ``OneVsRestClassifier`` for more.
+    """
+
+    def __init__(
+        self,
+        penalty="l2",
+        C=1.0,
+        solver="newton",
+        learning_rate=0.1,
+        max_iter=100,
+        tol=1e-8,
+        fit_intercept=True,
+    ):
+        self.penalty = penalty
+        self.C = C
+        self.solver = solver
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+
+    # -- fitting ----------------------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        if self.penalty not in _PENALTIES:
+            raise ValueError(f"penalty must be one of ['l2', None], got {self.penalty!r}")
+        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
+        check_scalar(self.C, "C", numbers.Real, low=0.0, low_inclusive=False)
+        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
+        if self.solver == "gd":
+            check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
+
+    def fit(self, X, y):
+        """Fit one binary problem (two classes) or one per class (one-vs-rest); returns ``self``."""
+        self._validate_params()
+        X, y = check_X_y(X, y)
+        classes = check_classification_targets(y)
+        n, d = X.shape
+        Xa = add_intercept(X) if self.fit_intercept else X
+        # per-coordinate penalty weight of the scaled objective: 1/(C n) on w, 0 on b
+        lam = np.zeros(Xa.shape[1])
+        if self.penalty == "l2":
+            lam[:d] = 1.0 / (float(self.C) * n)
+
+        if classes.size == 2:
+            targets = [(y == classes[1], classes[1])]
+        else:
+            targets = [(y == c, c) for c in classes]
+
+        thetas, histories, n_iters = [], [], []
+        for t, label in targets:
+            t = t.astype(np.float64)
+            label = label.item() if isinstance(label, np.generic) else label
+            if self.solver == "newton":
+                theta, history, n_iter = self._newton(Xa, t, lam, label)
+            else:
+                theta, history, n_iter = self._gradient_descent(Xa, t, lam, label)
+            thetas.append(theta)
+            histories.append(history)
+            n_iters.append(n_iter)
+
+        thetas = np.vstack(thetas)
+        self.classes_ = classes
+        self.coef_ = np.ascontiguousarray(thetas[:, :d])
+        self.intercept_ = thetas[:, d].copy() if self.fit_intercept else np.zeros(len(thetas))
+        self.n_iter_ = np.asarray(n_iters, dtype=np.int64)
+        width = max(len(h) for h in histories)
+        self.loss_history_ = np.full((len(histories), width), np.nan)
+        for k, h in enumerate(histories):
+            self.loss_history_[k, : len(h)] = h
+        self.n_features_in_ = d
+        return self
+
+    def _newton(self, Xa, t, lam, label):
+        n, p = Xa.shape
+        theta = np.zeros(p)
+        z = np.zeros(n)
+        f = _objective(z, t, theta, lam)
+        g = _gradient(Xa, z, t, theta, lam)
+        history = [f]
+        converged = False
+        n_iter = 0
+        while True:
+            if np.max(np.abs(g)) <= self.tol:
+                converged = True
+                break
+            if n_iter >= self.max_iter:
+                break
+            mu = expit(z)
+            sw = np.sqrt(mu * (1.0 - mu))
+            Xs = Xa * sw[:, None]
+            H = Xs.T @ Xs  # X^T S X via a symmetric rank-k update
+            H /= n
+            H.flat[:: p + 1] += lam
+            delta = solve_spd(H, -g, overwrite_a=True)
+            slope = float(g @ delta)
+            if not slope < 0.0:  # no descent direction left (numerically singular H)
+                break
+            dz = Xa @ delta
+            step = 1.0
+            while True:  # step halving until the Armijo condition holds (up to rounding)
+                theta_new = theta + step * delta
+                z_new = z + step * dz
+                f_new = _objective(z_new, t, theta_new, lam)
+                if f_new <= f + 1e-4 * step * slope + 8 * _EPS * abs(f):
+                    break
+                step *= 0.5
+                if step < 1e-10:
+                    break
+            if step < 1e-10:  # the line search failed: we are at the limit of precision
+                break
+            theta, z, f = theta_new, z_new, f_new
+            g = _gradient(Xa, z, t, theta, lam)
+            n_iter += 1
+            history.append(f)
+            self._check_separable(z, t, label)
+        if not converged:
+            self._warn_not_converged(n_iter, float(np.max(np.abs(g))), label)
+        return theta, np.asarray(history), n_iter
+
+    def _gradient_descent(self, Xa, t, lam, label):
+        def fun(theta):
+            z = Xa @ theta
+            self._check_separable(z, t, label)
+            return _objective(z, t, theta, lam), _gradient(Xa, z, t, theta, lam)
+
+        result = gradient_descent(
+            fun,
+            np.zeros(Xa.shape[1]),
+            learning_rate=self.learning_rate,
+            max_iter=self.max_iter,
+            tol=0.0,
+            gtol=self.tol,
+            warn=False,  # warned below, with the class and the separability hint
+        )
+        if not result.converged:
+            self._warn_not_converged(result.n_iter, result.grad_max, label)
+        return result.params, result.loss_history, result.n_iter
+
+    def _check_separable(self, z, t, label) -> None:
+        if self.penalty is not None:
+            return
+        margins = np.where(t > 0, z, -z)
+        if np.all(margins > 0):
+            raise ValueError(
+                f"the training data are linearly separable (class {label!r} vs the rest): with penalty=None "
+                "the maximum-likelihood estimate does not exist and the weights grow without bound. "
+                "Use penalty='l2' (a finite C), or remove the separating features"
+            )
+
+    def _warn_not_converged(self, n_iter, grad_max, label) -> None:
+        hint = (
+            " With penalty=None this often means the classes are (quasi-)separable; use penalty='l2'."
+            if self.penalty is None
+            else ""
+        )
+        if self.solver == "gd":
+            hint += " Increase max_iter or learning_rate, or standardize the features."
+        warnings.warn(
+            f"LogisticRegression(solver={self.solver!r}) did not converge for class {label!r} in "
+            f"{n_iter} iterations (max |gradient| {grad_max:.2e} > tol={self.tol:g}).{hint}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+    # -- prediction -------------------------------------------------------------------------------
+    def decision_function(self, X):
+        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes, (n, n_classes) otherwise."""
+        X = self._validate_predict_input(X)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n, n_classes), columns in the order of ``classes_``."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p1 = expit(scores)
+            return np.column_stack([1.0 - p1, p1])
+        proba = expit(scores)
+        proba /= proba.sum(axis=1, keepdims=True)
+        return proba
+
+    def predict(self, X):
+        """Most probable class (ties go to the class that comes first in ``classes_``)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _objective(z, t, theta, lam) -> float:
+    """Mean log-loss plus ``1/2 sum_j lam_j theta_j^2`` (stable: ``log(1 + e^z)`` via logaddexp)."""
+    return float(np.mean(np.logaddexp(0.0, z) - t * z) + 0.5 * np.dot(lam * theta, theta))
+
+
+def _gradient(Xa, z, t, theta, lam) -> np.ndarray:
+    """``(1/n) X^T (sigmoid(z) - t) + lam * theta``."""
+    return Xa.T @ (expit(z) - t) / Xa.shape[0] + lam * theta

@@ -1,0 +1,177 @@
+"""k-nearest neighbours for classification and regression (brute force, Euclidean)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ...exceptions import NotFittedError
+from ...linalg import sq_euclidean_chunks
+from ...validation import check_classification_targets, check_scalar, check_X_y
+
+_WEIGHTS = ("distance", "uniform")
+_TASKS = ("classification", "regression")
+
+
+class KNearestNeighbors(BaseEstimator):
+    """k-NN: predict from the ``n_neighbors`` training points closest to the query (Euclidean).
+
+    CIML §3.2 Alg. 3 KNN-Predict (seed 001 L692-710): sort the training points by their distance
+    to the query (eq. 3.1, L643) and vote among the K closest (the book sums ±1 labels and takes
+    the sign; this is the multiclass majority vote). Regression averages the neighbours' targets
+    (EPFL notes L966-970, seed 004). All features count equally, so scale them first (CIML
+    L714-720).
+
+    * ``weights="uniform"``: every neighbour has weight 1.
+    * ``weights="distance"``: weight ``1 / distance``; when a query coincides with one or more
+      training points (distance 0), those points share all the weight and the others get none
+      (scikit-learn's rule).
+
+    Implementation: squared distances by the BLAS identity ``||a||^2 - 2 a.b + ||b||^2`` in row
+    chunks (:func:`replearn.linalg.sq_euclidean_chunks`), ``np.argpartition`` to pick the K
+    smallest, then the K distances are recomputed directly (so exact matches give exactly 0) and
+    sorted. Ties are broken deterministically:
+
+    * equal distances: the training point with the smaller index comes first, also at the K-th
+      place (a row with a tie there is fully sorted with a stable sort);
+    * equal votes (classification): the class that comes first in ``classes_`` wins.
+
+    Parameters
+    ----------
+    n_neighbors : int >= 1, default 5
+        K; must not exceed the number of training samples. Odd K avoids binary vote ties (CIML L684).
+    weights : {"uniform", "distance"}, default "uniform"
+    task : {"classification", "regression"}, default "classification"
+
+    Attributes
+    ----------
+    X_fit_ : array (n_samples, n_features)
+        A copy of the training inputs.
+    y_fit_ : array (n_samples,)
+        Training targets: class indices into ``classes_`` (classification) or floats (regression).
+    classes_ : array (n_classes,)
+        Sorted class labels (classification only).
+    n_features_in_ : int
+
+    scikit-learn equivalent: ``KNeighborsClassifier`` / ``KNeighborsRegressor`` with
+    ``algorithm="brute"`` and the same ``n_neighbors`` and ``weights``.
+    """
+
+    _tasks = _TASKS
+
+    def __init__(self, n_neighbors=5, weights="uniform", task="classification"):
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.task = task
+
+    @property
+    def _estimator_type(self) -> str:
+        return "classifier" if self.task == "classification" else "regressor"
+
+    # -- fitting ----------------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Store the training data (k-NN is non-parametric); returns ``self``."""
+        check_scalar(self.n_neighbors, "n_neighbors", numbers.Integral, low=1)
+        check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
+        check_scalar(self.task, "task", str, choices=_TASKS)
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        if self.n_neighbors > X.shape[0]:
+            raise ValueError(
+                f"n_neighbors={self.n_neighbors} is larger than the number of training samples "
+                f"({X.shape[0]}); use at most {X.shape[0]} neighbours"
+            )
+        if self.task == "classification":
+            self.classes_ = check_classification_targets(y)
+            self.y_fit_ = np.searchsorted(self.classes_, y).astype(np.int64)
+        else:
+            self.__dict__.pop("classes_", None)
+            self.y_fit_ = np.array(y, dtype=np.float64)
+        self.X_fit_ = np.array(X, dtype=np.float64, copy=True)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    # -- neighbours -------------------------------------------------------------------------------
+    def kneighbors(self, X):
+        """Distances and indices of the ``n_neighbors`` nearest training points, nearest first.
+
+        Returns ``(distances, indices)``, both of shape ``(n_queries, n_neighbors)``.
+        """
+        X = self._validate_predict_input(X)
+        k = int(self.n_neighbors)
+        n_fit = self.X_fit_.shape[0]
+        if k > n_fit:
+            raise ValueError(f"n_neighbors={k} is larger than the number of training samples ({n_fit})")
+        dist = np.empty((X.shape[0], k))
+        ind = np.empty((X.shape[0], k), dtype=np.intp)
+        for start, stop, D in sq_euclidean_chunks(X, self.X_fit_):
+            idx = _k_smallest(D, k)
+            # exact distances of the K kept points (the GEMM identity loses accuracy near 0)
+            diff = X[start:stop, None, :] - self.X_fit_[idx]
+            d_exact = np.sqrt(np.einsum("mkj,mkj->mk", diff, diff))
+            order = np.lexsort((idx, d_exact), axis=-1)
+            dist[start:stop] = np.take_along_axis(d_exact, order, axis=1)
+            ind[start:stop] = np.take_along_axis(idx, order, axis=1)
+        return dist, ind
+
+    def _neighbor_weights(self, dist: np.ndarray) -> np.ndarray:
+        if self.weights == "uniform":
+            return np.ones_like(dist)
+        exact = dist == 0.0
+        with np.errstate(divide="ignore"):
+            w = 1.0 / dist
+        rows = exact.any(axis=1)
+        w[rows] = exact[rows].astype(np.float64)
+        return w
+
+    # -- prediction -------------------------------------------------------------------------------
+    def predict_proba(self, X):
+        """Weighted share of each class among the neighbours, shape (n, n_classes)."""
+        self._require_task("classification", "predict_proba")
+        dist, ind = self.kneighbors(X)
+        w = self._neighbor_weights(dist)
+        m, n_classes = dist.shape[0], self.classes_.size
+        flat = (np.arange(m)[:, None] * n_classes + self.y_fit_[ind]).ravel()
+        votes = np.bincount(flat, weights=w.ravel(), minlength=m * n_classes).reshape(m, n_classes)
+        return votes / votes.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Majority (weighted) class, or the (weighted) mean target for regression."""
+        if self.task == "classification":
+            proba = self.predict_proba(X)
+            return self.classes_[np.argmax(proba, axis=1)]  # ties: first class in classes_
+        self._require_task("regression", "predict")
+        dist, ind = self.kneighbors(X)
+        y_nb = self.y_fit_[ind]
+        if self.weights == "uniform":
+            return y_nb.mean(axis=1)
+        w = self._neighbor_weights(dist)
+        return np.sum(y_nb * w, axis=1) / np.sum(w, axis=1)
+
+    def score(self, X, y) -> float:
+        """Accuracy (classification) or R^2 (regression)."""
+        if self.task == "classification":
+            return ClassifierMixin.score(self, X, y)
+        return RegressorMixin.score(self, X, y)
+
+    def _require_task(self, task: str, method: str) -> None:
+        if self.task != task:
+            raise AttributeError(f"{method} is only available with task={task!r}, this model has task={self.task!r}")
+        if task == "classification" and "y_fit_" in vars(self) and "classes_" not in vars(self):
+            raise NotFittedError("this KNearestNeighbors was fitted with task='regression'; refit it for classification")
+
+
+def _k_smallest(D: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the k smallest entries of each row of ``D``, ties to the smaller index."""
+    m, n = D.shape
+    if k == n:
+        return np.broadcast_to(np.arange(n), (m, n)).copy()
+    idx = np.argpartition(D, k - 1, axis=1)[:, :k]
+    kth = np.take_along_axis(D, idx, axis=1).max(axis=1)
+    # rows where more than k points are within the k-th distance have a tie at the boundary:
+    # argpartition may keep any of them, so sort those rows fully with a stable sort instead
+    tied = np.count_nonzero(D <= kth[:, None], axis=1) > k
+    if tied.any():
+        idx[tied] = np.argsort(D[tied], axis=1, kind="stable")[:, :k]
+    return idx

@@ -1,0 +1,257 @@
+"""Datasets: load (shipped, synthetic or a user's CSV/Parquet file), validate, split, store.
+
+The train/test split is done once, by ``prepare``, with a seed derived from the config. The two parts
+are stored apart: ``data/prepared/<name>/`` (the training part and metadata) and
+``data/sealed/<name>/`` (the test part). Cross-validation depends only on ``data/prepared``; the sealed
+test part is read by the feature map (to apply, never to fit) and by the final evaluation in ``train``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..exceptions import DataValidationError
+from ..evaluation.splits import train_test_split_indices
+from .seeding import derive_seed
+from .synthetic import GENERATORS
+
+PREPARED_DIR = Path("data/prepared")
+SEALED_DIR = Path("data/sealed")
+REGISTRY_FILE = Path("data/registry.yaml")
+
+
+@dataclass
+class Dataset:
+    """A loaded dataset: float features, targets (class labels as strings, or floats), and metadata."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    task: str
+    feature_names: list[str]
+    target: str
+    source: str
+    classes: list[str] = field(default_factory=list)
+
+
+def shipped_registry(root: Path | None = None) -> dict:
+    """The shipped datasets described in ``data/registry.yaml``."""
+    import yaml
+
+    path = Path(root or ".") / REGISTRY_FILE
+    if not path.is_file():
+        return {}
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def dataset_task(name: str, spec: dict, root: Path | None = None) -> str:
+    """The task ("classification" or "regression") of a configured dataset, without loading it."""
+    source = spec["source"]
+    if source == "shipped":
+        return shipped_registry(root)[name]["task"]
+    if source == "file":
+        return spec["task"]
+    return "regression" if spec["generator"] == "linear" else "classification"
+
+
+def load_dataset(name: str, spec: dict, *, seed: int, root: Path | None = None) -> Dataset:
+    """Load and validate the dataset configured as ``dataset.<name>``."""
+    root = Path(root or ".")
+    source = spec["source"]
+    if source == "shipped":
+        entry = shipped_registry(root)[name]
+        path = root / "data" / entry["file"]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != entry["sha256"]:
+            raise DataValidationError(
+                f"{path}: sha256 {digest[:12]}... does not match data/registry.yaml ({entry['sha256'][:12]}...); "
+                "the shipped file was modified"
+            )
+        return read_table(path, entry["target"], entry["task"], name=name)
+    if source == "file":
+        path = Path(spec["path"])
+        path = path if path.is_absolute() else root / path
+        return read_table(path, spec["target"], spec["task"], name=name)
+    rng = np.random.default_rng(derive_seed(seed, "synthetic", name))
+    kwargs = {k: v for k, v in spec.items() if k not in ("source", "generator")}
+    X, y, task = GENERATORS[spec["generator"]](rng, **kwargs)
+    names = [f"x{i}" for i in range(X.shape[1])]
+    return _finish(Dataset(name, X.astype(float), y, task, names, "y", f"synthetic:{spec['generator']}"))
+
+
+def read_table(path: Path, target: str, task: str, *, name: str) -> Dataset:
+    """Read a CSV or Parquet file and validate it; errors name the file, the column and the row."""
+    import pandas as pd
+
+    if not path.is_file():
+        raise DataValidationError(f"dataset {name!r}: file {path} not found")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        with open(path, newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), None)
+        if not header:
+            raise DataValidationError(f"{path}: the file is empty (no header row)")
+        _check_duplicates(path, header)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        row_offset = 2  # line numbers: the header is line 1
+    elif suffix in (".parquet", ".pq"):
+        frame = pd.read_parquet(path)
+        _check_duplicates(path, [str(c) for c in frame.columns])
+        frame.columns = [str(c) for c in frame.columns]
+        row_offset = 0  # Parquet rows are reported 0-based
+    else:
+        raise DataValidationError(f"{path}: unsupported file type {suffix!r}; use .csv or .parquet")
+    if target not in frame.columns:
+        raise DataValidationError(
+            f"{path}: target column {target!r} not found; columns are: {', '.join(map(str, frame.columns))}"
+        )
+    if len(frame) == 0:
+        raise DataValidationError(f"{path}: no data rows")
+    features = [c for c in frame.columns if c != target]
+    if not features:
+        raise DataValidationError(f"{path}: no feature columns besides the target {target!r}")
+    row_word = "line" if row_offset == 2 else "row"
+    X = np.empty((len(frame), len(features)))
+    for j, col in enumerate(features):
+        X[:, j] = _numeric_column(frame[col], path, col, row_offset, row_word)
+    raw_y = frame[target]
+    if task == "regression":
+        y = _numeric_column(raw_y, path, target, row_offset, row_word)
+        ds = Dataset(name, X, y, task, features, target, str(path))
+    else:
+        labels = raw_y.astype(str).str.strip().to_numpy()
+        empty = np.flatnonzero(labels == "")
+        if empty.size:
+            raise DataValidationError(
+                f"{path}: column {target!r} has a missing label at {row_word} {empty[0] + row_offset}"
+            )
+        ds = Dataset(name, X, labels, task, features, target, str(path))
+    return _finish(ds)
+
+
+def _check_duplicates(path: Path, header: list[str]) -> None:
+    seen: dict[str, int] = {}
+    for i, col in enumerate(header):
+        if col in seen:
+            raise DataValidationError(
+                f"{path}: duplicate column name {col!r} (columns {seen[col] + 1} and {i + 1} of the header)"
+            )
+        seen[col] = i
+
+
+def _numeric_column(series, path: Path, col: str, row_offset: int, row_word: str) -> np.ndarray:
+    import pandas as pd
+
+    if series.dtype.kind in "fiub":
+        values = series.to_numpy(dtype=float)
+        text = None
+    else:
+        text = series.astype(str).str.strip()
+        values = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        i = bad[0]
+        raw = text.iloc[i] if text is not None else values[i]
+        if text is not None and raw == "":
+            what = "a missing value"
+        elif text is not None and raw.lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity"):
+            what = f"a non-numeric value {raw!r}"
+        else:
+            what = f"a NaN or infinite value ({raw})"
+        raise DataValidationError(f"{path}: column {col!r} has {what} at {row_word} {i + row_offset}")
+    return values
+
+
+def _finish(ds: Dataset) -> Dataset:
+    if ds.task == "classification":
+        labels = np.asarray(ds.y).astype(str)
+        uniq = np.unique(labels)
+        # numeric labels sort numerically ("2" before "10"), others alphabetically
+        try:
+            order = sorted(uniq, key=float)
+        except ValueError:
+            order = sorted(uniq)
+        ds.classes = [str(c) for c in order]
+        index = {c: i for i, c in enumerate(ds.classes)}
+        ds.y = np.array([index[c] for c in labels], dtype=np.int64)
+        if len(ds.classes) < 2:
+            raise DataValidationError(f"dataset {ds.name!r} ({ds.source}): only one class {ds.classes}; need at least 2")
+    else:
+        ds.y = np.asarray(ds.y, dtype=float)
+    return ds
+
+
+def check_class_counts(ds: Dataset, minimum: int, why: str) -> None:
+    """Raise when a class has fewer than ``minimum`` examples, naming the class and its count."""
+    if ds.task != "classification":
+        return
+    counts = np.bincount(ds.y, minlength=len(ds.classes))
+    for label, count in zip(ds.classes, counts):
+        if count < minimum:
+            raise DataValidationError(
+                f"dataset {ds.name!r} ({ds.source}): class {label!r} has {count} example(s); {why} needs at least {minimum}"
+            )
+
+
+def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None = None) -> dict:
+    """Load, validate and split one dataset; write the training part and seal the test part."""
+    root = Path(root or ".")
+    ds = load_dataset(name, spec, seed=seed, root=root)
+    stratify = bool(split["stratify"]) and ds.task == "classification"
+    if stratify:
+        check_class_counts(ds, 2, "a stratified train/test split")
+    split_seed = derive_seed(seed, "split", name)
+    train_idx, test_idx = train_test_split_indices(
+        ds.y, split["test_size"], stratify=stratify, random_state=split_seed
+    )
+    meta = {
+        "name": name,
+        "task": ds.task,
+        "source": ds.source if spec["source"] != "file" else spec["path"],
+        "target": ds.target,
+        "feature_names": ds.feature_names,
+        "classes": ds.classes,
+        "n_examples": int(len(ds.y)),
+        "n_train": int(len(train_idx)),
+        "n_test": int(len(test_idx)),
+        "split_seed": split_seed,
+        "stratified": stratify,
+        "test_size": split["test_size"],
+    }
+    _save_part(root / PREPARED_DIR / name / "train.npz", ds.X[train_idx], ds.y[train_idx], train_idx)
+    _save_part(root / SEALED_DIR / name / "test.npz", ds.X[test_idx], ds.y[test_idx], test_idx)
+    write_json(root / PREPARED_DIR / name / "meta.json", meta)
+    return meta
+
+
+def _save_part(path: Path, X: np.ndarray, y: np.ndarray, index: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        np.savez(fh, X=X, y=y, index=index)
+
+
+def load_part(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Read ``(X, y)`` from a part written by :func:`prepare` or the featurize stage."""
+    with np.load(path, allow_pickle=False) as data:
+        return data["X"], data["y"]
+
+
+def load_meta(name: str, root: Path | None = None) -> dict:
+    return json.loads((Path(root or ".") / PREPARED_DIR / name / "meta.json").read_text(encoding="utf-8"))
+
+
+def write_json(path: Path, obj) -> None:
+    """Write JSON deterministically (sorted keys, fixed indent, trailing newline)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def read_json(path: Path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))

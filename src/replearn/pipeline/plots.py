@@ -1,0 +1,337 @@
+"""Deterministic report plots (matplotlib object API, Agg canvas, no pyplot global state).
+
+Every function draws on a fresh :class:`matplotlib.figure.Figure` attached to a
+:class:`~matplotlib.backends.backend_agg.FigureCanvasAgg`, with a figure size that depends
+only on its inputs, and saves a PNG without the ``Software`` metadata chunk, so two calls
+with the same arguments write identical bytes.
+
+* :func:`score_distribution_plot` -- per-model box plot of the per-split cross-validation
+  scores, the individual splits overlaid as points and the mean marked.
+* :func:`critical_difference_diagram` -- Demsar (2006, JMLR 7, Fig. 1/2) critical-difference
+  diagram of average ranks over datasets with the Nemenyi CD bar and the cliques of learners
+  that are not significantly different.
+* :func:`train_test_plot` -- train vs sealed-test value of one metric per model.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = [
+    "score_distribution_plot",
+    "critical_difference_diagram",
+    "train_test_plot",
+]
+
+# Fixed style, independent of the user's matplotlibrc, so the bytes do not depend on the machine.
+_STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9.0,
+    "axes.titlesize": 10.0,
+    "axes.labelsize": 9.0,
+    "xtick.labelsize": 8.0,
+    "ytick.labelsize": 8.0,
+    "legend.fontsize": 8.0,
+    "axes.grid": False,
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "savefig.edgecolor": "white",
+    "savefig.transparent": False,
+    "savefig.bbox": "standard",
+    "path.simplify": True,
+    "image.composite_image": True,
+    "text.usetex": False,
+    "text.hinting": "force_autohint",
+    "text.hinting_factor": 8,
+    "text.antialiased": True,
+    "lines.antialiased": True,
+    "patch.antialiased": True,
+    "axes.unicode_minus": True,
+}
+
+_BOX_COLOR = "#4c72b0"
+_POINT_COLOR = "#333333"
+_MEAN_COLOR = "#c44e52"
+_TRAIN_COLOR = "#8c8c8c"
+_TEST_COLOR = "#4c72b0"
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, path: Path | str, dpi: int) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", dpi=dpi, metadata={"Software": None})
+    return path
+
+
+def _check_dpi(dpi: int) -> int:
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)) or dpi < 10:
+        raise ValueError(f"dpi must be an integer >= 10, got {dpi!r}")
+    return int(dpi)
+
+
+def score_distribution_plot(
+    dataset_name: str,
+    cv_result: Mapping,
+    metric: str,
+    path: Path | str,
+    dpi: int = 100,
+) -> Path:
+    """Box plot of the per-split scores of every model on one dataset, for one metric.
+
+    One horizontal box per model (model names on the y axis, sorted by name from top to
+    bottom), the individual split scores drawn as points with a small vertical jitter from a
+    generator seeded with 0, and the mean over splits marked with a red diamond.
+
+    Parameters
+    ----------
+    dataset_name : str
+        Shown in the title.
+    cv_result : mapping
+        One dataset's cross-validation result (``crossval[dataset]``): uses ``models`` ->
+        name -> ``scores`` -> metric -> list of per-split scores, and ``greater_is_better``.
+    metric : str
+        Which metric to plot; must be present in every model's ``scores``.
+    path : path-like
+        Output PNG file (parent folders are created).
+    dpi : int
+        Resolution of the PNG.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    dpi = _check_dpi(dpi)
+    models = sorted(cv_result["models"])
+    if not models:
+        raise ValueError(f"dataset {dataset_name!r} has no models to plot")
+    data = []
+    for name in models:
+        scores = cv_result["models"][name].get("scores", {})
+        if metric not in scores:
+            raise KeyError(f"model {name!r} on dataset {dataset_name!r} has no scores for metric {metric!r}")
+        data.append(np.asarray(scores[metric], dtype=float))
+    greater = cv_result.get("greater_is_better", {}).get(metric)
+    direction = "" if greater is None else (" (higher is better)" if greater else " (lower is better)")
+    n_splits = max(len(d) for d in data)
+
+    height = 1.2 + 0.45 * len(models)
+    with matplotlib.rc_context(_STYLE):
+        fig = _new_figure(6.4, height)
+        ax = fig.add_subplot(1, 1, 1)
+        # Top-to-bottom in name order: position len-i for model i.
+        positions = np.arange(len(models), 0, -1, dtype=float)
+        finite = [d[np.isfinite(d)] for d in data]
+        ax.boxplot(
+            finite,
+            positions=positions,
+            orientation="horizontal",
+            widths=0.55,
+            showfliers=False,
+            patch_artist=True,
+            boxprops={"facecolor": "#dde4f0", "edgecolor": _BOX_COLOR},
+            medianprops={"color": _BOX_COLOR, "linewidth": 1.5},
+            whiskerprops={"color": _BOX_COLOR},
+            capprops={"color": _BOX_COLOR},
+        )
+        rng = np.random.default_rng(0)
+        for pos, values in zip(positions, finite):
+            jitter = rng.uniform(-0.12, 0.12, size=values.size)
+            ax.scatter(values, pos + jitter, s=10, color=_POINT_COLOR, alpha=0.7, zorder=3, linewidths=0)
+            if values.size:
+                ax.scatter(
+                    [float(np.mean(values))], [pos], marker="D", s=30, color=_MEAN_COLOR, zorder=4,
+                    label="mean" if pos == positions[0] else None,
+                )
+        ax.set_yticks(positions)
+        ax.set_yticklabels(models)
+        ax.set_ylim(0.4, len(models) + 0.6)
+        ax.set_xlabel(f"{metric}{direction}")
+        ax.set_title(f"{dataset_name}: {metric} over {n_splits} cross-validation splits")
+        ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
+        ax.set_axisbelow(True)
+        if any(v.size for v in finite):
+            ax.legend(loc="best", frameon=False)
+        fig.tight_layout()
+        return _save(fig, path, dpi)
+
+
+def train_test_plot(
+    dataset_name: str,
+    model_metrics: Mapping[str, Mapping],
+    metric: str,
+    path: Path | str,
+    dpi: int = 100,
+) -> Path:
+    """Paired horizontal bars: train and sealed-test value of ``metric`` for every model.
+
+    ``model_metrics`` is ``train_metrics[dataset]``: model -> {"train": {...}, "test": {...}}.
+    Missing values are left out (no bar).
+    """
+    dpi = _check_dpi(dpi)
+    models = sorted(model_metrics)
+    if not models:
+        raise ValueError(f"dataset {dataset_name!r} has no models to plot")
+
+    def value(model: str, part: str) -> float:
+        v = model_metrics[model].get(part, {}).get(metric)
+        return math.nan if v is None else float(v)
+
+    train = np.array([value(m, "train") for m in models])
+    test = np.array([value(m, "test") for m in models])
+    height = 1.2 + 0.5 * len(models)
+    with matplotlib.rc_context(_STYLE):
+        fig = _new_figure(6.4, height)
+        ax = fig.add_subplot(1, 1, 1)
+        positions = np.arange(len(models), 0, -1, dtype=float)
+        bar = 0.36
+        ok_train = np.isfinite(train)
+        ok_test = np.isfinite(test)
+        ax.barh(positions[ok_train] + bar / 2, train[ok_train], height=bar, color=_TRAIN_COLOR, label="train")
+        ax.barh(positions[ok_test] - bar / 2, test[ok_test], height=bar, color=_TEST_COLOR, label="test (sealed)")
+        ax.set_yticks(positions)
+        ax.set_yticklabels(models)
+        ax.set_ylim(0.4, len(models) + 0.6)
+        ax.set_xlabel(metric)
+        ax.set_title(f"{dataset_name}: {metric} on the training and sealed test sets")
+        ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
+        ax.set_axisbelow(True)
+        ax.legend(loc="lower right", frameon=True, framealpha=0.9)
+        fig.tight_layout()
+        return _save(fig, path, dpi)
+
+
+def critical_difference_diagram(
+    average_ranks: Mapping[str, float],
+    cd: float | None,
+    cliques: Sequence[Sequence[str]],
+    path: Path | str,
+    dpi: int = 100,
+    title: str | None = "Critical difference diagram",
+) -> Path:
+    """Critical-difference diagram in the style of Demsar (2006), Fig. 1 and 2.
+
+    A horizontal rank axis runs from 1 (best, left) to k (right). Each learner is joined by
+    an elbow line to its average rank; the better half of the learners are named on the left,
+    the others on the right, each label followed by its average rank. Above the axis a bar of
+    length ``cd`` (in rank units) is labelled "CD". Below the axis a thick bar joins the
+    learners of each clique (group whose average ranks are not significantly different by the
+    Nemenyi test); single-learner cliques are not drawn.
+
+    Parameters
+    ----------
+    average_ranks : mapping name -> float
+        Average rank of every learner over the datasets (1 = best).
+    cd : float or None
+        Nemenyi critical difference; None (or NaN) omits the CD bar.
+    cliques : sequence of sequences of names
+        Groups of learners not significantly different from one another.
+    path : path-like
+        Output PNG file.
+    dpi : int
+        Resolution.
+    title : str or None
+        Drawn above the diagram when given.
+    """
+    dpi = _check_dpi(dpi)
+    if len(average_ranks) < 2:
+        raise ValueError(f"a critical difference diagram needs at least 2 learners, got {len(average_ranks)}")
+    unknown = sorted({n for c in cliques for n in c} - set(average_ranks))
+    if unknown:
+        raise ValueError(f"cliques name learners without an average rank: {unknown}")
+    items = sorted(((float(r), str(n)) for n, r in average_ranks.items()), key=lambda t: (t[0], t[1]))
+    k = len(items)
+    show_cd = cd is not None and math.isfinite(float(cd)) and float(cd) > 0
+    drawn = [sorted(set(c), key=lambda n: (float(average_ranks[n]), n)) for c in cliques if len(set(c)) >= 2]
+    drawn = sorted(drawn, key=lambda c: (float(average_ranks[c[0]]), float(average_ranks[c[-1]]), c))
+
+    labels = [f"{n} ({r:.2f})" for r, n in items]
+    longest = max(len(s) for s in labels)
+    text_space = max(1.2, 0.068 * longest + 0.35)  # inches on each side for the names
+    axis_width = max(4.0, 0.9 * (k - 1))
+    width = axis_width + 2 * text_space
+
+    def x_of(rank: float) -> float:
+        return text_space + (rank - 1.0) / (k - 1) * axis_width
+
+    y = 0.25
+    y_title = y
+    if title:
+        y += 0.35
+    y_cd = y + 0.2
+    y_axis = y_cd + (0.55 if show_cd else 0.25)
+    y_clique0 = y_axis + 0.22
+    clique_step = 0.13
+    y_names0 = y_clique0 + clique_step * len(drawn) + 0.2
+    n_left = math.ceil(k / 2)
+    n_right = k - n_left
+    step = 0.27
+    height = y_names0 + step * max(n_left, n_right) + 0.1
+
+    with matplotlib.rc_context(_STYLE):
+        fig = _new_figure(width, height)
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        ax.set_xlim(0.0, width)
+        ax.set_ylim(height, 0.0)  # y grows downwards, in inches
+        ax.set_axis_off()
+
+        def line(xs, ys, **kw):
+            kw.setdefault("color", "black")
+            kw.setdefault("linewidth", 0.9)
+            kw.setdefault("solid_capstyle", "butt")
+            ax.plot(xs, ys, **kw)
+
+        if title:
+            ax.text(width / 2, y_title, title, ha="center", va="center", fontsize=10)
+
+        # Rank axis with integer ticks (labelled) and half ticks.
+        line([x_of(1), x_of(k)], [y_axis, y_axis], linewidth=1.0)
+        for i in range(1, k + 1):
+            line([x_of(i), x_of(i)], [y_axis, y_axis - 0.1])
+            ax.text(x_of(i), y_axis - 0.14, str(i), ha="center", va="bottom", fontsize=9)
+        for i in range(1, k):
+            line([x_of(i + 0.5), x_of(i + 0.5)], [y_axis, y_axis - 0.05])
+
+        if show_cd:
+            cdv = float(cd)
+            x0, x1 = x_of(1), x_of(1) + cdv / (k - 1) * axis_width
+            line([x0, x1], [y_cd, y_cd], linewidth=1.2)
+            line([x0, x0], [y_cd - 0.05, y_cd + 0.05], linewidth=1.2)
+            line([x1, x1], [y_cd - 0.05, y_cd + 0.05], linewidth=1.2)
+            ax.text((x0 + x1) / 2, y_cd - 0.08, f"CD = {cdv:.2f}", ha="center", va="bottom", fontsize=9)
+
+        # Learners: best half on the left (best at the top), the rest on the right (worst at
+        # the top), so that no two connecting lines cross.
+        for i, ((rank, _), label) in enumerate(zip(items[:n_left], labels[:n_left])):
+            yy = y_names0 + i * step
+            xr = x_of(rank)
+            line([xr, xr, text_space - 0.1], [y_axis, yy, yy])
+            ax.text(text_space - 0.15, yy, label, ha="right", va="center", fontsize=9)
+        for j, ((rank, _), label) in enumerate(zip(items[n_left:], labels[n_left:])):
+            yy = y_names0 + (n_right - 1 - j) * step
+            xr = x_of(rank)
+            line([xr, xr, width - text_space + 0.1], [y_axis, yy, yy])
+            ax.text(width - text_space + 0.15, yy, label, ha="left", va="center", fontsize=9)
+
+        # Cliques: thick bars slightly wider than the rank span they join.
+        for c, members in enumerate(drawn):
+            yy = y_clique0 + c * clique_step
+            lo = x_of(float(average_ranks[members[0]])) - 0.05
+            hi = x_of(float(average_ranks[members[-1]])) + 0.05
+            line([lo, hi], [yy, yy], linewidth=3.0, solid_capstyle="round")
+
+        return _save(fig, path, dpi)

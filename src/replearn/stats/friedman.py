@@ -1,0 +1,202 @@
+"""Friedman test with the Iman-Davenport F correction, and the Nemenyi post-hoc analysis.
+
+Follows Demsar (2006), "Statistical Comparisons of Classifiers over Multiple Data Sets",
+JMLR 7:1-30, §3.2.2.  ``scores`` is an ``(N, k)`` array: N data sets (rows) by k models
+(columns), one score per cell (e.g. the mean CV accuracy of model j on data set i).
+
+* Ranks: within each data set, rank 1 is the best model (highest score when
+  ``higher_is_better``, else lowest); tied models get the average of the ranks they span.
+  ``R_j`` is model j's rank averaged over the data sets.
+* ``chi2_F = 12 N / (k (k+1)) [sum_j R_j^2 - k (k+1)^2 / 4]`` against chi-square(k - 1).
+  With ``tie_correction=True`` it is divided by ``1 - sum(t^3 - t) / (N k (k^2 - 1))`` (t running
+  over the sizes of the tie groups in every row), which is what ``scipy.stats.friedmanchisquare``
+  computes.  Demsar's formula has no correction (the default here).
+* Iman & Davenport: ``F_F = (N-1) chi2_F / (N (k-1) - chi2_F)`` against F(k-1, (k-1)(N-1)); less
+  conservative than chi2_F and the statistic Demsar recommends.  When ``chi2_F`` reaches its
+  maximum ``N (k-1)`` (every data set ranks the models identically) ``F_F = inf`` and its p = 0.
+  When every row is entirely tied both statistics are 0 and both p-values 1.
+* Nemenyi: two models differ significantly when their average ranks differ by at least the
+  critical difference ``CD = q_alpha sqrt(k (k+1) / (6 N))`` with ``q_alpha`` the studentized
+  range quantile (infinite df) divided by sqrt(2) (Demsar's Table 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from scipy import stats
+
+from ._result import TestResult
+
+__all__ = ["friedman", "nemenyi_cd", "nemenyi_cliques", "nemenyi_pairwise", "nemenyi_q", "rank_scores"]
+
+
+def _check_scores(scores) -> np.ndarray:
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"scores must be 2-D (n_datasets, k_models), got shape {s.shape}")
+    n, k = s.shape
+    if n < 2:
+        raise ValueError(f"the Friedman test needs at least 2 data sets (rows), got {n}")
+    if k < 2:
+        raise ValueError(f"the Friedman test needs at least 2 models (columns), got {k}")
+    if not np.all(np.isfinite(s)):
+        bad = np.argwhere(~np.isfinite(s))[0]
+        raise ValueError(f"scores contain NaN or infinite values (first at data set {bad[0]}, model {bad[1]})")
+    return s
+
+
+def rank_scores(scores, *, higher_is_better: bool = True) -> np.ndarray:
+    """Per-row ranks of an ``(N, k)`` score array: 1 = best, average ranks for ties."""
+    s = _check_scores(scores)
+    return stats.rankdata(-s if higher_is_better else s, axis=1)
+
+
+def friedman(scores, *, higher_is_better: bool = True, tie_correction: bool = False) -> TestResult:
+    """Friedman test over N data sets and k models (Demsar 2006 §3.2.2); see the module docstring.
+
+    Returns a :class:`TestResult` with ``statistic = chi2_F``, its chi-square(k-1) p-value,
+    ``df = k - 1``, effect size Kendall's ``W = chi2_F / (N (k-1))`` (concordance of the
+    rankings, in [0, 1]) and ``extra`` = {"f_statistic": F_F, "f_pvalue", "df_f": [k-1,
+    (k-1)(N-1)], "average_ranks": [R_1, ..., R_k], "n_datasets": N, "k_models": k,
+    "tie_factor": the divisor used (1.0 without correction)}.  The result does not depend on
+    the order of the data sets.
+    """
+    ranks = rank_scores(scores, higher_is_better=higher_is_better)
+    n, k = ranks.shape
+    avg = ranks.mean(axis=0)
+    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(avg**2)) - k * (k + 1) ** 2 / 4.0)
+    chi2 = max(chi2, 0.0)  # rounding can leave -1e-15 when all ranks are equal
+    factor = 1.0
+    if tie_correction:
+        ties = 0.0
+        for row in ranks:
+            _, t = np.unique(row, return_counts=True)
+            ties += float(np.sum(t**3 - t))
+        factor = 1.0 - ties / (n * k * (k * k - 1))
+    if factor > 0:
+        chi2 /= factor
+    else:  # every row fully tied: chi2 is 0/0, reported as 0
+        chi2 = 0.0
+    df = k - 1
+    df2 = (k - 1) * (n - 1)
+    pvalue = float(stats.chi2.sf(chi2, df))
+    denom = n * (k - 1) - chi2
+    if denom > 1e-12 * n * (k - 1):
+        f_stat = (n - 1) * chi2 / denom
+        f_p = float(stats.f.sf(f_stat, df, df2))
+    else:
+        f_stat, f_p = np.inf, 0.0
+    return TestResult(
+        test="friedman",
+        statistic=float(chi2),
+        pvalue=pvalue,
+        df=float(df),
+        effect_size=float(chi2 / (n * (k - 1))),
+        effect_size_name="kendall_w",
+        alternative="two-sided",
+        conventions={
+            "ranks": "1 = best; " + ("higher score is better" if higher_is_better else "lower score is better"),
+            "ties": "average ranks",
+            "tie_correction": bool(tie_correction),
+            "f_statistic": "Iman-Davenport F_F = (N-1) chi2_F / (N(k-1) - chi2_F)",
+            "source": "Demsar (2006) section 3.2.2",
+        },
+        extra={
+            "f_statistic": float(f_stat),
+            "f_pvalue": f_p,
+            "df_f": [int(df), int(df2)],
+            "average_ranks": [float(r) for r in avg],
+            "n_datasets": int(n),
+            "k_models": int(k),
+            "tie_factor": float(factor),
+        },
+    )
+
+
+def nemenyi_q(k: int, alpha: float = 0.05) -> float:
+    """``q_alpha`` of Demsar's Table 5: ``studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)``."""
+    k = _check_k(k)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    return float(stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ValueError(f"k (number of models) must be an integer >= 2, got {k!r}")
+    return int(k)
+
+
+def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
+    """Nemenyi critical difference ``q_alpha sqrt(k (k+1) / (6 n))`` for k models on n data sets.
+
+    Demsar's example: k = 4, n = 14, alpha = 0.05 gives q = 2.569 and CD = 1.25.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n (number of data sets) must be an integer >= 1, got {n!r}")
+    return nemenyi_q(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+def _names_and_ranks(average_ranks) -> tuple[list, np.ndarray]:
+    if isinstance(average_ranks, Mapping):
+        names = list(average_ranks.keys())
+        r = np.asarray([average_ranks[name] for name in names], dtype=np.float64)
+    else:
+        r = np.asarray(average_ranks, dtype=np.float64)
+        if r.ndim != 1:
+            raise ValueError(f"average_ranks must be 1-D or a dict, got shape {r.shape}")
+        names = list(range(r.size))
+    if r.size < 2:
+        raise ValueError(f"at least 2 models are needed, got {r.size}")
+    if not np.all(np.isfinite(r)):
+        raise ValueError("average_ranks contain NaN or infinite values")
+    return names, r
+
+
+def nemenyi_cliques(average_ranks, cd: float) -> list[list]:
+    """Groups of models whose average ranks are not significantly different (the CD-diagram bars).
+
+    Models are sorted by average rank (best first; equal ranks keep input order).  A group is a
+    run of consecutive models whose rank range (last - first) is **strictly less** than ``cd``
+    (Demsar: a difference "at least" CD is significant), maximal (it cannot be extended) and not
+    contained in another group.  Single models are not groups.  Names are the dict keys, or
+    the positions 0..k-1 for a sequence; each group lists them best first, and groups are
+    ordered by their best member.
+    """
+    names, r = _names_and_ranks(average_ranks)
+    if not np.isfinite(cd) or cd < 0:
+        raise ValueError(f"cd must be a finite number >= 0, got {cd!r}")
+    order = np.argsort(r, kind="stable")
+    sr = r[order]
+    k = sr.size
+    # reach[i]: the last position j with sr[j] - sr[i] < cd; it never decreases with i, so the
+    # run [i, reach[i]] is nested in the previous run exactly when reach[i] == reach[i - 1].
+    reach = [i + int(np.sum(sr[i:] - sr[i] < cd)) - 1 for i in range(k)]
+    groups: list[list] = []
+    for i in range(k):
+        if reach[i] > i and (i == 0 or reach[i] > reach[i - 1]):
+            groups.append([names[o] for o in order[i : reach[i] + 1]])
+    return groups
+
+
+def nemenyi_pairwise(average_ranks, n: int) -> np.ndarray:
+    """Unadjusted two-sided p-values of all pairwise rank comparisons (normal approximation).
+
+    ``z_ij = |R_i - R_j| / sqrt(k (k+1) / (6 n))`` and ``p_ij = 2 (1 - Phi(z_ij))``, in the order
+    of ``average_ranks`` (dict order or positions); the diagonal is 1.  These p-values are
+    *not* adjusted for the ``k (k-1)/2`` comparisons: adjust them with
+    :func:`replearn.stats.holm` (as Demsar's §3.2.2 suggests for comparisons with a control), or
+    use :func:`nemenyi_cd`, whose studentized-range quantile controls the family-wise error of
+    all pairs.
+    """
+    _, r = _names_and_ranks(average_ranks)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n (number of data sets) must be an integer >= 1, got {n!r}")
+    k = r.size
+    se = np.sqrt(k * (k + 1) / (6.0 * n))
+    z = np.abs(r[:, None] - r[None, :]) / se
+    p = 2.0 * stats.norm.sf(z)
+    np.fill_diagonal(p, 1.0)
+    return np.minimum(p, 1.0)

@@ -1,0 +1,16 @@
+"""Stage `featurize`: fit the configured feature maps on each training part and apply them to both
+parts. Writes data/features/<name>/{train,test}.npz and the fitted maps (featurizer.npz + .json)."""
+
+from replearn.pipeline import experiment
+from replearn.pipeline.stage import log, run
+
+
+def main(params: dict) -> None:
+    steps = [s["name"] for s in params["features"]["steps"]] or ["(none)"]
+    for name in params["dataset"]:
+        info = experiment.featurize(params, name)
+        log("featurize", f"{name}: {' -> '.join(steps)}: {info['n_features_in']} -> {info['n_features_out']} features")
+
+
+if __name__ == "__main__":
+    run("featurize", main)

@@ -1,0 +1,17 @@
+"""Stage `prepare`: load and validate each configured dataset, split it into train and test with a seed
+(stratified for classification). Writes data/prepared/<name>/ (training part + meta.json) and
+data/sealed/<name>/test.npz (the test part, read only by featurize and the final evaluation)."""
+
+from replearn.pipeline.data import prepare
+from replearn.pipeline.stage import log, run
+
+
+def main(params: dict) -> None:
+    for name, spec in params["dataset"].items():
+        meta = prepare(name, spec, seed=params["seed"], split=params["split"])
+        log("prepare", f"{name}: {meta['task']}, {meta['n_train']} train / {meta['n_test']} sealed test, "
+                       f"{len(meta['feature_names'])} features")
+
+
+if __name__ == "__main__":
+    run("prepare", main)

@@ -1,0 +1,21 @@
+"""Stage `train`: fit every configured model on each dataset's whole training part, save it
+(models/<dataset>/<model>.npz + .json, never pickle) and evaluate it once on the sealed test part.
+Writes metrics/train.json and results/train/<dataset>.json (test predictions, for McNemar's test)."""
+
+from replearn.pipeline import experiment, paths
+from replearn.pipeline.data import write_json
+from replearn.pipeline.stage import log, run
+
+
+def main(params: dict) -> None:
+    metrics = {}
+    for name in params["dataset"]:
+        metrics[name], predictions = experiment.train(params, name)
+        write_json(paths.RESULTS / "train" / f"{name}.json", predictions)
+        for key, m in metrics[name].items():
+            log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()))
+    write_json(paths.METRICS / "train.json", metrics)
+
+
+if __name__ == "__main__":
+    run("train", main)

@@ -1,0 +1,104 @@
+"""Configuration: the committed params.yaml is the composition of conf/, and bad configs fail early."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from replearn.exceptions import ConfigError
+from replearn.pipeline import config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def params() -> dict:
+    return config.load_params(ROOT / "params.yaml")
+
+
+def test_committed_params_yaml_is_the_composition_of_conf(tmp_path):
+    out = config.compose([], root=ROOT, output=tmp_path / "params.yaml")
+    assert out.read_bytes() == (ROOT / "params.yaml").read_bytes(), (
+        "params.yaml is stale: run `python -m replearn compose` (make params) and commit it"
+    )
+
+
+@pytest.mark.parametrize("preset", sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml")))
+def test_every_experiment_preset_composes_and_validates(tmp_path, preset):
+    out = config.compose([f"+experiment={preset}"], root=ROOT, output=tmp_path / "p.yaml")
+    composed = config.load_params(out)
+    assert composed["experiment_name"] == preset
+
+
+def test_overrides_select_model_lists_and_values(tmp_path):
+    out = config.compose(["models=[knn,gaussian_naive_bayes]", "cv.folds=5", "models.knn.params.n_neighbors=7"],
+                         root=ROOT, output=tmp_path / "p.yaml")
+    p = config.load_params(out)
+    assert list(p["models"]) == ["knn", "gaussian_naive_bayes"]
+    assert p["cv"]["folds"] == 5 and p["models"]["knn"]["params"]["n_neighbors"] == 7
+
+
+def test_default_params_are_valid(params):
+    assert config.validate(params, root=ROOT) is params
+
+
+def _broken(params, path, value):
+    p = copy.deepcopy(params)
+    node = p
+    for key in path[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return p
+
+
+@pytest.mark.parametrize(
+    "path, value, expected",
+    [
+        (("models", "knn", "name"), "k_nearest", r"models\.knn\.name: unknown model 'k_nearest'; valid choices: .*gaussian_naive_bayes.*knn"),
+        (("cv", "fodls"), 5, r"cv\.fodls: unknown key; valid keys here: folds, n_jobs, progress, repeats, scheme"),
+        (("cv", "folds"), "five", r"cv\.folds: expected an integer, got str 'five'"),
+        (("cv", "folds"), True, r"cv\.folds: expected an integer, got bool"),
+        (("split", "test_size"), 1.5, r"split\.test_size: must be between 0 and 1"),
+        (("stats", "pairwise_test"), "t_test", r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: corrected_resampled_ttest, paired_ttest"),
+        (("cv", "scheme"), "bootstrap_magic", r"cv\.scheme: unknown resampling scheme 'bootstrap_magic'; valid choices: .*repeated_stratified_kfold"),
+        (("report", "title"), KeyError, r"report\.title: missing"),
+        (("metrics", "classification"), ["accuracy", "mse"], r"metrics\.classification: 'mse' is a regression metric"),
+        (("models", "knn", "params", "n_neighbours"), 3, r"models\.knn\.params\.n_neighbours: unknown hyperparameter of knn; valid: n_neighbors, task, weights"),
+        (("models", "knn", "params", "n_neighbors"), "five", r"models\.knn\.params\.n_neighbors: expected int"),
+        (("dataset", "irsi"), {"source": "shipped"}, r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: breast_cancer, diabetes, digits, iris, wine"),
+        (("dataset", "mine"), {"source": "file", "path": "x.csv"}, r"dataset\.mine\.target: missing"),
+        (("features", "steps"), [{"name": "whiten", "params": {}}], r"features\.steps\[0\]\.name: unknown feature map 'whiten'; valid choices: polynomial, standardize"),
+    ],
+)
+def test_invalid_configs_name_the_key_and_the_choices(params, path, value, expected):
+    with pytest.raises(ConfigError, match=expected):
+        config.validate(_broken(params, path, value), root=ROOT)
+
+
+def test_all_problems_are_reported_at_once(params):
+    p = _broken(_broken(params, ("cv", "folds"), "x"), ("stats", "alpha"), "y")
+    with pytest.raises(ConfigError) as err:
+        config.validate(p, root=ROOT)
+    assert "cv.folds" in str(err.value) and "stats.alpha" in str(err.value)
+
+
+def test_stage_stops_before_any_work_on_a_bad_config(tmp_path, params):
+    bad = _broken(params, ("models", "knn", "name"), "nope")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "registry.yaml").write_bytes((ROOT / "data" / "registry.yaml").read_bytes())
+    res = subprocess.run([sys.executable, str(ROOT / "stages" / "prepare.py")], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert "models.knn.name: unknown model 'nope'" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "data" / "prepared").exists()
