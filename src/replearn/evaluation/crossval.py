@@ -34,7 +34,7 @@ def _progress_enabled(progress) -> bool:
     return bool(progress)
 
 
-def _run_split(split: Split, X, y, feature_steps, models, metrics, task, classes, seeds):
+def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels, seeds):
     from ..models import create
 
     fmap = FeaturePipeline(feature_steps)
@@ -50,8 +50,8 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, classes
         pred = model.predict(Xte)
         proba = None
         if task == "classification" and hasattr(model, "predict_proba"):
-            proba = _align_proba(model, model.predict_proba(Xte), len(classes))
-        scores = score_predictions(metrics, yte, pred, proba=proba, classes=np.arange(len(classes)) if classes else None)
+            proba = align_proba(model.predict_proba(Xte), model.classes_, labels)
+        scores = score_predictions(metrics, yte, pred, proba=proba, classes=labels)
         entry = {"scores": scores, "n_iter": _n_iter(model)}
         if task == "classification":
             entry["correct"] = (pred == yte).astype(int).tolist()
@@ -65,12 +65,13 @@ def _hyper(name):
     return hyperparameters(name)
 
 
-def _align_proba(model, proba, n_classes):
-    """Probabilities in the column order of all classes (a fold may miss a class in training)."""
-    if proba.shape[1] == n_classes:
+def align_proba(proba: np.ndarray, model_classes, labels) -> np.ndarray:
+    """Probabilities in the column order of ``labels`` (a fold's training part may miss a class)."""
+    model_classes = np.asarray(model_classes)
+    if len(model_classes) == len(labels) and np.array_equal(model_classes, labels):
         return proba
-    full = np.zeros((proba.shape[0], n_classes))
-    full[:, np.asarray(model.classes_, dtype=int)] = proba
+    full = np.zeros((proba.shape[0], len(labels)))
+    full[:, np.searchsorted(labels, model_classes)] = proba
     return full
 
 
@@ -100,14 +101,18 @@ def cross_validate(
 
     Returns ``{"splits": [split meta + test_index], "models": {key: {"scores": {metric: [per split]},
     "correct": [[0/1 per test example] per split] (classification), "n_iter": [...]}}}``.
-    ``model_seeds[key][i]`` is the ``random_state`` for model ``key`` on split ``i``.
+    ``model_seeds[key][i]`` is the ``random_state`` for model ``key`` on split ``i``. For classification,
+    ``y`` holds labels; with ``classes`` given, ``y`` must be encoded as ``0..len(classes)-1``.
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
+    labels = None
+    if task == "classification":
+        labels = np.arange(len(classes)) if classes else np.unique(y)
     seeds_for = lambda i: {m.key: (model_seeds or {}).get(m.key, [None] * len(splits))[i] for m in models}  # noqa: E731
     tasks = (
-        delayed(_run_split)(s, X, y, feature_steps or [], models, metrics, task, classes or [], seeds_for(i))
+        delayed(_run_split)(s, X, y, feature_steps or [], models, metrics, task, labels, seeds_for(i))
         for i, s in enumerate(splits)
     )
     runner = Parallel(n_jobs=n_jobs, return_as="generator")

@@ -298,7 +298,7 @@ def roc_auc(y_true, y_score, *, classes=None) -> float:
         col = s if s.ndim == 1 else s[:, 1]
         return _binary_auc(yt == classes[1], col)
     aucs = []
-    for j, c in enumerate(classes):
+    for j, c in enumerate(classes.tolist()):
         pos = yt == c
         if pos.all() or not pos.any():
             raise ValueError(f"one-vs-rest ROC AUC is undefined for class {c!r}: it has no positive or no negative example")

@@ -148,7 +148,7 @@ def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
         "nemenyi": {
             "alpha": cfg["alpha"],
             "cd": cd,
-            "q_alpha": cd / float(np.sqrt(len(common) * (len(common) + 1) / (6.0 * len(datasets)))),
+            "q_alpha": float(stats.nemenyi_q(len(common), alpha=cfg["alpha"])),
             "cliques": [list(c) for c in cliques],
         },
         "significant": bool(fr["pvalue"] < cfg["alpha"]),

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import models as registry
-from ..evaluation.crossval import ModelSpec, cross_validate
+from ..evaluation.crossval import ModelSpec, align_proba, cross_validate
 from ..evaluation.metrics import METRICS, score_predictions
 from ..evaluation.splits import make_splits
 from ..exceptions import ConfigError
@@ -102,11 +102,7 @@ def _score(model, X, y, metric_names, task, classes):
     pred = model.predict(X)
     proba = None
     if task == "classification" and hasattr(model, "predict_proba"):
-        proba = model.predict_proba(X)
-        if proba.shape[1] != len(classes):
-            full = np.zeros((len(X), len(classes)))
-            full[:, np.asarray(model.classes_, dtype=int)] = proba
-            proba = full
+        proba = align_proba(model.predict_proba(X), model.classes_, classes)
     return score_predictions(metric_names, y, pred, proba=proba, classes=classes)
 
 

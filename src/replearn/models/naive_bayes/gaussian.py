@@ -28,7 +28,10 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
       whole training set, so a feature that is constant within a class gives no zero variance.
       (If every feature is constant, ``epsilon_ = var_smoothing``.)
 
-    Posterior probabilities are computed in log space with log-sum-exp, so no underflow.
+    Posterior probabilities are computed in log space with log-sum-exp after subtracting each
+    row's maximum, so nothing underflows and they sum to 1 to machine precision even when the
+    joint log-likelihoods are huge (scikit-learn's ``jll - logsumexp(jll)`` loses up to
+    ``|jll| * eps`` there; elsewhere the two agree to rounding).
 
     Parameters
     ----------
@@ -110,7 +113,10 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """Log posterior ``log p(y=c | x)``, shape (n, n_classes)."""
         jll = self._joint_log_likelihood(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        # (jll - max) - log sum exp(jll - max): subtracting the row maximum first keeps full
+        # precision even when |jll| is huge (tiny variances); jll - logsumexp(jll) would not.
+        shifted = jll - jll.max(axis=1, keepdims=True)
+        return shifted - logsumexp(shifted, axis=1, keepdims=True)
 
     def predict_proba(self, X):
         """Posterior ``p(y=c | x)``, shape (n, n_classes), columns in the order of ``classes_``."""

@@ -1,0 +1,88 @@
+"""The CV runner: paired splits, per-fold feature maps, parallel == serial, clear task errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from replearn.evaluation.crossval import ModelSpec, cross_validate
+from replearn.evaluation.splits import make_splits
+from replearn.exceptions import ConfigError
+from replearn.pipeline import experiment
+from replearn.pipeline.data import load_dataset
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_dataset("wine", {"source": "shipped"}, seed=0, root=experiment.paths.Path(__file__).resolve().parents[2])
+
+
+MODELS = [
+    ModelSpec("lr", "logistic_regression", {"C": 1.0}),
+    ModelSpec("knn", "knn", {"n_neighbors": 3}),
+    ModelSpec("nb", "gaussian_naive_bayes", {}),
+]
+
+
+def _run(ds, n_jobs):
+    splits = make_splits("repeated_stratified_kfold", ds.y, folds=3, repeats=2, seed=5)
+    return cross_validate(ds.X, ds.y, splits, MODELS, task="classification", metrics=["accuracy", "f1_macro"],
+                          feature_steps=[{"name": "standardize", "params": {}}], classes=ds.classes,
+                          n_jobs=n_jobs, progress=False)
+
+
+def test_parallel_run_is_identical_to_the_serial_run(wine):
+    serial = _run(wine, 1)
+    parallel = _run(wine, 2)
+    assert json.dumps(serial, sort_keys=True) == json.dumps(parallel, sort_keys=True)
+
+
+def test_every_model_sees_the_same_splits_and_records_correctness(wine):
+    res = _run(wine, 1)
+    assert len(res["splits"]) == 6
+    for i, s in enumerate(res["splits"]):
+        assert set(s) >= {"repeat", "fold", "n_train", "n_test", "seed", "test_index"}
+        assert s["n_test"] == len(s["test_index"])
+        for m in res["models"].values():
+            correct = m["correct"][i]
+            assert len(correct) == s["n_test"]
+            assert np.isclose(np.mean(correct), m["scores"]["accuracy"][i])
+
+
+def test_feature_maps_are_refitted_inside_each_fold(wine):
+    # knn is scale sensitive: without standardization per fold the scores differ
+    splits = make_splits("stratified_kfold", wine.y, folds=3, seed=1)
+    spec = [ModelSpec("knn", "knn", {"n_neighbors": 3})]
+    raw = cross_validate(wine.X, wine.y, splits, spec, task="classification", metrics=["accuracy"], progress=False)
+    std = cross_validate(wine.X, wine.y, splits, spec, task="classification", metrics=["accuracy"],
+                         feature_steps=[{"name": "standardize", "params": {}}], progress=False)
+    assert np.mean(std["models"]["knn"]["scores"]["accuracy"]) > np.mean(raw["models"]["knn"]["scores"]["accuracy"]) + 0.1
+    # and the per-fold map equals one fitted by hand on the fold's training part
+    from replearn.features import FeaturePipeline
+    from replearn.models import create
+
+    s = splits[0]
+    fmap = FeaturePipeline([{"name": "standardize", "params": {}}]).fit(wine.X[s.train])
+    acc = create("knn", n_neighbors=3).fit(fmap.transform(wine.X[s.train]), wine.y[s.train]).score(fmap.transform(wine.X[s.test]), wine.y[s.test])
+    assert std["models"]["knn"]["scores"]["accuracy"][0] == pytest.approx(acc)
+
+
+def _params(models):
+    return {"models": models, "metrics": {"classification": ["accuracy"], "regression": ["mse"],
+                                          "primary": {"classification": "accuracy", "regression": "mse"}}}
+
+
+def test_model_specs_follow_the_task():
+    params = _params({"lr": {"name": "logistic_regression", "params": {}}, "ridge": {"name": "ridge", "params": {}},
+                      "knn": {"name": "knn", "params": {}}})
+    assert [s.key for s in experiment.model_specs(params, "classification")] == ["lr", "knn"]
+    reg = experiment.model_specs(params, "regression")
+    assert [s.key for s in reg] == ["ridge", "knn"] and reg[1].params["task"] == "regression"
+
+
+def test_a_dataset_no_model_can_handle_is_a_config_error():
+    params = _params({"ridge": {"name": "ridge", "params": {}}})
+    with pytest.raises(ConfigError, match="dataset 'iris' is a classification problem but none of the configured models"):
+        experiment._specs_or_fail(params, "iris", "classification")

@@ -1,0 +1,106 @@
+"""MLflow tracking: where runs go (also for DVC's queued/temp runs), nesting, and no duplicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replearn.pipeline import tracking
+
+
+def test_default_store_is_a_sqlite_file_at_the_project_root(tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    t = tracking.resolve_target(tmp_path)
+    assert t.tracking_uri == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
+    assert t.artifact_root == tmp_path.resolve() / "mlartifacts"
+    assert t.lock_file == tmp_path.resolve() / "mlflow.db.lock"
+
+
+def test_dvc_root_wins_over_the_temporary_copy(tmp_path, monkeypatch):
+    # `dvc exp run --temp/--queue` runs stages in a copy but sets DVC_ROOT to the real repository
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    real = tmp_path / "repo"
+    monkeypatch.setenv("DVC_ROOT", str(real))
+    t = tracking.resolve_target(tmp_path / "repo" / ".dvc" / "tmp" / "exps" / "tmpabc")
+    assert t.tracking_uri == f"sqlite:///{real.resolve()}/mlflow.db"
+
+
+def test_environment_uri_is_respected(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5555")
+    t = tracking.resolve_target(tmp_path)
+    assert t.tracking_uri == "http://127.0.0.1:5555" and t.lock_file is None
+
+
+def test_flatten_and_hash():
+    flat = tracking.flatten({"cv": {"folds": 5, "scheme": "kfold"}, "dataset": {"iris": {"source": "shipped"}}, "x": [1, 2], "e": {}})
+    assert flat == {"cv.folds": "5", "cv.scheme": "kfold", "dataset.iris.source": "shipped", "x": "[1, 2]", "e": "{}"}
+    assert tracking.params_hash({"a": 1, "b": 2}) == tracking.params_hash({"b": 2, "a": 1})
+    assert tracking.params_hash({"a": 1}) != tracking.params_hash({"a": 2})
+
+
+def test_ui_binds_to_loopback(tmp_path):
+    cmd = tracking.ui_command(tmp_path)
+    assert cmd[cmd.index("--host") + 1] == "127.0.0.1"
+
+
+def _results():
+    cv = {
+        "iris": {
+            "scheme": {"name": "stratified_kfold", "folds": 2, "repeats": 1, "seed": 1},
+            "models": {
+                "knn": {"registry_name": "knn", "params": {"n_neighbors": 3}, "scores": {"accuracy": [0.9, 0.8]}},
+                "nb": {"registry_name": "gaussian_naive_bayes", "params": {}, "scores": {"accuracy": [0.7, 0.75]}},
+            },
+        }
+    }
+    sig = {"across_datasets": {"ran": False, "reason": "x"}}
+    train = {"iris": {"knn": {"test": {"accuracy": 0.9}}, "nb": {"test": {"accuracy": 0.8}}}}
+    return cv, sig, train
+
+
+@pytest.mark.slow
+def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    monkeypatch.setenv("DVC_EXP_NAME", "brave-otter")
+    cv, sig, train = _results()
+    (tmp_path / "report.md").write_text("# report\n")
+    params = {"experiment_name": "t", "seed": 1, "tracking": {"enabled": True, "experiment": "replearn-test", "tracking_uri": None}}
+    kw = dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[tmp_path / "report.md"], project_root=tmp_path)
+    first = tracking.log_pipeline_run(**kw)
+    assert first["status"] == "logged"
+    second = tracking.log_pipeline_run(**kw)
+    assert second == {**first, "status": "exists"}
+
+    client = MlflowClient(tracking_uri=first["tracking_uri"])
+    exp = client.get_experiment_by_name("replearn-test")
+    assert exp.artifact_location == (tmp_path.resolve() / "mlartifacts").as_uri()
+    runs = client.search_runs([exp.experiment_id])
+    parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == first["run_id"]]
+    assert len(parents) == 1 and len(children) == 2
+    p = parents[0]
+    assert p.data.tags["dvc.exp_name"] == "brave-otter" and p.data.tags["mlflow.runName"] == "brave-otter"
+    assert p.data.tags[tracking.PARAMS_HASH_TAG] == tracking.params_hash(params)
+    assert p.data.params["tracking.experiment"] == "replearn-test"
+    assert p.data.metrics["iris.knn.cv_accuracy_mean"] == pytest.approx(0.85)
+    knn = next(c for c in children if c.data.tags["mlflow.runName"] == "iris/knn")
+    history = client.get_metric_history(knn.info.run_id, "cv_accuracy")
+    assert [(m.step, m.value) for m in sorted(history, key=lambda m: m.step)] == [(0, 0.9), (1, 0.8)]
+    assert knn.data.metrics["test_accuracy"] == 0.9 and knn.data.params["params.n_neighbors"] == "3"
+    assert [a.path for a in client.list_artifacts(first["run_id"])] == ["report.md"]
+
+    # changed results -> a new parent run
+    cv["iris"]["models"]["knn"]["scores"]["accuracy"] = [0.95, 0.8]
+    assert tracking.log_pipeline_run(**kw)["status"] == "logged"
+
+
+def test_tracking_off_logs_nothing(tmp_path):
+    cv, sig, train = _results()
+    params = {"tracking": {"enabled": False, "experiment": "x", "tracking_uri": None}}
+    res = tracking.log_pipeline_run(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[], project_root=tmp_path)
+    assert res["status"] == "disabled" and not (tmp_path / "mlflow.db").exists()

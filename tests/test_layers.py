@@ -1,0 +1,73 @@
+"""The layering rules, checked on the source: algorithms never know the pipeline, mlflow stays in
+tracking, scikit-learn/statsmodels never run in the package, nothing is pickled, stages stay thin."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "src" / "replearn"
+ALGORITHM_DIRS = ["models", "features", "evaluation", "stats", "optim"]
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _py(where: Path):
+    return sorted(where.rglob("*.py"))
+
+
+@pytest.mark.parametrize("sub", ALGORITHM_DIRS)
+def test_algorithm_code_does_not_import_the_pipeline_tools(sub):
+    for path in _py(PKG / sub):
+        bad = _imports(path) & {"dvc", "hydra", "omegaconf", "mlflow"}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_numerics_do_not_import_the_pipeline_tools():
+    for path in [PKG / "linalg.py", PKG / "base.py", PKG / "validation.py", PKG / "persistence.py"]:
+        if path.exists():
+            assert not _imports(path) & {"dvc", "hydra", "omegaconf", "mlflow"}, path
+
+
+def test_mlflow_is_imported_only_in_the_tracking_module():
+    users = [p.relative_to(PKG).as_posix() for p in _py(PKG) if "mlflow" in _imports(p)]
+    assert users == ["pipeline/tracking.py"]
+
+
+def test_reference_libraries_are_never_imported_at_run_time():
+    for path in _py(PKG) + _py(ROOT / "stages"):
+        bad = _imports(path) & {"sklearn", "statsmodels", "torch", "jax", "pickle", "dill", "cloudpickle"}
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_no_pickle_loading_anywhere():
+    for path in _py(PKG) + _py(ROOT / "stages"):
+        text = path.read_text(encoding="utf-8")
+        assert "allow_pickle=True" not in text, path
+        assert "joblib.dump" not in text and "joblib.load" not in text, path
+
+
+def test_stage_scripts_are_thin_glue():
+    for path in _py(ROOT / "stages"):
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        assert n <= 60, f"{path.name} has {n} lines; move logic into the package"
+        assert "@hydra.main" not in path.read_text(encoding="utf-8")
+
+
+def test_no_shell_true_and_servers_bind_to_loopback():
+    for path in _py(PKG):
+        text = path.read_text(encoding="utf-8")
+        assert "shell=True" not in text, path
+        assert "0.0.0.0" not in text, path
