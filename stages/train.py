@@ -13,7 +13,8 @@ def main(params: dict) -> None:
         metrics[name], predictions = experiment.train(params, name)
         write_json(paths.RESULTS / "train" / f"{name}.json", predictions)
         for key, m in metrics[name].items():
-            log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()))
+            note = "" if predictions["models"][key]["converged"] else " (hit max_iter before converging)"
+            log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()) + note)
     write_json(paths.METRICS / "train.json", metrics)
 
 

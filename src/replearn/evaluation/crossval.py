@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..exceptions import ConvergenceWarning
 from ..features import FeaturePipeline
 from .metrics import score_predictions
 from .splits import Split
@@ -46,17 +48,32 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels,
         params = dict(spec.params)
         if "random_state" in _hyper(spec.name) and params.get("random_state") is None:
             params["random_state"] = seeds[spec.key]
-        model = create(spec.name, **params).fit(Xtr, ytr)
+        model, converged = fit_recording_convergence(create(spec.name, **params), Xtr, ytr)
         pred = model.predict(Xte)
         proba = None
         if task == "classification" and hasattr(model, "predict_proba"):
             proba = align_proba(model.predict_proba(Xte), model.classes_, labels)
         scores = score_predictions(metrics, yte, pred, proba=proba, classes=labels)
-        entry = {"scores": scores, "n_iter": _n_iter(model)}
+        entry = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
         if task == "classification":
             entry["correct"] = (pred == yte).astype(int).tolist()
         out[spec.key] = entry
     return out
+
+
+def fit_recording_convergence(model, X, y):
+    """Fit ``model``; return it and whether it converged (no ConvergenceWarning was raised).
+
+    The warnings are recorded instead of printed: a 100-split run would otherwise repeat the same
+    message 100 times. Divergence (NaN/inf) is an error and propagates.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(X, y)
+    for w in caught:
+        if not issubclass(w.category, ConvergenceWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return model, not any(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 
 def _hyper(name):
@@ -75,7 +92,7 @@ def align_proba(proba: np.ndarray, model_classes, labels) -> np.ndarray:
     return full
 
 
-def _n_iter(model):
+def n_iter_of(model):
     n = getattr(model, "n_iter_", None)
     if n is None:
         return None
@@ -100,7 +117,7 @@ def cross_validate(
     """Fit and score every model on every split.
 
     Returns ``{"splits": [split meta + test_index], "models": {key: {"scores": {metric: [per split]},
-    "correct": [[0/1 per test example] per split] (classification), "n_iter": [...]}}}``.
+    "correct": [[0/1 per test example] per split] (classification), "n_iter": [...], "converged": [...]}}}``.
     ``model_seeds[key][i]`` is the ``random_state`` for model ``key`` on split ``i``. For classification,
     ``y`` holds labels; with ``classes`` given, ``y`` must be encoded as ``0..len(classes)-1``.
     """
@@ -127,6 +144,7 @@ def cross_validate(
             "params": m.params,
             "scores": {metric: [float(p["scores"][metric]) for p in per] for metric in metrics},
             "n_iter": [p["n_iter"] for p in per],
+            "converged": [p["converged"] for p in per],
         }
         if task == "classification":
             entry["correct"] = [p["correct"] for p in per]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import models as registry
-from ..evaluation.crossval import ModelSpec, align_proba, cross_validate
+from ..evaluation.crossval import ModelSpec, n_iter_of, align_proba, cross_validate, fit_recording_convergence
 from ..evaluation.metrics import METRICS, score_predictions
 from ..evaluation.splits import make_splits
 from ..exceptions import ConfigError
@@ -84,13 +84,13 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, dict]:
         hp = dict(spec.params)
         if "random_state" in registry.hyperparameters(spec.name) and hp.get("random_state") is None:
             hp["random_state"] = derive_seed(params["seed"], "model", name, spec.key, "final")
-        model = registry.create(spec.name, **hp).fit(X, y)
+        model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, y)
         save_model(model, root / paths.MODELS / name / spec.key, registry_name=spec.name, extra={"dataset": name, "key": spec.key})
         metrics[spec.key] = {
             part: _score(model, A, b, metric_names, task, classes) for part, A, b in (("train", X, y), ("test", Xt, yt))
         }
         pred = model.predict(Xt)
-        entry = {"pred": pred.tolist()}
+        entry = {"pred": pred.tolist(), "converged": converged, "n_iter": n_iter_of(model)}
         if task == "classification":
             entry["correct"] = (pred == yt).astype(int).tolist()
         preds[spec.key] = entry
@@ -152,7 +152,7 @@ def crossval_summary(result: dict) -> dict:
     """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``)."""
     out = {}
     for key, m in result["models"].items():
-        out[key] = {}
+        out[key] = {"not_converged": int(sum(not c for c in m.get("converged", [])))}
         for metric, values in m["scores"].items():
             v = np.asarray(values, dtype=float)
             out[key][f"{metric}_mean"] = float(v.mean())

@@ -86,7 +86,7 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
         if np.any(var <= 0):
             c, j = np.argwhere(var <= 0)[0]
             raise ValueError(
-                f"feature {j} has zero variance within class {classes[c]!r} and var_smoothing=0; "
+                f"feature {j} has zero variance within class {classes[c].item()!r} and var_smoothing=0; "
                 "set var_smoothing > 0"
             )
 
@@ -124,4 +124,5 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Most probable class (ties go to the class that comes first in ``classes_``)."""
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+        jll = self._joint_log_likelihood(X)  # validates X and fittedness first
+        return self.classes_[np.argmax(jll, axis=1)]

@@ -1,0 +1,1 @@
+"""Timing benchmarks of replearn against scikit-learn (``python -m benchmarks.run_all``)."""

@@ -1,0 +1,44 @@
+"""Holm and Bonferroni adjustments against statsmodels (reference only)."""
+
+import numpy as np
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from replearn.stats import bonferroni, holm
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("method, func", [("holm", holm), ("bonferroni", bonferroni)])
+def test_matches_statsmodels(seed, method, func):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0, 0.2, size=12) ** 2
+    p[3] = p[7]  # a tie
+    ref = multipletests(p, method=method)[1]
+    np.testing.assert_allclose(func(p), ref, rtol=1e-12, atol=0)
+
+
+def test_holm_hand_example_input_order_and_monotone():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    # sorted 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 -> max(0.06, 0.04) = 0.06
+    np.testing.assert_allclose(holm(p), [0.03, 0.06, 0.06, 0.02])
+    adj = holm(p)
+    order = np.argsort(p)
+    assert np.all(np.diff(adj[order]) >= 0)
+    assert np.all(adj >= p)
+    assert np.all(holm(p) <= bonferroni(p))
+
+
+def test_clipped_at_one_and_empty():
+    np.testing.assert_array_equal(holm([0.5, 0.9, 0.6]), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(bonferroni([0.5, 0.1]), [1.0, 0.2])
+    assert holm([]).size == 0 and bonferroni([]).size == 0
+    assert holm([0.03]) == pytest.approx([0.03])
+
+
+def test_rejects_invalid_pvalues():
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
+        holm([0.1, 1.2])
+    with pytest.raises(ValueError, match="NaN"):
+        bonferroni([0.1, np.nan])
+    with pytest.raises(ValueError, match="1-D"):
+        holm([[0.1, 0.2]])
