@@ -1,8 +1,10 @@
 """Timing harness shared by the ``bench_*.py`` modules.
 
 Each case times a callable (usually ``fit``, or ``fit`` + ``predict``) for replearn and for the
-scikit-learn reference on the same data: one warm-up call, then the median of ``repeats`` calls
-(``time.perf_counter``). ``ratio = ours / sklearn``: below 1 means replearn is faster.
+scikit-learn reference on the same data: one warm-up call each, then ``repeats`` rounds in which
+the two are timed back to back (``time.perf_counter``), so slow phases of a shared machine hit
+both alike; the median of each is reported. ``ratio = ours / sklearn``: below 1 means replearn
+is faster.
 Results go to ``benchmarks/results/<name>.json`` and are printed as a markdown table.
 """
 
@@ -60,12 +62,24 @@ def machine() -> dict:
     }
 
 
-def run_cases(bench: str, cases: list[Case], repeats: int = 5) -> list[dict]:
+def paired_median_times(ours: Callable[[], object], ref: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median seconds of ``ours()`` and ``ref()``, timed alternately after one warm-up each."""
+    ours()
+    ref()
+    t_ours, t_ref = [], []
+    for _ in range(repeats):
+        for fn, times in ((ours, t_ours), (ref, t_ref)):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return statistics.median(t_ours), statistics.median(t_ref)
+
+
+def run_cases(bench: str, cases: list[Case], repeats: int = 9) -> list[dict]:
     """Time every case, write ``results/<bench>.json``, print a markdown table; return the rows."""
     rows = []
     for case in cases:
-        ours = median_time(case.ours, repeats)
-        ref = median_time(case.reference, repeats)
+        ours, ref = paired_median_times(case.ours, case.reference, repeats)
         rows.append(
             {
                 "case": case.name,
@@ -94,6 +108,7 @@ def markdown_table(bench: str, rows: list[dict]) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r['case']} | {r['shape']} | {r['reference']} | {r['ours_s']:.4f} | {r['sklearn_s']:.4f} | {r['ratio']:.2f} |"
+            f"| {r['case']} | {r['shape']} | {r['reference']} "
+            f"| {r['ours_s']:.4f} | {r['sklearn_s']:.4f} | {r['ratio']:.2f} |"
         )
     return "\n".join(lines) + "\n"

@@ -33,8 +33,8 @@ __all__ = [
     "logsumexp",
 ]
 
-#: Bytes a distance chunk (plus its temporaries) may take; about 64 MiB.
-_CHUNK_BYTES = 64 * 2**20
+#: Bytes one block of distances may take (4 MiB): small enough to stay in cache.
+_CHUNK_BYTES = 4 * 2**20
 
 
 class SingularMatrixError(np.linalg.LinAlgError):
@@ -47,8 +47,9 @@ def solve_spd(A, b, *, fallback: str = "lstsq", overwrite_a: bool = False, rcond
     Parameters
     ----------
     A : array, shape (d, d)
-        Symmetric matrix (only the lower triangle is read). Typical callers pass a Gram matrix
-        ``X^T X`` (plus a ridge term).
+        Symmetric matrix, both triangles filled (the factorization reads the lower one, the
+        condition estimate the whole matrix). Typical callers pass a Gram matrix ``X^T X`` (plus
+        a ridge term).
     b : array, shape (d,) or (d, k)
     fallback : {"lstsq", "raise"}
         What to do when ``A`` is singular, not positive definite, or so ill-conditioned that the
@@ -132,35 +133,44 @@ def add_intercept(X: np.ndarray) -> np.ndarray:
     return Xa
 
 
-def _chunk_rows(n_cols: int, chunk_bytes: int = _CHUNK_BYTES) -> int:
-    # the (rows x n_cols) block and one temporary of the same size
-    return max(1, int(chunk_bytes // (2 * 8 * max(n_cols, 1))))
+def _chunk_rows(n_cols: int, chunk_bytes: int | None = None) -> int:
+    # one float64 block of (rows x n_cols); kept small so it stays in cache and its memory is reused
+    chunk_bytes = _CHUNK_BYTES if chunk_bytes is None else chunk_bytes
+    return max(1, int(chunk_bytes // (8 * max(n_cols, 1))))
 
 
 def sq_euclidean_chunks(
-    A: np.ndarray, B: np.ndarray, *, chunk_rows: int | None = None, B_sq_norms: np.ndarray | None = None
+    A: np.ndarray, B: np.ndarray, *, chunk_rows: int | None = None, clip: bool = True
 ) -> Iterator[tuple[int, int, np.ndarray]]:
     """Yield ``(start, stop, D)`` with ``D[i, j] = ||A[start + i] - B[j]||^2`` for row blocks of ``A``.
 
-    Uses ``||a||^2 - 2 a.b + ||b||^2`` (one GEMM per block), clipped at 0 because rounding can make
-    it slightly negative. The identity loses relative accuracy for points much closer together
-    than their norms; callers needing exact small distances (e.g. exact matches) should recompute
-    the few distances they keep directly.
+    Uses ``||a||^2 - 2 a.b + ||b||^2``, evaluated by a single GEMM per block on augmented
+    matrices ``[a, ||a||^2, 1] . [-2 b, 1, ||b||^2]`` (no extra passes over the block), and clipped
+    at 0 (``clip=True``) because rounding can make it slightly negative. The identity loses
+    relative accuracy for points much closer together than their norms; callers needing exact
+    small distances (e.g. exact matches) should recompute the few distances they keep directly.
     """
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
     if A.shape[1] != B.shape[1]:
         raise ValueError(f"A has {A.shape[1]} features but B has {B.shape[1]}")
+    n_b, d = B.shape
     if chunk_rows is None:
-        chunk_rows = _chunk_rows(B.shape[0])
-    if B_sq_norms is None:
-        B_sq_norms = np.einsum("ij,ij->i", B, B)
+        chunk_rows = _chunk_rows(n_b)
+    B_aug = np.empty((n_b, d + 2))
+    np.multiply(B, -2.0, out=B_aug[:, :d])
+    B_aug[:, d] = 1.0
+    B_aug[:, d + 1] = np.einsum("ij,ij->i", B, B)
     for start in range(0, A.shape[0], chunk_rows):
         stop = min(start + chunk_rows, A.shape[0])
         Ab = A[start:stop]
-        D = Ab @ B.T
-        D *= -2.0
-        D += np.einsum("ij,ij->i", Ab, Ab)[:, None]
-        D += B_sq_norms[None, :]
-        np.maximum(D, 0.0, out=D)
+        A_aug = np.empty((stop - start, d + 2))
+        A_aug[:, :d] = Ab
+        A_aug[:, d] = np.einsum("ij,ij->i", Ab, Ab)
+        A_aug[:, d + 1] = 1.0
+        D = A_aug @ B_aug.T
+        if clip:
+            np.maximum(D, 0.0, out=D)
         yield start, stop, D
 
 

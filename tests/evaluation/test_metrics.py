@@ -294,7 +294,8 @@ def test_score_predictions_multiclass_matches_sklearn():
     yt = rng.choice(classes, size=45)
     proba = rng.dirichlet(np.ones(3), size=45)
     yp = classes[proba.argmax(axis=1)]
-    out = score_predictions(["accuracy", "f1_macro", "roc_auc", "log_loss", "brier"], yt, yp, proba=proba, classes=classes)
+    names = ["accuracy", "f1_macro", "roc_auc", "log_loss", "brier"]
+    out = score_predictions(names, yt, yp, proba=proba, classes=classes)
     assert list(out) == ["accuracy", "f1_macro", "roc_auc", "log_loss", "brier"]
     assert all(type(v) is float for v in out.values())
     assert out["accuracy"] == pytest.approx(skm.accuracy_score(yt, yp), abs=1e-12)

@@ -93,7 +93,7 @@ def test_many_rows_use_several_chunks(data, monkeypatch):
 
     X, y, X_test = data
     full = KNearestNeighbors(n_neighbors=3).fit(X, y).predict_proba(X_test)
-    monkeypatch.setattr(linalg, "_CHUNK_BYTES", 8 * 2 * 150 * 7)  # 7 query rows per chunk
+    monkeypatch.setattr(linalg, "_CHUNK_BYTES", 8 * 150 * 7)  # 7 query rows per chunk
     np.testing.assert_array_equal(KNearestNeighbors(n_neighbors=3).fit(X, y).predict_proba(X_test), full)
 
 
@@ -143,3 +143,20 @@ def test_bad_hyperparameters(data, params, match):
 def test_bad_inputs(X, y, match):
     with pytest.raises(ValueError, match=match):
         KNearestNeighbors(n_neighbors=1).fit(X, y)
+
+
+@pytest.mark.parametrize("n", [30, 5000])
+def test_k_smallest_selection_is_exact_with_ties(n):
+    from replearn.models.neighbors.knn import _k_smallest
+
+    rng = np.random.default_rng(3)
+    D = rng.integers(0, 40, size=(25, n)).astype(float)  # many ties, also at the k-th place
+    for k in (1, 7, 30):
+        np.testing.assert_array_equal(_k_smallest(D, k), np.argsort(D, axis=1, kind="stable")[:, :k])
+
+
+def test_k_smallest_survives_nan_rows():
+    from replearn.models.neighbors.knn import _k_smallest
+
+    D = np.array([[np.nan, 1.0, 0.5, 2.0], [3.0, 2.0, 1.0, 0.0]])
+    np.testing.assert_array_equal(_k_smallest(D, 2), [[2, 1], [3, 2]])

@@ -98,7 +98,8 @@ def test_gd_converges_to_the_closed_form_solution(random_data, dataset):
 
 def test_gd_with_huge_learning_rate_raises_divergence_error(random_data):
     X, y = random_data
-    with pytest.raises(DivergenceError, match=r"became (inf|nan) at iteration \d+; the learning rate 1000 is too large"):
+    message = r"became (inf|nan) at iteration \d+; the learning rate 1000 is too large"
+    with pytest.raises(DivergenceError, match=message):
         LinearRegression(solver="gd", learning_rate=1000.0, max_iter=10_000).fit(standardize(X), y)
 
 

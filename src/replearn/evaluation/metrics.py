@@ -190,7 +190,9 @@ def _average(values: np.ndarray, weights) -> float:
     return float(np.sum(values * weights) / np.sum(weights))
 
 
-def precision(y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0) -> float:
+def precision(
+    y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0
+) -> float:
     """Precision ``P = TP / (TP + FP)`` (CIML eq. 5.8: I/S).
 
     ``average``: "binary" (the class ``pos_label`` only; at most two labels), "macro"
@@ -203,13 +205,24 @@ def precision(y_true, y_pred, *, average: str = "binary", pos_label=1, labels=No
     return _average(_safe_div(tp, pred, zero_division), w)
 
 
-def recall(y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0) -> float:
+def recall(
+    y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0
+) -> float:
     """Recall ``R = TP / (TP + FN)`` (CIML eq. 5.9: I/T); arguments as in :func:`precision`."""
     tp, _, true, w = _prf_counts(y_true, y_pred, average, pos_label, labels)
     return _average(_safe_div(tp, true, zero_division), w)
 
 
-def fbeta(y_true, y_pred, *, beta: float = 1.0, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0) -> float:
+def fbeta(
+    y_true,
+    y_pred,
+    *,
+    beta: float = 1.0,
+    average: str = "binary",
+    pos_label=1,
+    labels=None,
+    zero_division: float = 0.0,
+) -> float:
     """F-beta score, CIML eq. 5.14: ``(1+b^2) P R / (b^2 P + R)``.
 
     Computed per label as ``(1+b^2) TP / ((1+b^2) TP + b^2 FN + FP)`` (the same value when P and
@@ -228,9 +241,13 @@ def fbeta(y_true, y_pred, *, beta: float = 1.0, average: str = "binary", pos_lab
     return _average(_safe_div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp, zero_division), w)
 
 
-def f1(y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0) -> float:
+def f1(
+    y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0
+) -> float:
     """F1 = :func:`fbeta` with ``beta = 1`` (CIML eq. 5.13)."""
-    return fbeta(y_true, y_pred, beta=1.0, average=average, pos_label=pos_label, labels=labels, zero_division=zero_division)
+    return fbeta(
+        y_true, y_pred, beta=1.0, average=average, pos_label=pos_label, labels=labels, zero_division=zero_division
+    )
 
 
 # ----------------------------------------------------------------------------- score metrics
@@ -301,7 +318,9 @@ def roc_auc(y_true, y_score, *, classes=None) -> float:
     for j, c in enumerate(classes.tolist()):
         pos = yt == c
         if pos.all() or not pos.any():
-            raise ValueError(f"one-vs-rest ROC AUC is undefined for class {c!r}: it has no positive or no negative example")
+            raise ValueError(
+                f"one-vs-rest ROC AUC is undefined for class {c!r}: it has no positive or no negative example"
+            )
         aucs.append(_binary_auc(pos, s[:, j]))
     return float(np.mean(aucs))
 

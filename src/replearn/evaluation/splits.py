@@ -229,7 +229,16 @@ def _folds_to_splits(fold_of: np.ndarray, folds: int, repeat: int, seed: int, st
     return out
 
 
-def make_splits(scheme: str, y, *, folds: int = 5, repeats: int = 1, seed: int = 0, test_size=0.25, interleaved: bool = False) -> list[Split]:
+def make_splits(
+    scheme: str,
+    y,
+    *,
+    folds: int = 5,
+    repeats: int = 1,
+    seed: int = 0,
+    test_size=0.25,
+    interleaved: bool = False,
+) -> list[Split]:
     """All train/test splits of a resampling ``scheme`` (one of :data:`SCHEMES`), in order.
 
     * "kfold": one repeat of shuffled K-fold (``folds`` = K); with ``interleaved=True`` the

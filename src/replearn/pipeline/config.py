@@ -350,6 +350,11 @@ def _check_values(params: dict, errors: list[str]) -> None:
         errors.append(f"cv.repeats: must be >= 1, got {cv['repeats']}")
     if cv["scheme"] == "5x2" and (cv["folds"], cv["repeats"]) != (2, 5):
         errors.append(f"cv: scheme 5x2 needs folds=2 and repeats=5, got folds={cv['folds']}, repeats={cv['repeats']}")
+    if cv["scheme"] in ("kfold", "stratified_kfold") and cv["repeats"] != 1:
+        errors.append(
+            f"cv.repeats: scheme {cv['scheme']} runs once (repeats=1), got {cv['repeats']}; "
+            f"use scheme repeated_{cv['scheme']} for {cv['repeats']} repeats"
+        )
     if cv["n_jobs"] == 0 or cv["n_jobs"] < -1:
         errors.append(f"cv.n_jobs: must be a positive number of workers or -1 (all cores), got {cv['n_jobs']}")
     if not 0.0 < params["stats"]["alpha"] < 1.0:

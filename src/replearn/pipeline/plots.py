@@ -50,7 +50,6 @@ _STYLE = {
     "image.composite_image": True,
     "text.usetex": False,
     "text.hinting": "force_autohint",
-    "text.hinting_factor": 8,
     "text.antialiased": True,
     "lines.antialiased": True,
     "patch.antialiased": True,
@@ -210,7 +209,7 @@ def train_test_plot(
         ax.set_title(f"{dataset_name}: {metric} on the training and sealed test sets")
         ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
         ax.set_axisbelow(True)
-        ax.legend(loc="lower right", frameon=True, framealpha=0.9)
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
         fig.tight_layout()
         return _save(fig, path, dpi)
 

@@ -60,7 +60,9 @@ def mcnemar(correct_a, correct_b, *, method: str = "exact") -> TestResult:
     a = _correctness(correct_a, "correct_a")
     b_ = _correctness(correct_b, "correct_b")
     if a.size != b_.size:
-        raise ValueError(f"correct_a and correct_b must be paired (same test examples), got lengths {a.size} and {b_.size}")
+        raise ValueError(
+            f"correct_a and correct_b must be paired (same test examples), got lengths {a.size} and {b_.size}"
+        )
     n01 = int(np.sum(~a & b_))
     n10 = int(np.sum(a & ~b_))
     n00 = int(np.sum(~a & ~b_))

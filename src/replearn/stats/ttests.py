@@ -59,7 +59,9 @@ def _t_ci(mean: float, se: float, df: float, alternative: str, confidence: float
     return (-np.inf, mean + h) if alternative == "less" else (mean - h, np.inf)
 
 
-def _t_test(name: str, d: np.ndarray, var_factor: float, alternative: str, confidence: float, conventions: dict) -> TestResult:
+def _t_test(
+    name: str, d: np.ndarray, var_factor: float, alternative: str, confidence: float, conventions: dict
+) -> TestResult:
     """Shared core: ``t = mean(d) / sqrt(var_factor * var(d, ddof=1))`` with ``df = J - 1``."""
     j = d.size
     mean = float(d.mean())
@@ -127,7 +129,9 @@ def _sizes(x, name: str, j: int) -> np.ndarray:
     return arr
 
 
-def corrected_resampled_ttest(a, b, n_train, n_test, *, alternative: str = "two-sided", confidence: float = 0.95) -> TestResult:
+def corrected_resampled_ttest(
+    a, b, n_train, n_test, *, alternative: str = "two-sided", confidence: float = 0.95
+) -> TestResult:
     """Nadeau & Bengio's (2003) corrected resampled t-test on J paired split scores.
 
     ``t = mean(d) / sqrt((1/J + n_test/n_train) var(d))`` with ``d = a - b`` over the J splits,

@@ -105,9 +105,13 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
         jll = np.empty((X.shape[0], self.classes_.size))
         with np.errstate(divide="ignore"):  # a zero prior gives log 0 = -inf, on purpose
             log_prior = np.log(self.class_prior_)
+        inv_var = 1.0 / self.var_
+        diff = np.empty_like(X)  # one buffer reused for every class
         for c in range(self.classes_.size):
             norm = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_[c]))
-            jll[:, c] = log_prior[c] + norm - 0.5 * np.sum((X - self.theta_[c]) ** 2 / self.var_[c], axis=1)
+            np.subtract(X, self.theta_[c], out=diff)
+            np.multiply(diff, diff, out=diff)
+            jll[:, c] = log_prior[c] + norm - 0.5 * (diff @ inv_var[c])
         return jll
 
     def predict_log_proba(self, X):

@@ -30,12 +30,13 @@ class KNearestNeighbors(BaseEstimator):
       (scikit-learn's rule).
 
     Implementation: squared distances by the BLAS identity ``||a||^2 - 2 a.b + ||b||^2`` in row
-    chunks (:func:`replearn.linalg.sq_euclidean_chunks`), ``np.argpartition`` to pick the K
-    smallest, then the K distances are recomputed directly (so exact matches give exactly 0) and
-    sorted. Ties are broken deterministically:
+    chunks (:func:`replearn.linalg.sq_euclidean_chunks`), an exact K-smallest selection per row
+    (a threshold filter followed by a sort of the few candidates, see :func:`_k_smallest`); then
+    the K distances are recomputed directly (so exact matches give exactly 0) and sorted.
+    Ties are broken deterministically:
 
     * equal distances: the training point with the smaller index comes first, also at the K-th
-      place (a row with a tie there is fully sorted with a stable sort);
+      place (which of several equidistant points makes it into the K is decided by index);
     * equal votes (classification): the class that comes first in ``classes_`` wins.
 
     Parameters
@@ -105,12 +106,13 @@ class KNearestNeighbors(BaseEstimator):
             raise ValueError(f"n_neighbors={k} is larger than the number of training samples ({n_fit})")
         dist = np.empty((X.shape[0], k))
         ind = np.empty((X.shape[0], k), dtype=np.intp)
-        for start, stop, D in sq_euclidean_chunks(X, self.X_fit_):
+
+        for start, stop, D in sq_euclidean_chunks(X, self.X_fit_, clip=False):
             idx = _k_smallest(D, k)
             # exact distances of the K kept points (the GEMM identity loses accuracy near 0)
             diff = X[start:stop, None, :] - self.X_fit_[idx]
             d_exact = np.sqrt(np.einsum("mkj,mkj->mk", diff, diff))
-            order = np.lexsort((idx, d_exact), axis=-1)
+            order = np.lexsort((idx, d_exact), axis=-1)  # by distance, then training index
             dist[start:stop] = np.take_along_axis(d_exact, order, axis=1)
             ind[start:stop] = np.take_along_axis(idx, order, axis=1)
         return dist, ind
@@ -157,21 +159,38 @@ class KNearestNeighbors(BaseEstimator):
 
     def _require_task(self, task: str, method: str) -> None:
         if self.task != task:
-            raise AttributeError(f"{method} is only available with task={task!r}, this model has task={self.task!r}")
+            raise AttributeError(
+                f"{method} is only available with task={task!r}, this model has task={self.task!r}"
+            )
         if task == "classification" and "y_fit_" in vars(self) and "classes_" not in vars(self):
-            raise NotFittedError("this KNearestNeighbors was fitted with task='regression'; refit it for classification")
+            raise NotFittedError(
+                "this KNearestNeighbors was fitted with task='regression'; refit it for classification"
+            )
 
 
 def _k_smallest(D: np.ndarray, k: int) -> np.ndarray:
-    """Column indices of the k smallest entries of each row of ``D``, ties to the smaller index."""
+    """Column indices of the k smallest entries of each row of ``D``, in increasing order of value;
+    equal values go to the smaller index (the same as ``np.argsort(D, kind="stable")[:, :k]``).
+
+    A full ``argpartition`` of every row is the bottleneck of brute-force k-NN, so the rows are
+    first filtered: the k-th smallest entry of a strided subsample of the columns is an upper bound
+    ``t`` on the row's k-th smallest entry, so the k smallest entries are among those ``<= t``
+    (usually a few dozen). Those candidates are sorted by (row, value, column) and the first k of
+    each row are kept: an exact selection with deterministic tie-breaking.
+    """
     m, n = D.shape
-    if k == n:
-        return np.broadcast_to(np.arange(n), (m, n)).copy()
-    idx = np.argpartition(D, k - 1, axis=1)[:, :k]
-    kth = np.take_along_axis(D, idx, axis=1).max(axis=1)
-    # rows where more than k points are within the k-th distance have a tie at the boundary:
-    # argpartition may keep any of them, so sort those rows fully with a stable sort instead
-    tied = np.count_nonzero(D <= kth[:, None], axis=1) > k
-    if tied.any():
-        idx[tied] = np.argsort(D[tied], axis=1, kind="stable")[:, :k]
-    return idx
+    if k >= n:
+        return np.argsort(D, axis=1, kind="stable")
+    step = max(n // max(64 * k, 1024), 1)
+    threshold = np.partition(D[:, ::step], k - 1, axis=1)[:, k - 1]
+    flat = np.flatnonzero(D <= threshold[:, None])
+    rows = flat // n
+    cols = flat - rows * n
+    counts = np.bincount(rows, minlength=m)
+    if counts.min() < k:  # only with NaN distances (overflowing inputs): plain stable sort
+        return np.argsort(D, axis=1, kind="stable")[:, :k]
+    # flat indices come in row-major order, so within a row the columns are already ascending;
+    # lexsort is stable, so sorting by (row, value) keeps equal values in column order
+    order = np.lexsort((D.ravel()[flat], rows))
+    starts = np.cumsum(counts) - counts
+    return cols[order[starts[:, None] + np.arange(k)]]

@@ -1,0 +1,803 @@
+"""Report builder: a self-contained HTML report, a Markdown summary and PNG plots.
+
+Inputs are the JSON results written by the earlier pipeline stages (cross-validation,
+significance tests, final train/test metrics). The report is assembled once as a small
+document model (headings, paragraphs, tables, images, lists) and rendered twice, to HTML and
+to Markdown, so both carry exactly the same information.
+
+Reproducibility: nothing machine-dependent goes in (no timestamps, no absolute paths, no
+library versions); datasets and models are listed in sorted order; the plots are
+byte-deterministic (see :mod:`replearn.pipeline.plots`). Rerunning with the same inputs
+writes byte-identical files.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from replearn.exceptions import ConfigError
+from replearn.pipeline import plots as _plots
+
+__all__ = ["ReportArtifacts", "build_report"]
+
+_FORMATS = ("html", "markdown")
+_DASH = "—"
+
+
+@dataclass(frozen=True)
+class ReportArtifacts:
+    """Paths of what :func:`build_report` wrote.
+
+    ``html`` / ``markdown`` are None when that format is not in ``settings["formats"]``;
+    ``plots`` is sorted (empty when ``settings["plots"]`` is false).
+    """
+
+    html: Path | None
+    markdown: Path | None
+    plots: list[Path]
+
+
+# --------------------------------------------------------------------------- document model
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+    bold: bool = False
+
+
+@dataclass(frozen=True)
+class _Heading:
+    level: int
+    text: str
+
+
+@dataclass(frozen=True)
+class _Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class _List:
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Table:
+    headers: tuple[str, ...]
+    rows: tuple[tuple[_Cell, ...], ...]
+    caption: str | None = None
+
+
+@dataclass(frozen=True)
+class _Image:
+    relpath: str  # relative to the report folder, forward slashes
+    alt: str
+
+
+@dataclass
+class _Document:
+    title: str
+    blocks: list = field(default_factory=list)
+
+    def add(self, block) -> None:
+        self.blocks.append(block)
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+class _Fmt:
+    """Number formatting with a fixed number of decimals."""
+
+    def __init__(self, decimals: int):
+        self.d = decimals
+
+    def num(self, x) -> str:
+        if x is None:
+            return _DASH
+        if isinstance(x, bool):
+            return str(x).lower()
+        x = float(x)
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        s = f"{x:.{self.d}f}"
+        if s.startswith("-") and float(s) == 0.0:  # no "-0.000"
+            s = s[1:]
+        return s
+
+    def pvalue(self, p) -> str:
+        if p is None:
+            return _DASH
+        p = float(p)
+        if math.isnan(p):
+            return "nan"
+        threshold = 10.0 ** (-self.d)
+        if p < threshold:
+            return f"<{threshold:.{self.d}f}"
+        return self.num(p)
+
+    def df(self, df) -> str:
+        if df is None:
+            return _DASH
+        if isinstance(df, (list, tuple)):
+            return ", ".join(self.df(v) for v in df)
+        v = float(df)
+        if math.isfinite(v) and v == round(v):
+            return str(int(round(v)))
+        return self.num(v)
+
+    def ci(self, ci) -> str:
+        if ci is None or len(ci) != 2:
+            return _DASH
+        return f"[{self.num(ci[0])}, {self.num(ci[1])}]"
+
+
+def _validate_settings(settings: Mapping) -> tuple[str, int, int, bool, tuple[str, ...]]:
+    title = settings.get("title") or "replearn report"
+    if not isinstance(title, str):
+        raise ConfigError(f"report.title must be a string, got {type(title).__name__}")
+    decimals = settings.get("decimals", 3)
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or not 0 <= decimals <= 12:
+        raise ConfigError(f"report.decimals must be an integer in [0, 12], got {decimals!r}")
+    dpi = settings.get("dpi", 100)
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)) or not 10 <= dpi <= 1200:
+        raise ConfigError(f"report.dpi must be an integer in [10, 1200], got {dpi!r}")
+    make_plots = settings.get("plots", True)
+    if not isinstance(make_plots, bool):
+        raise ConfigError(f"report.plots must be true or false, got {make_plots!r}")
+    formats = settings.get("formats", list(_FORMATS))
+    if isinstance(formats, str) or not isinstance(formats, Sequence):
+        raise ConfigError(f"report.formats must be a list drawn from {list(_FORMATS)}, got {formats!r}")
+    unknown = [f for f in formats if f not in _FORMATS]
+    if unknown:
+        raise ConfigError(f"report.formats has unknown format(s) {unknown}; expected a subset of {list(_FORMATS)}")
+    return title, int(decimals), int(dpi), make_plots, tuple(f for f in _FORMATS if f in formats)
+
+
+def _slug(name: str) -> str:
+    """File-name-safe, collision-free stem for a dataset name."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "dataset"
+    if safe != name:
+        safe += "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    return safe
+
+
+_SCHEMES = {
+    "repeated_stratified_kfold": ("stratified CV", True),
+    "repeated_kfold": ("CV", True),
+    "stratified_kfold": ("stratified CV", False),
+    "kfold": ("CV", False),
+}
+
+
+def describe_scheme(scheme: Mapping | None, n_splits: int) -> str:
+    """E.g. ``"5-fold stratified CV repeated 2 times, 10 splits, seed 0"``."""
+    scheme = dict(scheme or {})
+    name = str(scheme.get("name", "unknown scheme"))
+    folds, repeats, seed = scheme.get("folds"), scheme.get("repeats"), scheme.get("seed")
+    if name in _SCHEMES and folds is not None:
+        kind, repeated = _SCHEMES[name]
+        text = f"{folds}-fold {kind}"
+        if repeated and repeats is not None and int(repeats) != 1:
+            text += f" repeated {repeats} times"
+    else:
+        extras = ", ".join(f"{k}={scheme[k]}" for k in sorted(scheme) if k not in ("name", "seed"))
+        text = name.replace("_", " ") + (f" ({extras})" if extras else "")
+    text += f", {n_splits} split" + ("" if n_splits == 1 else "s")
+    if seed is not None:
+        text += f", seed {seed}"
+    return text
+
+
+def _mean_std(values) -> tuple[float, float]:
+    a = np.asarray(values, dtype=float)
+    if a.size == 0:
+        return math.nan, math.nan
+    mean = float(np.mean(a))
+    std = float(np.std(a, ddof=1)) if a.size > 1 else 0.0
+    return mean, std
+
+
+def _best_mask(values: list[float], greater: bool | None) -> list[bool]:
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if not finite or greater is None:
+        return [False] * len(values)
+    best = max(finite) if greater else min(finite)
+    return [v is not None and math.isfinite(v) and v == best for v in values]
+
+
+def _alpha(alpha) -> str:
+    """A significance level as configured (0.05, not 0.050)."""
+    return _DASH if alpha is None else f"{float(alpha):g}"
+
+
+def _verdict(row: Mapping) -> str:
+    winner = row.get("winner")
+    if row.get("significant") and winner is not None:
+        return f"{winner} better"
+    if row.get("significant"):
+        return "significant difference"
+    return "no significant difference"
+
+
+def _join_names(names: Sequence[str]) -> str:
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_TEST_NAMES = {
+    "corrected_resampled_ttest": "corrected resampled t-test (Nadeau & Bengio 2003)",
+    "paired_ttest": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "mcnemar": "McNemar's test",
+}
+_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no correction", None: "no correction"}
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
+    name = experiment.get("name")
+    datasets = list(experiment.get("datasets") or sorted(crossval))
+    models = list(experiment.get("models") or [])
+    if not models:
+        models = sorted({m for cv in crossval.values() for m in cv.get("models", {})})
+    doc.add(
+        _Table(
+            headers=("Experiment", "Value"),
+            rows=(
+                (_Cell("Name"), _Cell(str(name) if name else "(unnamed)")),
+                (_Cell("Parameters hash"), _Cell(str(experiment.get("params_hash", _DASH)))),
+                (_Cell("Datasets"), _Cell(", ".join(str(d) for d in datasets) or _DASH)),
+                (_Cell("Models"), _Cell(", ".join(str(m) for m in models) or _DASH)),
+            ),
+        )
+    )
+
+
+def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
+    metrics = list(cv.get("metrics") or [])
+    models = sorted(cv.get("models", {}))
+    greater = cv.get("greater_is_better", {})
+    n_splits = len(cv.get("splits") or [])
+    if not n_splits and models:
+        first = cv["models"][models[0]].get("scores", {})
+        n_splits = max((len(v) for v in first.values()), default=0)
+    stats = {
+        m: [_mean_std(cv["models"][m].get("scores", {}).get(metric, [])) for metric in metrics] for m in models
+    }
+    bold = {}
+    for j, metric in enumerate(metrics):
+        mask = _best_mask([stats[m][j][0] for m in models], greater.get(metric))
+        for m, b in zip(models, mask):
+            bold[(m, j)] = b
+    primary = cv.get("primary_metric")
+    headers = ["Model"] + [
+        metric + (" (primary)" if metric == primary else "") + (
+            "" if greater.get(metric) is None else (" ↑" if greater[metric] else " ↓")
+        )
+        for metric in metrics
+    ]
+    rows = tuple(
+        (_Cell(m),)
+        + tuple(
+            _Cell(f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}", bold[(m, j)]) for j in range(len(metrics))
+        )
+        for m in models
+    )
+    task = cv.get("task", "unknown task")
+    n_examples = cv.get("n_examples")
+    classes = cv.get("classes")
+    facts = f"Task: {task}"
+    if classes:
+        facts += f" ({len(classes)} classes: {', '.join(str(c) for c in classes)})"
+    if n_examples is not None:
+        facts += f"; {n_examples} development examples"
+    doc.add(_Paragraph(facts + "."))
+    doc.add(
+        _Paragraph(
+            f"Cross-validation: {describe_scheme(cv.get('scheme'), n_splits)}. "
+            "Cells show mean ± sample standard deviation over the splits; "
+            "↑ higher is better, ↓ lower is better; the best mean per metric is in bold."
+        )
+    )
+    doc.add(_Table(tuple(headers), rows))
+
+
+def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f: _Fmt) -> None:
+    per_model = train_metrics.get(ds)
+    if not per_model:
+        doc.add(_Paragraph("No sealed test-set metrics were recorded for this dataset."))
+        return
+    models = sorted(per_model)
+    metrics = list(cv.get("metrics") or [])
+    extra = sorted({k for m in models for k in (per_model[m].get("test") or {})} - set(metrics))
+    metrics += extra
+    greater = cv.get("greater_is_better", {})
+    primary = cv.get("primary_metric") or (metrics[0] if metrics else None)
+
+    def get(m, part, metric):
+        return (per_model[m].get(part) or {}).get(metric)
+
+    columns = [(metric, "test") for metric in metrics]
+    if primary is not None:
+        columns.append((primary, "train"))
+    masks = {}
+    for j, (metric, part) in enumerate(columns):
+        vals = [get(m, part, metric) for m in models]
+        vals = [None if v is None else float(v) for v in vals]
+        masks[j] = _best_mask(vals, greater.get(metric) if part == "test" else None)
+    headers = ("Model",) + tuple(f"{metric} ({part})" for metric, part in columns)
+    rows = tuple(
+        (_Cell(m),) + tuple(_Cell(f.num(get(m, part, metric)), masks[j][i]) for j, (metric, part) in enumerate(columns))
+        for i, m in enumerate(models)
+    )
+    doc.add(
+        _Paragraph(
+            "Sealed test set: each model refitted on the whole development set and scored once on the held-out "
+            "test set (best test value per metric in bold; the last column is the training-set value, for the "
+            "generalization gap)."
+        )
+    )
+    doc.add(_Table(headers, rows))
+
+
+def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: Mapping, f: _Fmt) -> None:
+    rows_in = list(entry.get("cv") or [])
+    # The pairwise tests run on each dataset's own primary metric.
+    metric = entry.get("metric") or cv.get("primary_metric") or significance.get("metric")
+    alpha = significance.get("alpha")
+    test = significance.get("pairwise_test")
+    test_name = _TEST_NAMES.get(test, str(test).replace("_", " ") if test else "pairwise test")
+    correction = _CORRECTIONS.get(significance.get("correction"), str(significance.get("correction")))
+    if not rows_in:
+        doc.add(_Paragraph("No pairwise cross-validation comparisons were recorded for this dataset."))
+        return
+    doc.add(
+        _Paragraph(
+            f"Pairwise comparisons on {metric} over the cross-validation splits: {test_name}, "
+            f"p-values adjusted with {correction}, α = {_alpha(alpha)}. "
+            "The mean difference is model A minus model B; the CI is for that difference."
+        )
+    )
+    rows_in = sorted(rows_in, key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+    rows = []
+    for r in rows_in:
+        es_name = r.get("effect_size_name")
+        es = f.num(r.get("effect_size"))
+        if es_name and r.get("effect_size") is not None:
+            es = f"{es_name} = {es}"
+        rows.append(
+            (
+                _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
+                _Cell(f.num(r.get("mean_difference"))),
+                _Cell(f.num(r.get("statistic"))),
+                _Cell(f.df(r.get("df"))),
+                _Cell(f.pvalue(r.get("pvalue"))),
+                _Cell(f.pvalue(r.get("pvalue_adjusted"))),
+                _Cell(es),
+                _Cell(f.ci(r.get("ci"))),
+                _Cell(_verdict(r), bool(r.get("significant"))),
+            )
+        )
+    doc.add(
+        _Table(
+            ("Pair (A vs B)", "Mean difference", "Statistic", "df", "p", "Adjusted p", "Effect size", "CI", "Verdict"),
+            tuple(rows),
+        )
+    )
+
+
+def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None:
+    rows_in = list(entry.get("test_set") or [])
+    if not rows_in:
+        if cv.get("task") == "regression":
+            doc.add(_Paragraph("McNemar's test needs per-example correctness; it is not run for regression."))
+        else:
+            doc.add(_Paragraph("No sealed test-set comparisons were recorded for this dataset."))
+        return
+    doc.add(
+        _Paragraph(
+            "McNemar's test on the sealed test set: n01 counts the test examples only model B classified "
+            "correctly, n10 those only model A classified correctly; same p-value adjustment as above."
+        )
+    )
+    rows_in = sorted(rows_in, key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+    rows = tuple(
+        (
+            _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
+            _Cell(str(r.get("method", _DASH))),
+            _Cell(f.df(r.get("n01"))),
+            _Cell(f.df(r.get("n10"))),
+            _Cell(f.num(r.get("statistic"))),
+            _Cell(f.pvalue(r.get("pvalue"))),
+            _Cell(f.pvalue(r.get("pvalue_adjusted"))),
+            _Cell(f.num(r.get("accuracy_a"))),
+            _Cell(f.num(r.get("accuracy_b"))),
+            _Cell(_verdict(r), bool(r.get("significant"))),
+        )
+        for r in rows_in
+    )
+    doc.add(
+        _Table(
+            ("Pair (A vs B)", "Method", "n01", "n10", "Statistic", "p", "Adjusted p", "Accuracy A", "Accuracy B",
+             "Verdict"),
+            rows,
+        )
+    )
+
+
+def _across_metric(across: Mapping, significance: Mapping, crossval: Mapping) -> tuple[str, bool | None]:
+    metric = across.get("metric") or significance.get("metric")
+    for ds in across.get("datasets") or []:
+        greater = (crossval.get(ds) or {}).get("greater_is_better", {})
+        if metric in greater:
+            return metric, bool(greater[metric])
+    return metric, significance.get("higher_is_better")
+
+
+def _across_section(
+    doc: _Document, across: Mapping | None, significance: Mapping, crossval: Mapping, f: _Fmt, cd_image
+) -> None:
+    doc.add(_Heading(2, "Across datasets"))
+    if not across or not across.get("ran"):
+        reason = (across or {}).get("reason") or "no reason recorded"
+        doc.add(_Paragraph(f"The across-datasets comparison (Friedman and Nemenyi tests) was not run: {reason}."))
+        return
+    metric, higher = _across_metric(across, significance, crossval)
+    models = list(across.get("models") or [])
+    datasets = list(across.get("datasets") or [])
+    ranks = {str(k): float(v) for k, v in (across.get("average_ranks") or {}).items()}
+    doc.add(
+        _Paragraph(
+            f"Models are ranked on each dataset by their mean cross-validation {metric} "
+            f"({'higher' if higher or higher is None else 'lower'} is better; rank 1 is best, ties share the average "
+            f"rank), then the ranks are averaged over the {len(datasets)} datasets."
+        )
+    )
+    scores = across.get("scores") or []
+    if scores and models:
+        doc.add(
+            _Table(
+                ("Dataset",) + tuple(models),
+                tuple(
+                    (_Cell(str(ds)),) + tuple(_Cell(f.num(v)) for v in row) for ds, row in zip(datasets, scores)
+                ),
+                caption=f"Mean cross-validation {metric} used for the ranking",
+            )
+        )
+    order = sorted(ranks, key=lambda n: (ranks[n], n))
+    best = min(ranks.values()) if ranks else None
+    doc.add(
+        _Table(
+            ("Model", "Average rank"),
+            tuple((_Cell(n), _Cell(f.num(ranks[n]), ranks[n] == best)) for n in order),
+        )
+    )
+    fr = across.get("friedman") or {}
+    nem = across.get("nemenyi") or {}
+    alpha = nem.get("alpha", significance.get("alpha"))
+    items = [
+        f"Friedman χ²_F = {f.num(fr.get('statistic'))} (df = {f.df(fr.get('df'))}), p = {f.pvalue(fr.get('pvalue'))}",
+        f"Iman–Davenport F_F = {f.num(fr.get('f_statistic'))} (df = {f.df(fr.get('df_f'))}), "
+        f"p = {f.pvalue(fr.get('f_pvalue'))}",
+        f"Nemenyi critical difference CD = {f.num(nem.get('cd'))} at α = {_alpha(alpha)} "
+        f"(q_α = {f.num(nem.get('q_alpha'))}, k = {len(models)} models, N = {len(datasets)} datasets)",
+    ]
+    doc.add(_List(tuple(items)))
+    if across.get("significant"):
+        doc.add(
+            _Paragraph(
+                f"The Friedman test rejects, at α = {_alpha(significance.get('alpha'))}, the hypothesis that all "
+                "models perform equally; the Nemenyi post-hoc test below says which differ."
+            )
+        )
+    else:
+        doc.add(
+            _Paragraph(
+                f"The Friedman test does not reject, at α = {_alpha(significance.get('alpha'))}, the hypothesis "
+                "that all models perform equally; the Nemenyi groups below are shown for completeness."
+            )
+        )
+    if cd_image is not None:
+        doc.add(cd_image)
+    cd = nem.get("cd")
+    sentences = []
+    for clique in nem.get("cliques") or []:
+        members = sorted(clique, key=lambda n: (ranks.get(n, math.inf), n))
+        if len(members) >= 2:
+            lo, hi = ranks.get(members[0]), ranks.get(members[-1])
+            span = _DASH if lo is None or hi is None else f.num(hi - lo)
+            sentences.append(
+                f"{_join_names(members)}: not significantly different (average ranks span {span} ≤ CD = {f.num(cd)})."
+            )
+        elif members:
+            sentences.append(f"{members[0]}: significantly different from every other model (its own group).")
+    if cd is not None and math.isfinite(float(cd)):
+        for i, a in enumerate(order):
+            for b in order[i + 1:]:
+                if ranks[b] - ranks[a] > float(cd):
+                    sentences.append(
+                        f"{a} is significantly better than {b} (rank difference {f.num(ranks[b] - ranks[a])} "
+                        f"> CD = {f.num(cd)})."
+                    )
+    if sentences:
+        doc.add(_List(tuple(sentences)))
+
+
+def _how_to_read(doc: _Document, significance: Mapping) -> None:
+    correction = significance.get("correction")
+    if correction == "holm":
+        adjust = ("Holm's step-down procedure adjusts the p-values so that the family-wise error rate over all "
+                  "pairs of models on a dataset stays at α.")
+    elif correction == "bonferroni":
+        adjust = ("The Bonferroni correction multiplies the p-values by the number of pairs, which controls the "
+                  "family-wise error rate over all pairs of models on a dataset at α (more conservatively than Holm).")
+    else:
+        adjust = ("The p-values are not adjusted for multiple comparisons: with many pairs, some 'significant' "
+                  "verdicts are expected by chance (Holm's procedure would control the family-wise error).")
+    doc.add(_Heading(2, "How to read this report"))
+    doc.add(
+        _List(
+            (
+                "Cross-validation tables summarise the per-split scores; the spread (± standard deviation) "
+                "shows how much a score depends on the split.",
+                "The corrected resampled t-test (Nadeau & Bengio 2003) inflates the variance of the paired "
+                "differences by (1/J + n_test/n_train) because the cross-validation training sets overlap, "
+                "which makes the ordinary paired t-test far too liberal.",
+                adjust,
+                "McNemar's test uses the sealed test set, scored once per model after refitting on the whole "
+                "development set: it compares only the examples on which the two models disagree.",
+                "Across datasets, the Friedman test compares average ranks (Demsar 2006); the Iman–Davenport "
+                "F_F is its less conservative variant. Models joined by a bar in the critical difference "
+                "diagram differ by less than the Nemenyi CD and are not significantly different.",
+                "A verdict of 'no significant difference' is not evidence that the models are equivalent.",
+            )
+        )
+    )
+
+
+# --------------------------------------------------------------------------- renderers
+
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222; margin: 2em auto;
+       max-width: 72em; padding: 0 1em; line-height: 1.45; }
+h1 { border-bottom: 2px solid #4c72b0; padding-bottom: .2em; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: .15em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .8em 0 1.2em 0; font-size: .92em; }
+caption { caption-side: top; text-align: left; font-style: italic; padding-bottom: .3em; }
+th, td { border: 1px solid #d0d0d0; padding: .3em .6em; text-align: left; }
+th { background: #eef1f7; }
+tbody tr:nth-child(even) { background: #fafafa; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; height: auto; display: block; margin: .5em 0 1em 0; }
+""".strip()
+
+_NUMERIC = re.compile(r"^[<\-]?[0-9.]+( ± [0-9.]+)?$|^-?inf$|^nan$|^—$")
+
+
+def _render_html(doc: _Document, images: Mapping[str, bytes]) -> str:
+    e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{e(doc.title)}</title>",
+        f"<style>\n{_CSS}\n</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{e(doc.title)}</h1>",
+    ]
+    for b in doc.blocks:
+        if isinstance(b, _Heading):
+            out.append(f"<h{b.level}>{e(b.text)}</h{b.level}>")
+        elif isinstance(b, _Paragraph):
+            out.append(f"<p>{e(b.text)}</p>")
+        elif isinstance(b, _List):
+            out.append("<ul>")
+            out.extend(f"<li>{e(item)}</li>" for item in b.items)
+            out.append("</ul>")
+        elif isinstance(b, _Table):
+            out.append("<table>")
+            if b.caption:
+                out.append(f"<caption>{e(b.caption)}</caption>")
+            out.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in b.headers) + "</tr></thead>")
+            out.append("<tbody>")
+            for row in b.rows:
+                cells = []
+                for c in row:
+                    cls = ' class="num"' if _NUMERIC.match(c.text) else ""
+                    text = f"<strong>{e(c.text)}</strong>" if c.bold else e(c.text)
+                    cells.append(f"<td{cls}>{text}</td>")
+                out.append("<tr>" + "".join(cells) + "</tr>")
+            out.append("</tbody>")
+            out.append("</table>")
+        elif isinstance(b, _Image):
+            data = base64.b64encode(images[b.relpath]).decode("ascii")
+            out.append(f'<figure><img alt="{e(b.alt)}" src="data:image/png;base64,{data}"></figure>')
+        else:  # pragma: no cover - internal invariant
+            raise TypeError(f"unknown block {type(b).__name__}")
+    out += ["</body>", "</html>", ""]
+    return "\n".join(out)
+
+
+# Backslash, code, emphasis, table pipes, the start of an HTML tag, a heading/quote marker, and the
+# "](" / "][" of a link or image (plain brackets such as a confidence interval "[a, b]" stay readable).
+_MD_SPECIAL = re.compile(r"([\\`*|]|<(?=[A-Za-z/!?])|^[#>]|!(?=\[)|\](?=[(\[]))")
+_MD_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_|_(?!\w)")
+
+
+def _md(s: str) -> str:
+    """Escape Markdown/HTML-significant characters (intra-word underscores kept as they are)."""
+    s = _MD_SPECIAL.sub(r"\\\1", str(s))
+    s = _MD_EDGE_UNDERSCORE.sub(r"\\_", s)
+    return s.replace("\n", " ")
+
+
+def _render_markdown(doc: _Document) -> str:
+    out = [f"# {_md(doc.title)}", ""]
+    for b in doc.blocks:
+        if isinstance(b, _Heading):
+            out += ["#" * b.level + " " + _md(b.text), ""]
+        elif isinstance(b, _Paragraph):
+            out += [_md(b.text), ""]
+        elif isinstance(b, _List):
+            out += [f"- {_md(item)}" for item in b.items] + [""]
+        elif isinstance(b, _Table):
+            if b.caption:
+                out += [f"*{_md(b.caption)}*", ""]
+            out.append("| " + " | ".join(_md(h) for h in b.headers) + " |")
+            numeric = [
+                i > 0 and all(_NUMERIC.match(row[i].text) for row in b.rows if i < len(row)) for i in range(len(b.headers))
+            ]
+            out.append("|" + "|".join("---:" if num else "---" for num in numeric) + "|")
+            for row in b.rows:
+                out.append(
+                    "| " + " | ".join(f"**{_md(c.text)}**" if c.bold else _md(c.text) for c in row) + " |"
+                )
+            out.append("")
+        elif isinstance(b, _Image):
+            out += [f"![{_md(b.alt)}]({b.relpath})", ""]
+        else:  # pragma: no cover - internal invariant
+            raise TypeError(f"unknown block {type(b).__name__}")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def build_report(
+    *,
+    crossval: dict[str, dict],
+    significance: dict,
+    train_metrics: dict,
+    settings: dict,
+    experiment: dict,
+    out_dir: Path,
+) -> ReportArtifacts:
+    """Write ``out_dir/report.html``, ``out_dir/report.md`` and ``out_dir/plots/*.png``.
+
+    Parameters
+    ----------
+    crossval : dict
+        dataset name -> cross-validation result (schema of the ``crossval`` stage).
+    significance : dict
+        Output of the ``compare`` stage: per-dataset pairwise tests and the across-datasets
+        Friedman/Nemenyi analysis.
+    train_metrics : dict
+        dataset -> model -> {"train": {metric: value}, "test": {metric: value}}.
+    settings : dict
+        The ``report`` config section: title, decimals (3), dpi (100), plots (true),
+        formats (["html", "markdown"]).
+    experiment : dict
+        name, params_hash, datasets, models (shown in the header).
+    out_dir : Path
+        Output folder (created). Stale ``plots/*.png`` from an earlier run are removed so the
+        folder matches the report.
+
+    Returns
+    -------
+    ReportArtifacts
+        The written paths (``html``/``markdown`` None for a format not requested).
+
+    Raises
+    ------
+    ConfigError
+        Invalid ``settings`` values (decimals, dpi, plots, formats).
+    """
+    title, decimals, dpi, make_plots, formats = _validate_settings(settings)
+    f = _Fmt(decimals)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plot_dir = out_dir / "plots"
+    written: list[Path] = []
+    images: dict[str, bytes] = {}
+
+    def plot(relname: str, draw) -> str | None:
+        if not make_plots:
+            return None
+        path = plot_dir / relname
+        draw(path)
+        written.append(path)
+        rel = f"plots/{relname}"
+        images[rel] = path.read_bytes()
+        return rel
+
+    doc = _Document(title)
+    _header(doc, experiment, crossval)
+    sig_datasets = significance.get("datasets") or {}
+    for ds in sorted(crossval):
+        cv = crossval[ds]
+        slug = _slug(ds)
+        doc.add(_Heading(2, f"Dataset: {ds}"))
+        doc.add(_Heading(3, "Cross-validation"))
+        _crossval_table(doc, cv, f)
+        primary = cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
+        if primary is not None and cv.get("models"):
+            rel = plot(f"cv_{slug}.png", lambda p: _plots.score_distribution_plot(ds, cv, primary, p, dpi))
+            if rel:
+                doc.add(_Image(rel, f"Score distribution of {primary} on {ds}"))
+        doc.add(_Heading(3, "Sealed test set"))
+        _test_table(doc, ds, cv, train_metrics, f)
+        if primary is not None and train_metrics.get(ds):
+            rel = plot(
+                f"train_test_{slug}.png",
+                lambda p: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),
+            )
+            if rel:
+                doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
+        doc.add(_Heading(3, "Pairwise significance (cross-validation)"))
+        entry = sig_datasets.get(ds) or {}
+        _pairwise_table(doc, entry, cv, significance, f)
+        doc.add(_Heading(3, "McNemar's test (sealed test set)"))
+        _mcnemar_table(doc, entry, cv, f)
+
+    across = significance.get("across_datasets")
+    cd_image = None
+    if across and across.get("ran") and len(across.get("average_ranks") or {}) >= 2:
+        nem = across.get("nemenyi") or {}
+        rel = plot(
+            "critical_difference.png",
+            lambda p: _plots.critical_difference_diagram(
+                across["average_ranks"], nem.get("cd"), nem.get("cliques") or [], p, dpi,
+                title=f"Average ranks on {_across_metric(across, significance, crossval)[0]} "
+                f"(Nemenyi, α = {_alpha(nem.get('alpha'))})",
+            ),
+        )
+        if rel:
+            cd_image = _Image(rel, "Critical difference diagram of the average ranks")
+    _across_section(doc, across, significance, crossval, f, cd_image)
+    _how_to_read(doc, significance)
+
+    # Remove plots left over from an earlier run so the folder matches this report.
+    if plot_dir.is_dir():
+        keep = set(written)
+        for stale in sorted(plot_dir.glob("*.png")):
+            if stale not in keep:
+                stale.unlink()
+
+    html_path = md_path = None
+    if "html" in formats:
+        html_path = out_dir / "report.html"
+        html_path.write_text(_render_html(doc, images), encoding="utf-8", newline="\n")
+    if "markdown" in formats:
+        md_path = out_dir / "report.md"
+        md_path.write_text(_render_markdown(doc), encoding="utf-8", newline="\n")
+    return ReportArtifacts(html=html_path, markdown=md_path, plots=sorted(written))

@@ -1,0 +1,242 @@
+"""Small synthetic report inputs, in exactly the schemas the pipeline stages write.
+
+Three datasets: ``iris`` and ``wine`` (classification, accuracy + f1_macro, 3 models) and
+``diabetes`` (regression, mse + r2, no ``classes``/``correct``, no McNemar rows). The numbers
+are hand-picked, not produced by real models; only their formatting is under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+MODELS = ("gaussian_naive_bayes", "knn", "logistic_regression")
+N_SPLITS = 10
+# Fixed per-split offsets (sum 0) added to each model's mean score.
+OFFSETS = (0.01, -0.02, 0.0, 0.015, -0.005, 0.02, -0.01, 0.0, -0.015, 0.005)
+
+
+def _splits(n_examples: int, n_test: int) -> list[dict]:
+    return [
+        {
+            "index": i,
+            "repeat": i // 5,
+            "fold": i % 5,
+            "n_train": n_examples - n_test,
+            "n_test": n_test,
+            "seed": i // 5,
+            "test_index": list(range((i % 5) * n_test, (i % 5) * n_test + n_test)),
+        }
+        for i in range(N_SPLITS)
+    ]
+
+
+def _scores(mean: float, scale: float = 1.0) -> list[float]:
+    return [round(mean + scale * o, 6) for o in OFFSETS]
+
+
+def classification_cv(name: str, means: dict[str, float], classes: list[str], n_examples: int = 112) -> dict:
+    n_test = n_examples // 5
+    models = {}
+    for m, mean in means.items():
+        models[m] = {
+            "registry_name": m,
+            "params": {"C": 1.0} if m == "logistic_regression" else {},
+            "scores": {"accuracy": _scores(mean), "f1_macro": _scores(mean - 0.01)},
+            "correct": [[1 if (j + i) % 10 else 0 for j in range(n_test)] for i in range(N_SPLITS)],
+        }
+    return {
+        "dataset": name,
+        "task": "classification",
+        "classes": classes,
+        "n_examples": n_examples,
+        "scheme": {"name": "repeated_stratified_kfold", "folds": 5, "repeats": 2, "seed": 0},
+        "metrics": ["accuracy", "f1_macro"],
+        "primary_metric": "accuracy",
+        "greater_is_better": {"accuracy": True, "f1_macro": True},
+        "splits": _splits(n_examples, n_test),
+        "models": models,
+    }
+
+
+def regression_cv(name: str, means: dict[str, float], n_examples: int = 331) -> dict:
+    n_test = n_examples // 5
+    return {
+        "dataset": name,
+        "task": "regression",
+        "n_examples": n_examples,
+        "scheme": {"name": "repeated_kfold", "folds": 5, "repeats": 2, "seed": 0},
+        "metrics": ["mse", "r2"],
+        "primary_metric": "mse",
+        "greater_is_better": {"mse": False, "r2": True},
+        "splits": _splits(n_examples, n_test),
+        "models": {
+            m: {
+                "registry_name": m,
+                "params": {},
+                "scores": {"mse": _scores(mse, scale=100.0), "r2": _scores(1.0 - mse / 6000.0)},
+            }
+            for m, mse in means.items()
+        },
+    }
+
+
+def _cv_row(a, b, mean_a, mean_b, p, p_adj, significant, winner, stat=-0.8, ci=(-0.04, 0.02)):
+    return {
+        "model_a": a, "model_b": b, "mean_a": mean_a, "mean_b": mean_b,
+        "mean_difference": mean_a - mean_b, "test": "corrected_resampled_ttest", "statistic": stat, "df": 9,
+        "pvalue": p, "pvalue_adjusted": p_adj, "effect_size": -0.25, "effect_size_name": "d_z",
+        "ci": list(ci), "significant": significant, "winner": winner, "conventions": "A minus B",
+    }
+
+
+def _mcnemar_row(a, b, n01, n10, p, p_adj, acc_a, acc_b, significant, winner):
+    return {
+        "model_a": a, "model_b": b, "test": "mcnemar", "method": "exact", "n01": n01, "n10": n10,
+        "statistic": float(min(n01, n10)), "pvalue": p, "pvalue_adjusted": p_adj,
+        "accuracy_a": acc_a, "accuracy_b": acc_b, "significant": significant, "winner": winner,
+    }
+
+
+def make_crossval() -> dict:
+    return {
+        "iris": classification_cv(
+            "iris", {"gaussian_naive_bayes": 0.93, "knn": 0.95, "logistic_regression": 0.96},
+            ["setosa", "versicolor", "virginica"],
+        ),
+        "wine": classification_cv(
+            "wine", {"gaussian_naive_bayes": 0.97, "knn": 0.70, "logistic_regression": 0.96},
+            ["class_0", "class_1", "class_2"], n_examples=142,
+        ),
+        "diabetes": regression_cv("diabetes", {"gaussian_naive_bayes": 3500.0, "knn": 3300.0,
+                                               "logistic_regression": 2900.0}),
+    }
+
+
+def make_significance() -> dict:
+    iris_cv = [
+        _cv_row("gaussian_naive_bayes", "knn", 0.93, 0.95, 0.21, 0.42, False, None, stat=-1.35),
+        _cv_row("gaussian_naive_bayes", "logistic_regression", 0.93, 0.96, 0.0002, 0.0006, True,
+                "logistic_regression", stat=-6.2, ci=(-0.045, -0.015)),
+        _cv_row("knn", "logistic_regression", 0.95, 0.96, 0.44, 0.44, False, None),
+    ]
+    iris_test = [
+        _mcnemar_row("gaussian_naive_bayes", "knn", 2, 1, 1.0, 1.0, 0.921, 0.947, False, None),
+        _mcnemar_row("gaussian_naive_bayes", "logistic_regression", 6, 0, 0.03125, 0.09375, 0.921, 0.974,
+                     False, None),
+        _mcnemar_row("knn", "logistic_regression", 3, 2, 1.0, 1.0, 0.947, 0.974, False, None),
+    ]
+    wine_cv = [
+        _cv_row("gaussian_naive_bayes", "knn", 0.97, 0.70, 0.00001, 0.00003, True, "gaussian_naive_bayes",
+                stat=9.1, ci=(0.2, 0.34)),
+        _cv_row("gaussian_naive_bayes", "logistic_regression", 0.97, 0.96, 0.61, 0.61, False, None),
+        _cv_row("knn", "logistic_regression", 0.70, 0.96, 0.00002, 0.00004, True, "logistic_regression",
+                stat=-8.7, ci=(-0.33, -0.19)),
+    ]
+    wine_test = [
+        _mcnemar_row("gaussian_naive_bayes", "knn", 0, 9, 0.00390625, 0.0117, 0.972, 0.722, True,
+                     "gaussian_naive_bayes"),
+        _mcnemar_row("gaussian_naive_bayes", "logistic_regression", 1, 1, 1.0, 1.0, 0.972, 0.972, False, None),
+        _mcnemar_row("knn", "logistic_regression", 9, 0, 0.00390625, 0.0117, 0.722, 0.972, True,
+                     "logistic_regression"),
+    ]
+    diabetes_cv = [
+        _cv_row("gaussian_naive_bayes", "knn", 3500.0, 3300.0, 0.3, 0.6, False, None, stat=1.1,
+                ci=(-150.0, 550.0)),
+        _cv_row("gaussian_naive_bayes", "logistic_regression", 3500.0, 2900.0, 0.01, 0.03, True,
+                "logistic_regression", stat=3.4, ci=(180.0, 1020.0)),
+        _cv_row("knn", "logistic_regression", 3300.0, 2900.0, 0.08, 0.16, False, None, stat=2.0,
+                ci=(-50.0, 850.0)),
+    ]
+    return {
+        "metric": "accuracy",
+        "alpha": 0.05,
+        "higher_is_better": True,
+        "pairwise_test": "corrected_resampled_ttest",
+        "correction": "holm",
+        "test_set_test": "mcnemar",
+        "datasets": {
+            "iris": {"cv": iris_cv, "test_set": iris_test},
+            "wine": {"cv": wine_cv, "test_set": wine_test},
+            "diabetes": {"cv": diabetes_cv, "test_set": []},
+        },
+        "across_datasets": {
+            "ran": True,
+            "reason": None,
+            "metric": "accuracy",
+            "datasets": ["iris", "wine", "breast_cancer"],
+            "models": list(MODELS),
+            "scores": [[0.93, 0.95, 0.96], [0.97, 0.70, 0.96], [0.94, 0.96, 0.975]],
+            "friedman": {"statistic": 4.6667, "pvalue": 0.097, "df": 2, "f_statistic": 7.0, "f_pvalue": 0.0494,
+                         "df_f": [2, 4]},
+            "average_ranks": {"gaussian_naive_bayes": 2.6667, "knn": 2.0, "logistic_regression": 1.3333},
+            "nemenyi": {"alpha": 0.05, "cd": 1.9137, "q_alpha": 2.343,
+                        "cliques": [["logistic_regression", "knn", "gaussian_naive_bayes"]]},
+            "significant": False,
+        },
+    }
+
+
+def make_significance_not_ran() -> dict:
+    out = make_significance()
+    out["across_datasets"] = {"ran": False, "reason": "needs at least 2 datasets and 3 models (got 1 and 2)"}
+    return out
+
+
+def make_train_metrics(crossval: dict | None = None) -> dict:
+    crossval = make_crossval() if crossval is None else crossval
+    out = {}
+    for ds, cv in crossval.items():
+        out[ds] = {}
+        for k, m in enumerate(sorted(cv["models"])):
+            if cv["task"] == "classification":
+                test = {"accuracy": 0.9 + 0.02 * k, "f1_macro": 0.89 + 0.02 * k}
+                train = {"accuracy": 0.99 - 0.01 * k, "f1_macro": 0.985 - 0.01 * k}
+            else:
+                test = {"mse": 3400.0 - 250.0 * k, "r2": 0.40 + 0.05 * k}
+                train = {"mse": 2800.0 - 100.0 * k, "r2": 0.52 + 0.02 * k}
+            out[ds][m] = {"train": train, "test": test}
+    return out
+
+
+def make_settings() -> dict:
+    # Low dpi keeps the tests fast; the bytes are deterministic at any dpi.
+    return {"title": "Replearn test report", "decimals": 3, "dpi": 40, "plots": True,
+            "formats": ["html", "markdown"]}
+
+
+def make_experiment() -> dict:
+    return {"name": "unit-test", "params_hash": "0123456789abcdef", "datasets": ["iris", "wine", "diabetes"],
+            "models": list(MODELS)}
+
+
+def make_report_inputs() -> dict:
+    """Fresh keyword arguments for ``build_report`` (without ``out_dir``)."""
+    crossval = make_crossval()
+    return {"crossval": crossval, "significance": make_significance(), "train_metrics": make_train_metrics(crossval),
+            "settings": make_settings(), "experiment": make_experiment()}
+
+
+@pytest.fixture
+def crossval() -> dict:
+    return make_crossval()
+
+
+@pytest.fixture
+def significance_not_ran() -> dict:
+    return make_significance_not_ran()
+
+
+@pytest.fixture
+def report_inputs() -> dict:
+    """Fresh inputs per test: tests may mutate them."""
+    return make_report_inputs()
+
+
+@pytest.fixture(scope="session")
+def built_report(tmp_path_factory):
+    """One report built from the default inputs, shared by the read-only tests (plots are slow-ish)."""
+    from replearn.pipeline.report import build_report
+
+    out = tmp_path_factory.mktemp("report") / "out"
+    art = build_report(out_dir=out, **make_report_inputs())
+    return art, art.html.read_text(encoding="utf-8"), art.markdown.read_text(encoding="utf-8")
