@@ -163,7 +163,8 @@ def test_across_pairs_beyond_cd_are_named(tmp_path, report_inputs):
     report_inputs["significance"]["across_datasets"]["significant"] = True
     report_inputs["settings"]["plots"] = False
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
-    assert "logistic_regression is significantly better than gaussian_naive_bayes (rank difference 1.333 &gt; CD" in text
+    expected = "logistic_regression is significantly better than gaussian_naive_bayes (rank difference 1.333 &gt; CD"
+    assert expected in text
     assert "knn is significantly better" not in text
     assert "The Friedman test rejects" in text
 
@@ -245,7 +246,7 @@ def test_markdown_cannot_be_injected_through_names(tmp_path, report_inputs):
     cv["models"][link] = cv["models"].pop("knn")
     report_inputs["settings"]["plots"] = False
     md = _build(tmp_path, **report_inputs).markdown.read_text(encoding="utf-8")
-    assert link not in md and "[x]\\(plots/evil.png)" in md
+    assert link not in md and "[x\\](plots/evil.png)" in md
     assert "| [-0.045, -0.015] |" in md  # plain brackets (a CI) are left readable
 
 

@@ -52,15 +52,16 @@ class FeaturePipeline:
         stem.parent.mkdir(parents=True, exist_ok=True)
         arrays, meta_steps = {}, []
         for i, (spec, t) in enumerate(zip(self.steps, self.transformers_)):
-            a, scalars = _split_state(t)
-            arrays.update({f"{i}__{k}": v for k, v in a.items()})
-            meta_steps.append({"name": spec["name"], "params": t.get_params(), "attributes": scalars, "arrays": sorted(a)})
+            a, state = _split_state(t, prefix=f"{i}.")
+            arrays.update(a)
+            meta_steps.append({"name": spec["name"], "params": t.get_params(), **state})
         with open(stem.with_suffix(".npz"), "wb") as fh:
             np.savez(fh, **arrays)
         stem.with_suffix(".json").write_text(json.dumps({"steps": meta_steps}, indent=2, sort_keys=True) + "\n")
 
     @classmethod
     def load(cls, stem: str | Path) -> "FeaturePipeline":
+        from ..persistence import _restore
         from . import create
 
         stem = Path(stem)
@@ -70,9 +71,6 @@ class FeaturePipeline:
         with np.load(stem.with_suffix(".npz"), allow_pickle=False) as data:
             for i, s in enumerate(meta["steps"]):
                 t = create(s["name"], **s["params"])
-                for k in s["arrays"]:
-                    setattr(t, k, data[f"{i}__{k}"])
-                for k, v in s["attributes"].items():
-                    setattr(t, k, v)
+                _restore(t, s, data, prefix=f"{i}.")
                 pipe.transformers_.append(t)
         return pipe

@@ -2,7 +2,9 @@
 
 ``create(name, **hyperparameters)`` and ``available()`` are the only way the pipeline makes a
 model; configs name models, never import paths, so a config file cannot import arbitrary code.
-The table below is explicit: adding a model means adding one line here.
+The registry is explicit: each model family (a sub-package) lists its models in a ``REGISTRY``
+table of ``name -> (module, class)``, and the families are listed by name below. Modules are
+imported on first use.
 """
 
 from __future__ import annotations
@@ -12,14 +14,21 @@ import inspect
 
 from ..exceptions import ConfigError
 
-# registry name -> (module under replearn.models, class name).  Modules are imported on first use.
-_REGISTRY: dict[str, tuple[str, str]] = {
-    "linear_regression": ("linear.least_squares", "LinearRegression"),
-    "ridge": ("linear.ridge", "Ridge"),
-    "logistic_regression": ("linear.logistic", "LogisticRegression"),
-    "knn": ("neighbors.knn", "KNearestNeighbors"),
-    "gaussian_naive_bayes": ("naive_bayes.gaussian", "GaussianNaiveBayes"),
-}
+FAMILIES = ("linear", "neighbors", "naive_bayes")
+
+
+def _collect() -> dict[str, tuple[str, str]]:
+    table: dict[str, tuple[str, str]] = {}
+    for family in FAMILIES:
+        for name, (module, cls) in importlib.import_module(f"{__name__}.{family}").REGISTRY.items():
+            if name in table:
+                raise RuntimeError(f"model name {name!r} is registered twice")
+            table[name] = (f"{family}.{module}", cls)
+    return table
+
+
+# registry name -> (module under replearn.models, class name)
+_REGISTRY: dict[str, tuple[str, str]] = _collect()
 
 
 def available(task: str | None = None) -> list[str]:

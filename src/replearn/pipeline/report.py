@@ -665,7 +665,8 @@ def _render_markdown(doc: _Document) -> str:
                 out += [f"*{_md(b.caption)}*", ""]
             out.append("| " + " | ".join(_md(h) for h in b.headers) + " |")
             numeric = [
-                i > 0 and all(_NUMERIC.match(row[i].text) for row in b.rows if i < len(row)) for i in range(len(b.headers))
+                i > 0 and all(_NUMERIC.match(row[i].text) for row in b.rows if i < len(row))
+                for i in range(len(b.headers))
             ]
             out.append("|" + "|".join("---:" if num else "---" for num in numeric) + "|")
             for row in b.rows:

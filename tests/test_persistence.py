@@ -1,0 +1,65 @@
+"""The safe model format: arrays + JSON, nested estimators, and refusal of anything outside replearn."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from replearn.base import BaseEstimator, ClassifierMixin
+from replearn.models import create
+from replearn.models import get_class as _orig
+from replearn.persistence import _build, load_model, save_model
+
+
+class _Ensemble(ClassifierMixin, BaseEstimator):
+    """A toy meta-estimator holding fitted sub-models, as forests and reductions do."""
+
+    def __init__(self, n=2):
+        self.n = n
+
+    def fit(self, X, y):
+        self.members_ = [create("gaussian_naive_bayes").fit(X[i::self.n], y[i::self.n]) for i in range(self.n)]
+        self.best_ = create("knn", n_neighbors=1).fit(X, y)
+        self.weights_ = [0.25, 0.75]
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return self.best_.predict(X)
+
+
+def test_nested_estimators_round_trip(tmp_path, monkeypatch):
+    import replearn.models as models
+
+    monkeypatch.setattr(models, "get_class", lambda name: _Ensemble if name == "toy_ensemble" else _orig(name))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = _Ensemble().fit(X, y)
+    save_model(model, tmp_path / "m", registry_name="toy_ensemble")
+    meta = json.loads((tmp_path / "m.json").read_text())
+    assert [m["class"] for m in meta["nested"]["members_"]] == ["replearn.models.naive_bayes.gaussian:GaussianNaiveBayes"] * 2
+    with np.load(tmp_path / "m.npz") as data:
+        assert "members_.1.theta_" in data.files
+        assert any(f.startswith("best_.") for f in data.files)
+    loaded = load_model(tmp_path / "m")
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    for a, b in zip(loaded.members_, model.members_):
+        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))
+    np.testing.assert_array_equal(loaded.weights_, [0.25, 0.75])
+
+
+def test_loading_refuses_classes_outside_replearn():
+    with pytest.raises(ValueError, match="only replearn estimators can be loaded"):
+        _build({"class": "os:system", "params": {}, "attributes": {}, "arrays": []}, {}, "")
+    with pytest.raises(ValueError, match="not a replearn estimator"):
+        _build({"class": "replearn.persistence:FORMAT_VERSION", "params": {}, "attributes": {}, "arrays": []}, {}, "")
+
+
+def test_object_arrays_are_refused(tmp_path):
+    model = create("gaussian_naive_bayes").fit(np.eye(4), [0, 1, 0, 1])
+    model.classes_ = np.array([object(), object()], dtype=object)
+    with pytest.raises(TypeError, match="object arrays are not allowed"):
+        save_model(model, tmp_path / "m", registry_name="gaussian_naive_bayes")
