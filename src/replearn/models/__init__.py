@@ -14,7 +14,12 @@ import inspect
 
 from ..exceptions import ConfigError
 
-FAMILIES = ("linear", "neighbors", "naive_bayes")
+FAMILIES = (
+    "linear", "naive_bayes", "generative", "perceptron", "reductions",  # supervised learning I
+    "neighbors", "kernel", "svm", "trees", "ensemble",                  # supervised learning II
+    "cluster", "mixture", "decomposition", "factorization",             # unsupervised learning
+    "neural",                                                           # neural networks
+)
 
 
 def _collect() -> dict[str, tuple[str, str]]:

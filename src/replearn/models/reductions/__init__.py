@@ -1,0 +1,4 @@
+"""reductions models."""
+
+# registry name -> (module in this package, class)
+REGISTRY: dict[str, tuple[str, str]] = {}
