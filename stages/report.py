@@ -14,13 +14,14 @@ def main(params: dict) -> None:
     crossval = {d: read_json(paths.RESULTS / "crossval" / f"{d}.json") for d in params["dataset"]}
     significance = read_json(paths.RESULTS / "significance.json")
     train_metrics = read_json(paths.METRICS / "train.json")
+    train_results = {d: read_json(paths.RESULTS / "train" / f"{d}.json") for d in params["dataset"]}
     experiment = {"name": params["experiment_name"], "params_hash": tracking.params_hash(params),
                   "datasets": list(params["dataset"]), "models": list(params["models"])}
     art = build_report(crossval=crossval, significance=significance, train_metrics=train_metrics,
                        settings=params["report"], experiment=experiment, out_dir=paths.REPORTS)
     log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
     res = tracking.log_pipeline_run(params=params, crossval=crossval, significance=significance,
-                                    train_metrics=train_metrics, project_root=project_root(),
+                                    train_metrics=train_metrics, train_results=train_results, project_root=project_root(),
                                     artifacts=[art.html, art.markdown, paths.REPORTS / "plots", Path("dvc.lock")])
     log("report", {"logged": f"MLflow run {res['run_id']} in {res['tracking_uri']}",
                    "exists": f"MLflow run {res['run_id']} already holds these results; nothing logged",

@@ -73,7 +73,7 @@ def _broken(params, path, value):
         (("metrics", "classification"), ["accuracy", "mse"], r"metrics\.classification: 'mse' is a regression metric"),
         (("models", "knn", "params", "n_neighbours"), 3, r"models\.knn\.params\.n_neighbours: unknown hyperparameter of knn; valid: n_neighbors, task, weights"),
         (("models", "knn", "params", "n_neighbors"), "five", r"models\.knn\.params\.n_neighbors: expected int"),
-        (("dataset", "irsi"), {"source": "shipped"}, r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: breast_cancer, diabetes, digits, iris, wine"),
+        (("dataset", "irsi"), {"source": "shipped"}, r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: breast_cancer, diabetes, digits, iris, old_faithful, wine"),
         (("dataset", "mine"), {"source": "file", "path": "x.csv"}, r"dataset\.mine\.target: missing"),
         (("features", "steps"), [{"name": "whiten", "params": {}}], r"features\.steps\[0\]\.name: unknown feature map 'whiten'; valid choices: polynomial, standardize"),
     ],

@@ -24,12 +24,14 @@ def _csv(tmp_path, text, name="d.csv"):
 
 def test_shipped_datasets_match_their_registry():
     reg = data.shipped_registry(ROOT)
-    assert sorted(reg) == ["breast_cancer", "diabetes", "digits", "iris", "wine"]
+    assert sorted(reg) == ["breast_cancer", "diabetes", "digits", "iris", "old_faithful", "wine"]
     for name, entry in reg.items():
         ds = load_dataset(name, {"source": "shipped"}, seed=0, root=ROOT)
         assert ds.X.shape == (entry["n_samples"], entry["n_features"]), name
         assert ds.task == entry["task"]
         assert np.isfinite(ds.X).all()
+    faithful = load_dataset("old_faithful", {"source": "shipped"}, seed=0, root=ROOT)
+    assert faithful.task == "clustering" and faithful.classes == [] and faithful.feature_names == ["eruptions", "waiting"]
     iris = load_dataset("iris", {"source": "shipped"}, seed=0, root=ROOT)
     assert iris.classes == ["setosa", "versicolor", "virginica"]
     assert np.bincount(iris.y).tolist() == [50, 50, 50]

@@ -70,19 +70,19 @@ def test_feature_maps_are_refitted_inside_each_fold(wine):
 
 
 def _params(models):
-    return {"models": models, "metrics": {"classification": ["accuracy"], "regression": ["mse"],
-                                          "primary": {"classification": "accuracy", "regression": "mse"}}}
+    return {"models": models}
 
 
-def test_model_specs_follow_the_task():
+def test_models_run_on_the_datasets_of_their_task():
     params = _params({"lr": {"name": "logistic_regression", "params": {}}, "ridge": {"name": "ridge", "params": {}},
                       "knn": {"name": "knn", "params": {}}})
-    assert [s.key for s in experiment.model_specs(params, "classification")] == ["lr", "knn"]
-    reg = experiment.model_specs(params, "regression")
+    task, specs = experiment.plan(params, "iris", "classification")
+    assert task == "classification" and [s.key for s in specs] == ["lr", "knn"]
+    task, reg = experiment.plan(params, "diabetes", "regression")
     assert [s.key for s in reg] == ["ridge", "knn"] and reg[1].params["task"] == "regression"
 
 
 def test_a_dataset_no_model_can_handle_is_a_config_error():
     params = _params({"ridge": {"name": "ridge", "params": {}}})
     with pytest.raises(ConfigError, match="dataset 'iris' is a classification problem but none of the configured models"):
-        experiment._specs_or_fail(params, "iris", "classification")
+        experiment.plan(params, "iris", "classification")

@@ -18,6 +18,7 @@ import numpy as np
 from ..exceptions import ConvergenceWarning
 from ..features import FeaturePipeline
 from .metrics import score_predictions
+from .unsupervised import score_unsupervised
 from .splits import Split
 
 
@@ -43,12 +44,18 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels,
     Xtr = fmap.fit_transform(X[split.train], y[split.train])
     Xte = fmap.transform(X[split.test])
     ytr, yte = y[split.train], y[split.test]
+    unsupervised = task in ("clustering", "decomposition")
     out = {}
     for spec in models:
         params = dict(spec.params)
         if "random_state" in _hyper(spec.name) and params.get("random_state") is None:
             params["random_state"] = seeds[spec.key]
-        model, converged = fit_recording_convergence(create(spec.name, **params), Xtr, ytr)
+        model, converged = fit_recording_convergence(create(spec.name, **params), Xtr, None if unsupervised else ytr)
+        if unsupervised:
+            scores = score_unsupervised(model, metrics, Xte, yte if labels is not None else None,
+                                        train_mean=Xtr.mean(axis=0))
+            out[spec.key] = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
+            continue
         pred = model.predict(Xte)
         proba = None
         if task == "classification" and hasattr(model, "predict_proba"):
@@ -59,6 +66,10 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels,
             entry["correct"] = (pred == yte).astype(int).tolist()
         out[spec.key] = entry
     return out
+
+
+def _num(value):
+    return None if value is None else float(value)
 
 
 def fit_recording_convergence(model, X, y):
@@ -116,6 +127,11 @@ def cross_validate(
 ) -> dict:
     """Fit and score every model on every split.
 
+    ``task`` is "classification", "regression", or, for unsupervised models, "clustering" or
+    "decomposition" (then models are fitted on ``X`` alone and scored by
+    :func:`~replearn.evaluation.unsupervised.score_unsupervised`; ``classes`` given means ``y`` holds labels
+    for the adjusted Rand index; a score a model cannot give is ``None``).
+
     Returns ``{"splits": [split meta + test_index], "models": {key: {"scores": {metric: [per split]},
     "correct": [[0/1 per test example] per split] (classification), "n_iter": [...], "converged": [...]}}}``.
     ``model_seeds[key][i]`` is the ``random_state`` for model ``key`` on split ``i``. For classification,
@@ -124,9 +140,11 @@ def cross_validate(
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
-    labels = None
-    if task == "classification":
-        labels = np.arange(len(classes)) if classes else np.unique(y)
+    labels = None  # class labels (classification; clustering scored against labels when a dataset has them)
+    if classes:
+        labels = np.arange(len(classes))
+    elif task == "classification":
+        labels = np.unique(y)
     seeds_for = lambda i: {m.key: (model_seeds or {}).get(m.key, [None] * len(splits))[i] for m in models}  # noqa: E731
     tasks = (
         delayed(_run_split)(s, X, y, feature_steps or [], models, metrics, task, labels, seeds_for(i))
@@ -142,7 +160,7 @@ def cross_validate(
         entry = {
             "registry_name": m.name,
             "params": m.params,
-            "scores": {metric: [float(p["scores"][metric]) for p in per] for metric in metrics},
+            "scores": {metric: [_num(p["scores"][metric]) for p in per] for metric in metrics},
             "n_iter": [p["n_iter"] for p in per],
             "converged": [p["converged"] for p in per],
         }

@@ -120,18 +120,24 @@ def _metrics():
     return list(METRICS)
 
 
+def _unsupervised_metrics():
+    from ..evaluation.unsupervised import UNSUPERVISED_METRICS
+
+    return list(UNSUPERVISED_METRICS)
+
+
 def _schemes():
     from ..evaluation.splits import SCHEMES
 
     return list(SCHEMES)
 
 
-_TASKS = ("classification", "regression")
+_TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
 _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
 
 DATASET_KEYS = {
     "shipped": {"source": str},
-    "file": {"source": str, "path": str, "target": str, "task": Choice(_TASKS, "task")},
+    "file": {"source": str, "path": str, "target": Optional_(str), "task": Choice(_TASKS + ("clustering",), "task")},
     "synthetic": {
         "source": str,
         "generator": Choice(_GENERATORS, "generator"),
@@ -151,7 +157,14 @@ SCHEMA = {
     "metrics": {
         "classification": ListOf(Choice(_metrics, "metric")),
         "regression": ListOf(Choice(_metrics, "metric")),
-        "primary": {"classification": Choice(_metrics, "metric"), "regression": Choice(_metrics, "metric")},
+        "clustering": ListOf(Choice(_unsupervised_metrics, "clustering metric")),
+        "decomposition": ListOf(Choice(_unsupervised_metrics, "decomposition metric")),
+        "primary": {
+            "classification": Choice(_metrics, "metric"),
+            "regression": Choice(_metrics, "metric"),
+            "clustering": Choice(_unsupervised_metrics, "clustering metric"),
+            "decomposition": Choice(_unsupervised_metrics, "decomposition metric"),
+        },
     },
     "dataset": MapOf(AnyMapping(), min_items=1),
     "features": {"steps": ListOf({"name": Choice(_feature_maps, "feature map"), "params": AnyMapping()})},
@@ -288,6 +301,8 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
             errors.append(f"{key}.source: unknown source {source!r}; valid choices: {', '.join(sorted(DATASET_KEYS))}")
             continue
         _check(spec, DATASET_KEYS[source], key, errors)
+        if source == "file" and spec.get("task") != "clustering" and not spec.get("target"):
+            errors.append(f"{key}.target: missing (expected a string: the target column); only task clustering has none")
         if source == "shipped" and name not in shipped:
             errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
 
@@ -359,11 +374,14 @@ def _check_values(params: dict, errors: list[str]) -> None:
         errors.append(f"cv.n_jobs: must be a positive number of workers or -1 (all cores), got {cv['n_jobs']}")
     if not 0.0 < params["stats"]["alpha"] < 1.0:
         errors.append(f"stats.alpha: must be between 0 and 1 (exclusive), got {params['stats']['alpha']}")
-    for task in _TASKS:
+    from ..evaluation.unsupervised import UNSUPERVISED_METRICS
+
+    for task in ("classification", "regression", "clustering", "decomposition"):
         listed = params["metrics"][task]
         for m in listed:
-            if METRICS[m].task != task:
-                errors.append(f"metrics.{task}: {m!r} is a {METRICS[m].task} metric")
+            owner = (METRICS[m] if m in METRICS else UNSUPERVISED_METRICS[m]).task
+            if owner != task:
+                errors.append(f"metrics.{task}: {m!r} is a {owner} metric")
         primary = params["metrics"]["primary"][task]
         if primary not in listed:
             errors.append(f"metrics.primary.{task}: {primary!r} must be one of metrics.{task} ({', '.join(listed)})")

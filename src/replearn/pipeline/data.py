@@ -73,11 +73,11 @@ def load_dataset(name: str, spec: dict, *, seed: int, root: Path | None = None) 
                 f"{path}: sha256 {digest[:12]}... does not match data/registry.yaml ({entry['sha256'][:12]}...); "
                 "the shipped file was modified"
             )
-        return read_table(path, entry["target"], entry["task"], name=name)
+        return read_table(path, entry.get("target"), entry["task"], name=name)
     if source == "file":
         path = Path(spec["path"])
         path = path if path.is_absolute() else root / path
-        return read_table(path, spec["target"], spec["task"], name=name)
+        return read_table(path, spec.get("target"), spec["task"], name=name)
     rng = np.random.default_rng(derive_seed(seed, "synthetic", name))
     kwargs = {k: v for k, v in spec.items() if k not in ("source", "generator")}
     X, y, task = GENERATORS[spec["generator"]](rng, **kwargs)
@@ -85,8 +85,11 @@ def load_dataset(name: str, spec: dict, *, seed: int, root: Path | None = None) 
     return _finish(Dataset(name, X.astype(float), y, task, names, "y", f"synthetic:{spec['generator']}"))
 
 
-def read_table(path: Path, target: str, task: str, *, name: str) -> Dataset:
-    """Read a CSV or Parquet file and validate it; errors name the file, the column and the row."""
+def read_table(path: Path, target: str | None, task: str, *, name: str) -> Dataset:
+    """Read a CSV or Parquet file and validate it; errors name the file, the column and the row.
+
+    ``task`` "clustering" means an unlabelled dataset: ``target`` is None and every column is a feature.
+    """
     import pandas as pd
 
     if not path.is_file():
@@ -107,7 +110,7 @@ def read_table(path: Path, target: str, task: str, *, name: str) -> Dataset:
         row_offset = 0  # Parquet rows are reported 0-based
     else:
         raise DataValidationError(f"{path}: unsupported file type {suffix!r}; use .csv or .parquet")
-    if target not in frame.columns:
+    if target is not None and target not in frame.columns:
         raise DataValidationError(
             f"{path}: target column {target!r} not found; columns are: {', '.join(map(str, frame.columns))}"
         )
@@ -120,6 +123,8 @@ def read_table(path: Path, target: str, task: str, *, name: str) -> Dataset:
     X = np.empty((len(frame), len(features)))
     for j, col in enumerate(features):
         X[:, j] = _numeric_column(frame[col], path, col, row_offset, row_word)
+    if target is None:
+        return _finish(Dataset(name, X, np.zeros(len(frame), dtype=np.int64), "clustering", features, "", str(path)))
     raw_y = frame[target]
     if task == "regression":
         y = _numeric_column(raw_y, path, target, row_offset, row_word)
@@ -182,7 +187,7 @@ def _finish(ds: Dataset) -> Dataset:
         ds.y = np.array([index[c] for c in labels], dtype=np.int64)
         if len(ds.classes) < 2:
             raise DataValidationError(f"dataset {ds.name!r} ({ds.source}): only one class {ds.classes}; need at least 2")
-    else:
+    elif ds.task == "regression":
         ds.y = np.asarray(ds.y, dtype=float)
     return ds
 

@@ -13,6 +13,8 @@ import numpy as np
 from .. import models as registry
 from ..evaluation.crossval import ModelSpec, n_iter_of, align_proba, cross_validate, fit_recording_convergence
 from ..evaluation.metrics import METRICS, score_predictions
+from ..evaluation.unsupervised import score_unsupervised
+from .figures_data import decision_regions, figure_data
 from ..evaluation.splits import make_splits
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
@@ -22,35 +24,63 @@ from .data import check_class_counts, load_meta, load_part
 from .seeding import derive_seed
 
 
-def model_specs(params: dict, task: str) -> list[ModelSpec]:
-    """The configured models that can handle ``task``, in config order; ``task`` is passed on to
-    models that take it (e.g. ``knn``) unless the config fixes it."""
-    specs = []
+SUPERVISED = ("classification", "regression")
+UNSUPERVISED = ("clustering", "decomposition")
+
+
+def _model_kind(name: str, hp: dict, dataset_task: str) -> str | None:
+    """What a configured model does on a dataset of ``dataset_task``: its evaluation task, or None to skip it."""
+    if "task" in registry.hyperparameters(name):  # a model that can be a classifier or a regressor (knn, mlp)
+        wanted = hp.get("task", dataset_task)
+        return dataset_task if dataset_task in SUPERVISED and wanted == dataset_task else None
+    if dataset_task in SUPERVISED and registry.supports(name, dataset_task):
+        return dataset_task
+    for kind in UNSUPERVISED:
+        if registry.supports(name, kind):
+            return kind
+    return None
+
+
+def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpec]]:
+    """The evaluation task of dataset ``name`` and the models that run on it, in config order.
+
+    Supervised models run on datasets of their task (``task`` is passed on to models that take it, unless
+    the config fixes it); clusterers and decompositions run on any dataset (labels, when present, give the
+    adjusted Rand index). One experiment compares models of one kind per dataset.
+    """
+    by_kind: dict[str, list[ModelSpec]] = {}
     for key, m in params["models"].items():
         hp = dict(m.get("params") or {})
-        accepts_task = "task" in registry.hyperparameters(m["name"])
-        if accepts_task and hp.get("task", task) != task:
+        kind = _model_kind(m["name"], hp, dataset_task)
+        if kind is None:
             continue
-        if not accepts_task and not registry.supports(m["name"], task):
-            continue
-        if accepts_task:
-            hp["task"] = task
-        specs.append(ModelSpec(key, m["name"], hp))
-    return specs
+        if "task" in registry.hyperparameters(m["name"]):
+            hp["task"] = kind
+        by_kind.setdefault(kind, []).append(ModelSpec(key, m["name"], hp))
+    if not by_kind:
+        raise ConfigError(
+            f"dataset {name!r} is a {dataset_task} problem but none of the configured models "
+            f"({', '.join(params['models'])}) handles it; models that do: "
+            f"{', '.join(registry.available(dataset_task) if dataset_task in SUPERVISED else registry.available('clustering'))}"
+        )
+    if len(by_kind) > 1:
+        kinds = "; ".join(f"{k}: {', '.join(s.key for s in v)}" for k, v in by_kind.items())
+        raise ConfigError(
+            f"dataset {name!r}: the configured models are of different kinds ({kinds}); one experiment compares "
+            "models of one kind per dataset, so run them as separate experiments"
+        )
+    kind, specs = next(iter(by_kind.items()))
+    return kind, specs
 
 
 def task_metrics(params: dict, task: str) -> tuple[list[str], str]:
     return list(params["metrics"][task]), params["metrics"]["primary"][task]
 
 
-def _specs_or_fail(params: dict, name: str, task: str) -> list[ModelSpec]:
-    specs = model_specs(params, task)
-    if not specs:
-        raise ConfigError(
-            f"dataset {name!r} is a {task} problem but none of the configured models "
-            f"({', '.join(params['models'])}) handles {task}; models that do: {', '.join(registry.available(task))}"
-        )
-    return specs
+def greater_is_better(metric: str) -> bool:
+    from ..evaluation.unsupervised import UNSUPERVISED_METRICS
+
+    return (METRICS[metric] if metric in METRICS else UNSUPERVISED_METRICS[metric]).greater_is_better
 
 
 def featurize(params: dict, name: str, root: Path = Path(".")) -> dict:
@@ -74,28 +104,49 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, dict]:
     (with which examples each model got right, for McNemar's test).
     """
     meta = load_meta(name, root)
-    task = meta["task"]
+    task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.FEATURES / name / "train.npz")
     Xt, yt = load_part(root / paths.FEATURES / name / "test.npz")
     metric_names, _ = task_metrics(params, task)
-    classes = np.arange(len(meta["classes"])) if task == "classification" else None
-    metrics, preds = {}, {}
-    for spec in _specs_or_fail(params, name, task):
+    classes = np.arange(len(meta["classes"])) if meta["classes"] else None
+    metrics, preds, fitted = {}, {}, {}
+    for spec in specs:
         hp = dict(spec.params)
         if "random_state" in registry.hyperparameters(spec.name) and hp.get("random_state") is None:
             hp["random_state"] = derive_seed(params["seed"], "model", name, spec.key, "final")
-        model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, y)
+        unsupervised = task in UNSUPERVISED
+        model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, None if unsupervised else y)
         save_model(model, root / paths.MODELS / name / spec.key, registry_name=spec.name, extra={"dataset": name, "key": spec.key})
-        metrics[spec.key] = {
-            part: _score(model, A, b, metric_names, task, classes) for part, A, b in (("train", X, y), ("test", Xt, yt))
-        }
-        pred = model.predict(Xt)
-        entry = {"pred": pred.tolist(), "converged": converged, "n_iter": n_iter_of(model)}
-        if task == "classification":
-            entry["correct"] = (pred == yt).astype(int).tolist()
+        if unsupervised:
+            labels = (lambda b: b) if classes is not None else (lambda b: None)
+            metrics[spec.key] = {
+                part: _none_free(score_unsupervised(model, metric_names, A, labels(b), train_mean=X.mean(axis=0)))
+                for part, A, b in (("train", X, y), ("test", Xt, yt))
+            }
+        else:
+            metrics[spec.key] = {
+                part: _score(model, A, b, metric_names, task, classes) for part, A, b in (("train", X, y), ("test", Xt, yt))
+            }
+        entry = {"converged": converged, "n_iter": n_iter_of(model)}
+        if task != "decomposition":
+            pred = model.predict(Xt)
+            entry["pred"] = pred.tolist()
+            if task == "classification":
+                entry["correct"] = (pred == yt).astype(int).tolist()
+        entry["figures"] = figure_data(model, task, X, y if classes is not None else None, meta)
         preds[spec.key] = entry
+        fitted[spec.key] = model
     predictions = {"dataset": name, "task": task, "y_true": yt.tolist(), "models": preds}
+    if task == "classification" and len(meta["feature_names"]) == 2:
+        X_raw, y_raw = load_part(root / paths.PREPARED / name / "train.npz")
+        fmap = FeaturePipeline.load(root / paths.FEATURES / name / "featurizer")
+        predictions["decision_regions"] = decision_regions(fitted, fmap, X_raw, y_raw, meta["feature_names"])
     return metrics, predictions
+
+
+def _none_free(scores: dict) -> dict:
+    """Metrics files hold numbers only (dvc metrics); a score the model cannot give is left out."""
+    return {k: v for k, v in scores.items() if v is not None}
 
 
 def _score(model, X, y, metric_names, task, classes):
@@ -109,13 +160,13 @@ def _score(model, X, y, metric_names, task, classes):
 def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -> dict:
     """Cross-validate every model on the training part (feature maps refitted per fold)."""
     meta = load_meta(name, root)
-    task = meta["task"]
+    task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     cv = params["cv"]
     scheme = cv["scheme"]
-    if task == "regression" and "stratified" in scheme:
+    if meta["task"] != "classification" and "stratified" in scheme:
         scheme = scheme.replace("stratified_", "")  # stratification needs classes; documented in conf/cv
-    if task == "classification" and "stratified" in scheme or scheme == "5x2":
+    if meta["task"] == "classification" and ("stratified" in scheme or scheme == "5x2"):
         from .data import Dataset
 
         check_class_counts(
@@ -124,14 +175,14 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
             f"stratified {cv['folds']}-fold cross-validation of the training part",
         )
     split_seed = derive_seed(params["seed"], "cv", name)
-    splits = make_splits(scheme, y, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed)
-    specs = _specs_or_fail(params, name, task)
+    y_split = y if meta["task"] == "classification" else y.astype(float)  # 5x2/holdout stratify only on labels
+    splits = make_splits(scheme, y_split, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed)
     metric_names, primary = task_metrics(params, task)
     seeds = {s.key: [derive_seed(params["seed"], "model", name, s.key, i) for i in range(len(splits))] for s in specs}
     res = cross_validate(
         X, y, splits, specs,
         task=task, metrics=metric_names, feature_steps=params["features"]["steps"],
-        classes=meta["classes"] if task == "classification" else None,
+        classes=meta["classes"] or None,
         model_seeds=seeds, n_jobs=cv["n_jobs"], progress=progress if cv["progress"] == "auto" else cv["progress"],
         description=f"crossval {name}",
     )
@@ -143,7 +194,7 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
         "scheme": {"name": scheme, "folds": cv["folds"], "repeats": cv["repeats"], "seed": split_seed},
         "metrics": metric_names,
         "primary_metric": primary,
-        "greater_is_better": {m: METRICS[m].greater_is_better for m in metric_names},
+        "greater_is_better": {m: greater_is_better(m) for m in metric_names},
         **res,
     }
 
@@ -154,6 +205,8 @@ def crossval_summary(result: dict) -> dict:
     for key, m in result["models"].items():
         out[key] = {"not_converged": int(sum(not c for c in m.get("converged", [])))}
         for metric, values in m["scores"].items():
+            if any(x is None for x in values):
+                continue  # a score this model cannot give (e.g. the log-likelihood of k-means)
             v = np.asarray(values, dtype=float)
             out[key][f"{metric}_mean"] = float(v.mean())
             out[key][f"{metric}_std"] = float(v.std(ddof=1)) if v.size > 1 else 0.0

@@ -8,7 +8,8 @@
 * The database and the experiment are created once, under a file lock: two queue workers creating
   the SQLite schema at the same moment could corrupt it for good.
 * One parent run per pipeline run, nested child runs per dataset x model with per-split scores as
-  step metrics; tags with the git commit, the DVC experiment name and a hash of the parameters. A run
+  step metrics and the learning curves of the final fit (``curve_training_loss``, ...) per epoch;
+  tags with the git commit, the DVC experiment name and a hash of the parameters. A run
   key (hash of the parameters and the results) makes a rerun without changes log nothing new.
 
 mlflow is imported lazily and only in this module.
@@ -107,6 +108,7 @@ def log_pipeline_run(
     train_metrics: dict,
     artifacts: list[Path],
     project_root: Path,
+    train_results: dict | None = None,
 ) -> dict:
     """Log one pipeline run (parent + nested children). Returns ``{"status", "run_id", "tracking_uri"}``;
     status is "logged", "exists" (same run key already logged) or "disabled"."""
@@ -178,6 +180,11 @@ def log_pipeline_run(
                 metrics.extend(Metric(f"cv_{metric}", float(v), 0, i) for i, v in enumerate(values))
             for part, vals in train_metrics.get(d, {}).get(key, {}).items():
                 metrics.extend(Metric(f"{part}_{k}", float(v), 0, 0) for k, v in vals.items())
+            # learning curves of the final fit (training/validation loss per epoch, EM log-likelihood, ...)
+            curves = (train_results or {}).get(d, {}).get("models", {}).get(key, {}).get("figures", {}).get("curves", {})
+            for label, values in curves.items():
+                name = "curve_" + label.replace(" ", "_").replace("-", "_")
+                metrics.extend(Metric(name, float(v), 0, i) for i, v in enumerate(values))
             _log_batch(client, child.info.run_id, cparams, metrics)
             client.set_terminated(child.info.run_id)
     client.set_terminated(pid)

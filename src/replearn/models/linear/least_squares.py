@@ -19,9 +19,10 @@ import scipy.linalg
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import SingularMatrixError, center, solve_spd
 from ...optim import gradient_descent
+from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_scalar, check_X_y
 
-_SOLVERS = ("gd", "lstsq", "normal")
+_SOLVERS = ("gd", "lstsq", "minibatch", "normal", "sgd")
 
 
 class LinearRegression(RegressorMixin, BaseEstimator):
@@ -44,6 +45,15 @@ class LinearRegression(RegressorMixin, BaseEstimator):
       standardized features in practice (the Portland data's living areas in ft^2 need a step
       below ~1e-7). Raises :class:`~replearn.exceptions.DivergenceError` on overflow and warns
       :class:`~replearn.exceptions.ConvergenceWarning` at ``max_iter``.
+    * ``"sgd"``: stochastic gradient descent, the LMS / Widrow-Hoff rule (CS229 notes §1.1 eq. 1.2,
+      seed 000 L210-216 and L254-278): one example at a time,
+      ``w := w - eta_t (w^T x_i + b - y_i) x_i``, the examples reshuffled every epoch (a fresh
+      permutation from ``random_state``), with the step ``eta_t`` given by ``learning_rate``,
+      ``schedule`` and ``decay`` (a decaying step makes it converge instead of oscillating around
+      the minimum: the notes' footnote L298). ``max_iter`` counts *epochs*; ``loss_history_`` holds
+      ``J`` after each epoch. Uses :func:`replearn.optim.stochastic.stochastic_gradient_descent`.
+    * ``"minibatch"``: the same with batches of ``batch_size`` examples and the batch-mean gradient
+      (CS229 notes §7.1 Alg. 2, seed 000 L2618-2629; EPFL notes L189-197, seed 004).
 
     The intercept is not penalized and is handled by centring: the weights are fitted on centred
     ``X`` and ``y`` and ``b = mean(y) - mean(X) @ w``, which is the exact minimizer over ``b`` for
@@ -54,35 +64,63 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     ----------
     fit_intercept : bool, default True
         Fit ``b``; otherwise ``b = 0`` and the data are not centred.
-    solver : {"normal", "lstsq", "gd"}, default "normal"
+    solver : {"normal", "lstsq", "gd", "sgd", "minibatch"}, default "normal"
     learning_rate : float > 0, default 0.01
-        Step size alpha of ``"gd"``.
+        Step size alpha of ``"gd"``; initial step ``eta_0`` of ``"sgd"`` / ``"minibatch"``.
     max_iter : int >= 1, default 1000
-        Iteration cap of ``"gd"``.
+        Iteration cap of ``"gd"``; epoch cap of ``"sgd"`` / ``"minibatch"``.
     tol : float >= 0, default 1e-6
-        ``"gd"`` stops when the relative change of ``J`` falls to ``tol``.
+        ``"gd"`` stops when the relative change of ``J`` falls to ``tol``; ``"sgd"`` /
+        ``"minibatch"`` stop when ``J`` has not improved by ``tol * max(J_best, 1)`` for 5 epochs.
+    batch_size : int >= 1, default 32
+        Batch size of ``"minibatch"`` (``"sgd"`` always uses 1).
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        Step-size schedule of ``"sgd"`` / ``"minibatch"``: ``eta_0``, ``eta_0 / (1 + decay t)`` or
+        ``eta_0 / sqrt(1 + decay t)`` after ``t`` updates.
+    decay : float >= 0, default 1.0
+    random_state : None, int or numpy Generator
+        Seeds the per-epoch permutations of ``"sgd"`` / ``"minibatch"``.
 
     Attributes
     ----------
     coef_ : array (n_features,)
     intercept_ : float
     n_iter_ : int or None
-        Gradient-descent iterations (None for the closed-form solvers).
+        Gradient-descent iterations, or SGD epochs (None for the closed-form solvers).
     loss_history_ : array or None
-        ``J`` after each gradient-descent update, starting at ``w = 0`` (None otherwise).
+        ``J`` after each gradient-descent update (SGD: after each epoch), starting at ``w = 0``
+        (None for the closed-form solvers).
     solver_used_ : str
-        "cholesky", "lstsq" or "gd".
+        "cholesky", "lstsq", "gd", "sgd" or "minibatch".
     n_features_in_ : int
 
-    scikit-learn equivalent: ``sklearn.linear_model.LinearRegression(fit_intercept=...)``.
+    scikit-learn equivalent: ``sklearn.linear_model.LinearRegression(fit_intercept=...)``; for
+    ``"sgd"``: ``SGDRegressor(loss="squared_error", penalty=None, learning_rate="constant" or
+    "invscaling", eta0=learning_rate)`` (whose loss is the same mean ``1/2 (y - w^T x - b)^2``;
+    it carries the intercept as a parameter instead of centring).
     """
 
-    def __init__(self, fit_intercept=True, solver="normal", learning_rate=0.01, max_iter=1000, tol=1e-6):
+    def __init__(
+        self,
+        fit_intercept=True,
+        solver="normal",
+        learning_rate=0.01,
+        max_iter=1000,
+        tol=1e-6,
+        batch_size=32,
+        schedule="constant",
+        decay=1.0,
+        random_state=None,
+    ):
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol
+        self.batch_size = batch_size
+        self.schedule = schedule
+        self.decay = decay
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Fit the weights and intercept; returns ``self``."""
@@ -92,6 +130,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
             check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
             check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        if self.solver in ("sgd", "minibatch"):
+            check_schedule(self.learning_rate, self.schedule, self.decay)
+            check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
         X, y = check_X_y(X, y, y_numeric=True)
         n, d = X.shape
         if self.fit_intercept:
@@ -111,6 +154,25 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         elif self.solver == "lstsq":
             w = _lstsq(Xc, yc)
             self.solver_used_ = "lstsq"
+        elif self.solver in ("sgd", "minibatch"):
+            result = stochastic_gradient_descent(
+                lambda w, idx: _batch_grad(w, Xc[idx], yc[idx]),
+                lambda w: _mse_loss_grad(w, Xc, yc)[0],
+                np.zeros(d),
+                n,
+                learning_rate=self.learning_rate,
+                batch_size=1 if self.solver == "sgd" else self.batch_size,
+                schedule=self.schedule,
+                decay=self.decay,
+                max_epochs=self.max_iter,
+                tol=self.tol,
+                random_state=self.random_state,
+                name=f"LinearRegression(solver={self.solver!r})",
+            )
+            w = result.params
+            self.n_iter_ = result.n_iter
+            self.loss_history_ = result.loss_history
+            self.solver_used_ = self.solver
         else:
             result = gradient_descent(
                 lambda w: _mse_loss_grad(w, Xc, yc),
@@ -138,6 +200,11 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 def _lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     w, *_ = scipy.linalg.lstsq(X, y, check_finite=False)
     return w
+
+
+def _batch_grad(w: np.ndarray, Xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
+    """Batch-mean gradient ``(1/B) X_B^T (X_B w - y_B)`` (the LMS rule for B = 1)."""
+    return Xb.T @ (Xb @ w - yb) / Xb.shape[0]
 
 
 def _mse_loss_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:

@@ -12,29 +12,33 @@ from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
 from ...optim import gradient_descent
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...optim.proximal import proximal_gradient, soft_threshold
+from ...optim.stochastic import check_schedule, stochastic_gradient_descent
+from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
 
-_SOLVERS = ("gd", "newton")
-_PENALTIES = ("l2", None)
+_SOLVERS = ("gd", "newton", "sga")
+_PENALTIES = ("l1", "l2", None)
 _EPS = np.finfo(np.float64).eps
 
 
 class LogisticRegression(ClassifierMixin, BaseEstimator):
-    """Binary logistic regression (one-vs-rest for more classes), optionally L2-penalized.
+    """Binary logistic regression (one-vs-rest for more classes), optionally L2- or L1-penalized.
 
     Model (CS229 notes §2.1, seed 000 L503-592): ``p(y=1 | x) = g(w^T x + b)`` with the sigmoid
     ``g(z) = 1 / (1 + e^{-z})``. The objective is scikit-learn's::
 
         minimize_{w, b}  C * sum_i logloss_i + 1/2 ||w||^2          (penalty="l2")
+        minimize_{w, b}  C * sum_i logloss_i + ||w||_1              (penalty="l1")
         minimize_{w, b}  sum_i logloss_i                            (penalty=None)
 
     with ``logloss_i = log(1 + e^{z_i}) - y_i z_i``, ``z_i = w^T x_i + b``, ``y_i in {0, 1}``: the
     negative log-likelihood of the notes. The intercept is never penalized. Internally both
     solvers work with the same objective divided by ``C n`` (the mean loss plus
-    ``||w||^2 / (2 C n)``, scikit-learn's internal scaling); ``loss_history_`` and ``tol`` refer to
-    that scaled objective. The L2 penalty is the MAP estimate under a Gaussian prior
-    ``w ~ N(0, C I)`` (CS229 notes §9.4, seed 000 L4118-4124; CIML §9.7 eq. 9.48, seed 001
-    L3214-3230).
+    ``||w||^2 / (2 C n)`` or ``||w||_1 / (C n)``, scikit-learn's internal scaling); ``loss_history_``
+    and ``tol`` refer to that scaled objective. The L2 penalty is the MAP estimate under a Gaussian
+    prior ``w ~ N(0, C I)`` (CS229 notes §9.4, seed 000 L4118-4124; CIML §9.7 eq. 9.48, seed 001
+    L3214-3230); the L1 penalty is the MAP estimate under a Laplace prior (CIML §9.7) and gives
+    sparse weights.
 
     Solvers
     -------
@@ -50,6 +54,23 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     with step ``learning_rate`` -- the notes' batch gradient *ascent* on the (mean, penalized)
     log-likelihood, ``theta := theta + alpha * grad l(theta)`` (L503-592), written as descent on
     its negative. Stops when ``max |grad| <= tol``; warns ConvergenceWarning at ``max_iter``.
+    With ``penalty="l1"`` the step is a proximal-gradient (ISTA) step -- gradient step on the smooth
+    part, then soft thresholding ``S(theta, learning_rate / (C n))`` of the weights -- and the
+    stopping measure is the largest entry of the minimum-norm subgradient.
+
+    ``"sga"``: stochastic gradient ascent (CS229 notes §2.1, seed 000 L580-592:
+    ``theta_j := theta_j + alpha (y_i - h(x_i)) x_ij`` one example at a time), via
+    :func:`replearn.optim.stochastic.stochastic_gradient_descent`: batches of ``batch_size`` examples
+    (1 = the notes' rule), reshuffled every epoch from ``random_state``, step
+    ``learning_rate`` decayed by ``schedule``/``decay``; the penalty's gradient is added in full at
+    every step (its per-example share of the mean objective). With ``penalty="l1"`` each step is
+    followed by soft thresholding -- CIML's truncated gradient (§14.3, seed 001 L4412-4428) in the
+    corrected form of its erratum 16 (set the *weight* to 0 when the step would cross 0, not the
+    gradient). ``max_iter`` counts epochs; ``loss_history_`` is the scaled objective after each
+    epoch; it stops when that has not improved by ``tol * max(|best|, 1)`` for 5 epochs.
+
+    ``penalty="l1"`` needs ``solver="gd"`` or ``"sga"``: Newton's method needs a twice
+    differentiable objective and raises ``ValueError`` with ``"l1"``.
 
     Labels and classes
     ------------------
@@ -68,17 +89,25 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    penalty : {"l2", None}, default "l2"
+    penalty : {"l2", "l1", None}, default "l2"
     C : float > 0, default 1.0
         Inverse penalty strength (ignored when ``penalty=None``).
-    solver : {"newton", "gd"}, default "newton"
+    solver : {"newton", "gd", "sga"}, default "newton"
     learning_rate : float > 0, default 0.1
-        Step size of ``"gd"``.
+        Step size of ``"gd"``; initial step of ``"sga"``.
     max_iter : int >= 1, default 100
-        Iteration cap per binary problem (``"gd"`` usually needs thousands).
+        Iteration cap per binary problem (``"gd"`` usually needs thousands); epochs for ``"sga"``.
     tol : float >= 0, default 1e-8
-        Gradient tolerance (max-abs entry of the gradient of the scaled objective).
+        Gradient tolerance (max-abs entry of the gradient of the scaled objective); for ``"sga"``,
+        the objective-improvement tolerance.
     fit_intercept : bool, default True
+    batch_size : int >= 1, default 1
+        Examples per ``"sga"`` step.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        ``"sga"`` step-size schedule (see :mod:`replearn.optim.stochastic`).
+    decay : float >= 0, default 1.0
+    random_state : None, int or numpy Generator
+        Seeds the ``"sga"`` per-epoch permutations.
 
     Attributes
     ----------
@@ -93,7 +122,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
 
     scikit-learn equivalent: ``sklearn.linear_model.LogisticRegression(C=C, penalty=...,
-    solver="newton-cholesky")`` for two classes, wrapped in ``OneVsRestClassifier`` for more.
+    solver="newton-cholesky")`` for two classes, wrapped in ``OneVsRestClassifier`` for more; with
+    ``penalty="l1"``: ``LogisticRegression(C=C, l1_ratio=1, solver="saga")`` (``liblinear`` also
+    penalizes the intercept, so it solves a slightly different problem).
     """
 
     def __init__(
@@ -105,6 +136,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         max_iter=100,
         tol=1e-8,
         fit_intercept=True,
+        batch_size=1,
+        schedule="constant",
+        decay=1.0,
+        random_state=None,
     ):
         self.penalty = penalty
         self.C = C
@@ -113,11 +148,15 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.fit_intercept = fit_intercept
+        self.batch_size = batch_size
+        self.schedule = schedule
+        self.decay = decay
+        self.random_state = random_state
 
     # -- fitting ----------------------------------------------------------------------------------
     def _validate_params(self) -> None:
         if self.penalty not in _PENALTIES:
-            raise ValueError(f"penalty must be one of ['l2', None], got {self.penalty!r}")
+            raise ValueError(f"penalty must be one of ['l1', 'l2', None], got {self.penalty!r}")
         check_scalar(self.solver, "solver", str, choices=_SOLVERS)
         check_scalar(self.C, "C", numbers.Real, low=0.0, low_inclusive=False)
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
@@ -125,6 +164,14 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
         if self.solver == "gd":
             check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
+        if self.solver == "sga":
+            check_schedule(self.learning_rate, self.schedule, self.decay)
+            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        if self.penalty == "l1" and self.solver == "newton":
+            raise ValueError(
+                "penalty='l1' needs solver='gd' (proximal gradient) or solver='sga' (truncated gradient): "
+                "Newton's method needs a twice-differentiable objective"
+            )
 
     def fit(self, X, y):
         """Fit one binary problem (two classes) or one per class (one-vs-rest); returns ``self``."""
@@ -135,8 +182,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         Xa = add_intercept(X) if self.fit_intercept else X
         # per-coordinate penalty weight of the scaled objective: 1/(C n) on w, 0 on b
         lam = np.zeros(Xa.shape[1])
+        lam1 = np.zeros(Xa.shape[1])
         if self.penalty == "l2":
             lam[:d] = 1.0 / (float(self.C) * n)
+        elif self.penalty == "l1":
+            lam1[:d] = 1.0 / (float(self.C) * n)
+        rng = check_random_state(self.random_state) if self.solver == "sga" else None
 
         if classes.size == 2:
             targets = [(y == classes[1], classes[1])]
@@ -149,6 +200,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             label = label.item() if isinstance(label, np.generic) else label
             if self.solver == "newton":
                 theta, history, n_iter = self._newton(Xa, t, lam, label)
+            elif self.solver == "sga":
+                theta, history, n_iter = self._stochastic(Xa, t, lam, lam1, label, rng)
+            elif self.penalty == "l1":
+                theta, history, n_iter = self._proximal(Xa, t, lam1, label)
             else:
                 theta, history, n_iter = self._gradient_descent(Xa, t, lam, label)
             thetas.append(theta)
@@ -233,6 +288,70 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             self._warn_not_converged(result.n_iter, result.grad_max, label)
         return result.params, result.loss_history, result.n_iter
 
+    def _proximal(self, Xa, t, lam1, label):
+        zero = np.zeros_like(lam1)
+
+        def fun(theta):
+            z = Xa @ theta
+            return _objective(z, t, theta, zero), _gradient(Xa, z, t, theta, zero)
+
+        grad_max = [np.inf]
+
+        def stop(theta, grad, F):
+            grad_max[0] = float(np.max(np.abs(_min_norm_subgradient(theta, grad, lam1))))
+            return grad_max[0] <= self.tol
+
+        result = proximal_gradient(
+            fun,
+            lam1,
+            np.zeros(Xa.shape[1]),
+            step=self.learning_rate,
+            max_iter=self.max_iter,
+            tol=0.0,
+            accelerated=False,
+            stop=stop,
+            warn=False,
+            name="LogisticRegression(solver='gd', penalty='l1')",
+        )
+        if not result.converged:
+            self._warn_not_converged(result.n_iter, grad_max[0], label)
+        return result.params, result.loss_history, result.n_iter
+
+    def _stochastic(self, Xa, t, lam, lam1, label, rng):
+        def objective(theta):
+            z = Xa @ theta
+            self._check_separable(z, t, label)
+            return _objective(z, t, theta, lam) + float(np.sum(lam1 * np.abs(theta)))
+
+        def grad(theta, idx):
+            Xb = Xa[idx]
+            return Xb.T @ (expit(Xb @ theta) - t[idx]) / len(idx) + lam * theta
+
+        prox = (lambda theta, eta: soft_threshold(theta, eta * lam1)) if np.any(lam1) else None
+        result = stochastic_gradient_descent(
+            grad,
+            objective,
+            np.zeros(Xa.shape[1]),
+            Xa.shape[0],
+            learning_rate=self.learning_rate,
+            batch_size=self.batch_size,
+            schedule=self.schedule,
+            decay=self.decay,
+            max_epochs=self.max_iter,
+            tol=self.tol,
+            random_state=rng,
+            prox=prox,
+            warn=False,
+        )
+        if not result.converged:
+            warnings.warn(
+                f"LogisticRegression(solver='sga') did not converge for class {label!r} in {result.n_iter} epochs "
+                f"(the objective still improved by more than tol={self.tol:g}); increase max_iter",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return result.params, result.loss_history, result.n_iter
+
     def _check_separable(self, z, t, label) -> None:
         if self.penalty is not None:
             return
@@ -287,6 +406,12 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 def _objective(z, t, theta, lam) -> float:
     """Mean log-loss plus ``1/2 sum_j lam_j theta_j^2`` (stable: ``log(1 + e^z)`` via logaddexp)."""
     return float(np.mean(np.logaddexp(0.0, z) - t * z) + 0.5 * np.dot(lam * theta, theta))
+
+
+def _min_norm_subgradient(theta, grad, lam1) -> np.ndarray:
+    """Smallest-norm element of ``grad + lam1 * d|theta|`` (zero exactly at an L1 optimum)."""
+    at_zero = np.maximum(np.abs(grad) - lam1, 0.0) * np.sign(grad)
+    return np.where(theta != 0.0, grad + lam1 * np.sign(theta), at_zero)
 
 
 def _gradient(Xa, z, t, theta, lam) -> np.ndarray:
