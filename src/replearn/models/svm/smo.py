@@ -97,15 +97,16 @@ def smo(rows, y: np.ndarray, C: float, tol: float, max_iter: int) -> SMOResult:
     pos = y > 0
     alpha = np.zeros(n)
     F = y.copy()  # F = -y * G with G = Q a - e = -e at a = 0
-    up = pos.copy()  # I_up: (y = +1, a < C) or (y = -1, a > 0)
-    low = ~pos  # I_low: (y = +1, a > 0) or (y = -1, a < C)
+    # membership of I_up / I_low as additive penalties: 0 inside, -inf / +inf outside
+    # I_up: (y = +1, a < C) or (y = -1, a > 0);  I_low: (y = +1, a > 0) or (y = -1, a < C)
+    pen_up = np.where(pos, 0.0, -np.inf)
+    pen_low = np.where(pos, np.inf, 0.0)
     Kd = rows.diag
+    unit_diag = bool(np.all(Kd == 1.0))  # rbf / laplace: a_it = 2 (1 - K_it)
     hard = not np.isfinite(C)
-    buf_f = np.empty(n)
-    buf_b = np.empty(n)
-    buf_a = np.empty(n)
-    ninf = np.full(n, -np.inf)
-    pinf = np.full(n, np.inf)
+    buf = np.empty(n)
+    b_it = np.empty(n)
+    a_it = np.empty(n)
     W = 0.0
     history = []
     converged = False
@@ -113,34 +114,36 @@ def smo(rows, y: np.ndarray, C: float, tol: float, max_iter: int) -> SMOResult:
     it = 0
     while it < max_iter:
         # --- working-set selection (WSS2) ------------------------------------------------
-        np.copyto(buf_f, ninf)
-        np.copyto(buf_f, F, where=up)
-        i = int(np.argmax(buf_f))
-        Gmax = buf_f[i]
-        np.copyto(buf_b, pinf)
-        np.copyto(buf_b, F, where=low)
-        gap = Gmax - buf_b.min()
+        np.add(F, pen_up, out=buf)
+        i = int(np.argmax(buf))
+        Gmax = buf[i]
+        np.add(F, pen_low, out=b_it)
+        gap = Gmax - b_it.min()
         if not gap >= tol:  # also stops on an empty I_up / I_low (gap = -inf) or NaN
             converged = gap < tol
             break
         Ki = rows.row(i)
-        np.subtract(Gmax, buf_b, out=buf_b)  # b_it (-inf outside I_low)
-        np.multiply(Ki, -2.0, out=buf_a)
-        buf_a += Kd
-        buf_a += Kd[i]  # a_it = K_ii + K_tt - 2 K_it
-        np.maximum(buf_a, _TAU, out=buf_a)
-        np.multiply(buf_b, buf_b, out=buf_f)
-        buf_f /= buf_a
-        np.negative(buf_f, out=buf_f)
-        buf_f[buf_b <= 0] = np.inf  # only t with -y_t G_t < -y_i G_i
-        j = int(np.argmin(buf_f))
+        np.subtract(Gmax, b_it, out=b_it)  # b_it = -y_i G_i + y_t G_t (-inf outside I_low)
+        np.maximum(b_it, 0.0, out=b_it)  # only t with -y_t G_t < -y_i G_i can score > 0
+        if unit_diag:
+            np.subtract(1.0, Ki, out=a_it)
+            a_it *= 2.0
+        else:
+            np.multiply(Ki, -2.0, out=a_it)
+            a_it += Kd
+            a_it += Kd[i]  # a_it = K_ii + K_tt - 2 K_it
+        np.maximum(a_it, _TAU, out=a_it)
+        np.multiply(b_it, b_it, out=buf)
+        buf /= a_it
+        j = int(np.argmax(buf))  # argmin of -b^2 / a
         Kj = rows.row(j)
 
         # --- two-variable subproblem (LIBSVM's update, in terms of F) -------------------------
         yi, yj = y[i], y[j]
         ai, aj = alpha[i], alpha[j]
         Gi, Gj = -yi * F[i], -yj * F[j]
-        quad = Kd[i] + Kd[j] - 2.0 * Ki[j]
+        Kij = Ki[j]
+        quad = Kd[i] + Kd[j] - 2.0 * Kij
         if quad <= 0:
             quad = _TAU
         if yi != yj:
@@ -177,16 +180,18 @@ def smo(rows, y: np.ndarray, C: float, tol: float, max_iter: int) -> SMOResult:
 
         # --- gradient and dual objective ---------------------------------------------------
         if di != 0.0:
-            F -= (yi * di) * Ki
+            np.multiply(Ki, yi * di, out=buf)
+            F -= buf
         if dj != 0.0:
-            F -= (yj * dj) * Kj
+            np.multiply(Kj, yj * dj, out=buf)
+            F -= buf
         # change of f = 1/2 a^T Q a - e^T a for a step d on (i, j); W = -f
-        W -= Gi * di + Gj * dj + 0.5 * (Kd[i] * di * di + Kd[j] * dj * dj) + yi * yj * Ki[j] * di * dj
+        W -= Gi * di + Gj * dj + 0.5 * (Kd[i] * di * di + Kd[j] * dj * dj) + yi * yj * Kij * di * dj
         history.append(W)
         for t, a_t, y_t in ((i, ai_new, yi), (j, aj_new, yj)):
             below, above = a_t < C, a_t > 0
-            up[t] = below if y_t > 0 else above
-            low[t] = above if y_t > 0 else below
+            pen_up[t] = 0.0 if (below if y_t > 0 else above) else -np.inf
+            pen_low[t] = 0.0 if (above if y_t > 0 else below) else np.inf
         it += 1
         if it % 1000 == 0 and not np.isfinite(W):
             break

@@ -11,7 +11,7 @@ from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...kernels import kernel_matrix, resolve_kernel_params
 from ...validation import check_classification_targets, check_scalar, check_X_y
-from .smo import CachedRows, PrecomputedRows, smo
+from .smo import CachedRows, smo
 
 
 class SVM(ClassifierMixin, BaseEstimator):
@@ -47,8 +47,9 @@ class SVM(ClassifierMixin, BaseEstimator):
     max_iter : int or None
         SMO iterations per binary problem; None is max(10000, 100 n). Reaching it warns.
     cache_size : float
-        Megabytes the kernel may use. If the full n x n kernel matrix fits it is computed at once
-        (one GEMM), otherwise kernel rows are computed on demand and kept in an LRU cache.
+        Megabytes for the kernel-row cache: SMO computes kernel rows k(x_i, X) on demand (one
+        matrix-vector product each) and keeps the most recently used ones (LIBSVM's design; the whole
+        matrix is cached when it fits).
 
     More than two classes: one-vs-one (like scikit-learn's ``SVC``): one binary SVM for each pair of
     classes (i < j) on their examples, labels +1 for class j and -1 for class i; ``predict`` takes
@@ -93,18 +94,13 @@ class SVM(ClassifierMixin, BaseEstimator):
         params = resolve_kernel_params(self.kernel, self.gamma, self.degree, self.coef0, X)
         codes = np.searchsorted(classes, y)
         n = X.shape[0]
-        full = n * n * 8 <= self.cache_size * 2**20
-        K = kernel_matrix(X, None, self.kernel, **params) if full else None
 
         pairs = [(a, b) for a in range(classes.size) for b in range(a + 1, classes.size)]
         results, members = [], []
         for a, b in pairs:
             idx = np.flatnonzero((codes == a) | (codes == b))
             yy = np.where(codes[idx] == b, 1.0, -1.0)
-            if K is not None:
-                rows = PrecomputedRows(K if idx.size == n else K[np.ix_(idx, idx)])
-            else:
-                rows = CachedRows(X[idx], self.kernel, params, int(self.cache_size * 2**20))
+            rows = CachedRows(X[idx], self.kernel, params, int(self.cache_size * 2**20))
             max_iter = self.max_iter if self.max_iter is not None else max(10000, 100 * idx.size)
             res = smo(rows, yy, C, float(self.tol), int(max_iter))
             if not res.converged:

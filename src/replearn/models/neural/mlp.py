@@ -1,0 +1,281 @@
+"""Multi-layer perceptron for classification and regression (numpy, explicit backpropagation)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import expit
+
+from ...base import ClassifierMixin, RegressorMixin
+from ...exceptions import NotFittedError
+from ...validation import check_classification_targets, check_scalar, check_X_y
+from .activations import ACTIVATIONS, softmax
+from .init import resolve_init
+from .layers import Dense, Dropout, Maxout
+from .network import NeuralNetworkBase
+
+_TASKS = ("classification", "regression")
+
+
+def check_layer_sizes(sizes, name: str = "hidden_layer_sizes") -> list[int]:
+    """A list/tuple of positive ints (may be empty), or a single int."""
+    if isinstance(sizes, (numbers.Integral, np.integer)) and not isinstance(sizes, bool):
+        sizes = [sizes]
+    if not isinstance(sizes, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be a list of positive ints, got {type(sizes).__name__} {sizes!r}")
+    out = []
+    for s in sizes:
+        if isinstance(s, bool) or not isinstance(s, (numbers.Integral, np.integer)) or s < 1:
+            raise ValueError(f"{name} must contain positive ints, got {list(sizes)!r}")
+        out.append(int(s))
+    return out
+
+
+class MLP(NeuralNetworkBase):
+    """Fully connected feed-forward network trained by mini-batch stochastic optimization.
+
+    Architecture: input -> [Dense(m_k) -> activation -> Dropout] for each m_k in
+    ``hidden_layer_sizes`` -> Dense(output). The output non-linearity is fused with the loss
+    (:mod:`replearn.models.neural.losses`): softmax + cross-entropy for three or more classes, one
+    sigmoid unit + binary cross-entropy for two classes (as scikit-learn), identity + squared error
+    for regression. With ``activation="maxout"`` each hidden layer is a
+    :class:`~replearn.models.neural.layers.Maxout` layer of ``maxout_pieces`` linear pieces per unit.
+
+    Sources: CS229 notes ch. 7 (two-layer and multi-layer networks §7.2, seed 000 L2704-2858;
+    backpropagation Alg. 3-5 §7.3, L2966-3183; vectorization §7.4, L3143-3217; SGD Alg. 1-2,
+    L2599-2629), CIML ch. 10 (two-layer network and its training, Alg. 25-28, seed 001
+    L3271-3513), CS229 summaries' neural-network lectures (seed 002 L1626-1900), CS480/680 §9 (MLP,
+    XOR network, dropout, schedules, seed 003 L896-1040), EPFL notes (activations incl. leaky ReLU and
+    maxout, backprop, dropout, seed 004 L1785-1865). Errata not copied: CS229 Alg. 5's output error is
+    z^[r] - y (printed z^[r] - o, L3165); the sigmoid derivative is s(1 - s) (CIML L3178 prints z s²);
+    tanh(t) = 2 sgm(2t) - 1 (CS480/680 L925 prints 1 - 2 sgm(t)).
+
+    Objective per mini-batch B: mean loss over B + alpha / (2|B|) * sum of squared weights (biases
+    not penalized) — exactly scikit-learn's ``MLPClassifier``/``MLPRegressor``; see
+    :mod:`replearn.models.neural.network` for the loop, stopping rules and recorded curves.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : list of int, default None (= [100])
+        Width of each hidden layer; ``[]`` gives softmax/logistic/linear regression.
+    activation : {"relu", "leaky_relu", "sigmoid" (= "logistic"), "tanh", "identity", "maxout"}
+    solver : {"sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam"}, default "adam"
+        Update rule (:mod:`replearn.optim.optimizers`). scikit-learn's ``solver="sgd"`` with
+        ``momentum=0`` is "sgd"; with ``nesterovs_momentum=True`` (its default) it is "nesterov".
+    learning_rate_init : float > 0, default 1e-3
+    lr_schedule : {"constant", "step", "exponential", "inverse_time", "inverse_sqrt", "cosine"}
+        Per-epoch learning rate (:func:`replearn.optim.schedules.make_schedule`).
+    lr_decay : float, optional
+        The schedule's one setting (step factor, exponential gamma, 1/t constant c, cosine floor).
+    batch_size : int, default None (= min(200, n_samples), scikit-learn's "auto")
+    max_iter : int, default 200
+        Maximum number of epochs.
+    alpha : float >= 0, default 1e-4
+        L2 penalty (scikit-learn's convention, see above).
+    dropout : float in [0, 1), default 0
+        Probability of dropping each hidden unit while training (inverted dropout).
+    momentum : float in [0, 1), default 0.9 — for "momentum" and "nesterov".
+    beta_1, beta_2 : float in [0, 1), defaults 0.9, 0.999 — Adam's moment decays.
+    rho : float in [0, 1), default 0.9 — RMSProp's decay.
+    epsilon : float > 0, default 1e-8 — AdaGrad/RMSProp/Adam.
+    sampling : {"shuffle", "replacement"}, default "shuffle"
+        Per-epoch shuffling, or batches drawn independently at every step (CS229 Alg. 1-2).
+    early_stopping : bool, default False
+        Stop when the validation loss stops improving; keep the best weights.
+    validation_fraction : float in [0, 1), default None (= 0.1 with early stopping, else 0)
+        Held-out share of the training data (stratified for classification). When > 0 the
+        validation loss is recorded every epoch (``validation_loss_curve_``), also without early stopping.
+    n_iter_no_change : int, default 10
+    tol : float >= 0, default 1e-4
+    init : {"auto", "glorot_uniform", "glorot_normal", "he_normal", "he_uniform"}, default "auto"
+        "auto": He normal for ReLU, leaky ReLU and maxout, Glorot uniform otherwise; the output layer
+        is always Glorot uniform.
+    maxout_pieces : int >= 1, default 2
+    standardize_target : bool, default True
+        Regression only: train on (y - mean) / std and map predictions back (scikit-learn does not;
+        set False to compare losses with it). Loss curves are then in standardized units.
+    warm_start : bool, default False
+        Start from the current weights when refitting data of the same shape.
+    task : {"classification", "regression"}, default "classification"
+    random_state : int, Generator or None
+        Seeds the initialization, the validation split, the batches and the dropout masks.
+
+    Attributes
+    ----------
+    layers_ : list of layers (nested estimators; :attr:`coefs_` / :attr:`intercepts_` list their weights)
+    classes_ : array (classification)
+    n_features_in_, n_outputs_ : int
+    out_activation_ : {"softmax", "logistic", "identity"}
+    loss_curve_, loss_history_, validation_loss_curve_ : arrays, one entry per epoch
+    n_iter_ : int, epochs run
+    best_epoch_ : int or None
+        With early stopping, the epoch (1-based) whose weights were kept; the curves index it at
+        ``best_epoch_ - 1``.
+    best_validation_loss_ : float or None
+    y_mean_, y_scale_ : float (regression)
+    """
+
+    _tasks = _TASKS
+
+    def __init__(
+        self,
+        hidden_layer_sizes=None,
+        activation="relu",
+        solver="adam",
+        learning_rate_init=0.001,
+        lr_schedule="constant",
+        lr_decay=None,
+        batch_size=None,
+        max_iter=200,
+        alpha=0.0001,
+        dropout=0.0,
+        momentum=0.9,
+        beta_1=0.9,
+        beta_2=0.999,
+        rho=0.9,
+        epsilon=1e-8,
+        sampling="shuffle",
+        early_stopping=False,
+        validation_fraction=None,
+        n_iter_no_change=10,
+        tol=0.0001,
+        init="auto",
+        maxout_pieces=2,
+        standardize_target=True,
+        warm_start=False,
+        task="classification",
+        random_state=None,
+    ):
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.solver = solver
+        self.learning_rate_init = learning_rate_init
+        self.lr_schedule = lr_schedule
+        self.lr_decay = lr_decay
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.alpha = alpha
+        self.dropout = dropout
+        self.momentum = momentum
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.rho = rho
+        self.epsilon = epsilon
+        self.sampling = sampling
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.init = init
+        self.maxout_pieces = maxout_pieces
+        self.standardize_target = standardize_target
+        self.warm_start = warm_start
+        self.task = task
+        self.random_state = random_state
+
+    @property
+    def _estimator_type(self) -> str:
+        return "classifier" if self.task == "classification" else "regressor"
+
+    # -- architecture -------------------------------------------------------------------------------
+    def _hidden_sizes(self) -> list[int]:
+        return [100] if self.hidden_layer_sizes is None else check_layer_sizes(self.hidden_layer_sizes)
+
+    def _build_layers(self, n_features: int, n_outputs: int, rng):
+        init = resolve_init(self.init, self.activation)
+        layers = []
+        for units in self._hidden_sizes():
+            if self.activation == "maxout":
+                layers.append(Maxout(units, pieces=int(self.maxout_pieces), init=init))
+            else:
+                layers.append(Dense(units, init=init))
+                layers.append(ACTIVATIONS[self.activation]())
+            if self.dropout > 0:
+                layers.append(Dropout(float(self.dropout)))
+        layers.append(Dense(n_outputs, init="glorot_uniform"))
+        shape = (n_features,)
+        for layer in layers:
+            shape = layer.build(shape, rng)
+        return layers
+
+    @property
+    def coefs_(self) -> list[np.ndarray]:
+        """Weight matrices of the Dense/Maxout layers, input to output (scikit-learn's ``coefs_``)."""
+        return [layer.coef_ for layer in self._fitted_layers() if hasattr(layer, "coef_")]
+
+    @property
+    def intercepts_(self) -> list[np.ndarray]:
+        return [layer.intercept_ for layer in self._fitted_layers() if hasattr(layer, "intercept_")]
+
+    def _fitted_layers(self):
+        if "layers_" not in vars(self):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first")
+        return self.layers_
+
+    # -- fitting ------------------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Train the network on ``X`` (n, d) and ``y`` (n,); returns ``self``."""
+        check_scalar(self.task, "task", str, choices=_TASKS)
+        self._hidden_sizes()
+        self._check_training_params()
+        check_scalar(self.maxout_pieces, "maxout_pieces", numbers.Integral, low=1)
+        check_scalar(self.standardize_target, "standardize_target", bool, choices=(True, False))
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        if self.task == "classification":
+            self.classes_ = check_classification_targets(y)
+            codes = np.searchsorted(self.classes_, y)
+            if self.classes_.size == 2:
+                output, n_outputs, T = "logistic", 1, codes.astype(np.float64)[:, None]
+            else:
+                output, n_outputs, T = "softmax", int(self.classes_.size), codes
+            stratify = codes
+            self.__dict__.pop("y_mean_", None)
+            self.__dict__.pop("y_scale_", None)
+        else:
+            self.__dict__.pop("classes_", None)
+            mean, scale = (float(y.mean()), float(y.std())) if self.standardize_target else (0.0, 1.0)
+            scale = scale if scale > 0 else 1.0
+            self.y_mean_, self.y_scale_ = mean, scale
+            output, n_outputs, T, stratify = "identity", 1, ((y - mean) / scale)[:, None], None
+        self.n_features_in_ = X.shape[1]
+        self.n_outputs_ = n_outputs
+        self.out_activation_ = output
+        self._train(X, T, output, n_outputs, stratify)
+        return self
+
+    # -- prediction ---------------------------------------------------------------------------------
+    def decision_function(self, X):
+        """Output-layer pre-activations: logits (n, n_classes), or (n,) for two classes and regression."""
+        Z = self._forward_eval(X)
+        return Z[:, 0] if Z.shape[1] == 1 else Z
+
+    def predict_proba(self, X):
+        """Class probabilities (n, n_classes) from the softmax (or sigmoid for two classes)."""
+        self._require_classification("predict_proba")
+        Z = self._forward_eval(X)
+        if self.out_activation_ == "logistic":
+            p = expit(Z[:, 0])
+            return np.column_stack([1.0 - p, p])
+        return softmax(Z)
+
+    def predict(self, X):
+        """Most probable class (classification) or the predicted target (regression)."""
+        Z = self._forward_eval(X)
+        if self.task == "classification":
+            self._require_classification("predict")
+            idx = (Z[:, 0] > 0).astype(int) if Z.shape[1] == 1 else np.argmax(Z, axis=1)
+            return self.classes_[idx]
+        return Z[:, 0] * self.y_scale_ + self.y_mean_
+
+    def score(self, X, y) -> float:
+        """Accuracy (classification) or R^2 (regression)."""
+        if self.task == "classification":
+            return ClassifierMixin.score(self, X, y)
+        return RegressorMixin.score(self, X, y)
+
+    def _require_classification(self, method: str) -> None:
+        if self.task != "classification":
+            raise AttributeError(f"{method} is only available with task='classification', this model has task={self.task!r}")
+        if "classes_" not in vars(self):
+            raise NotFittedError(f"this {type(self).__name__} was fitted for regression; refit it for classification")

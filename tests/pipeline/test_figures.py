@@ -1,0 +1,71 @@
+"""Model views: the data the train stage stores, and the deterministic plots the report draws from it."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from replearn.features import FeaturePipeline
+from replearn.models import create
+from replearn.pipeline import figures, figures_data
+
+
+@pytest.fixture(scope="module")
+def moons():
+    from replearn.pipeline.synthetic import moons
+
+    X, y, _ = moons(np.random.default_rng(0), n_samples=120, noise=0.2)
+    return X, y
+
+
+def test_decision_regions_predict_on_the_raw_plane_through_the_feature_map(moons):
+    X, y = moons
+    fmap = FeaturePipeline([{"name": "standardize", "params": {}}]).fit(X)
+    models = {"knn": create("knn", n_neighbors=1).fit(fmap.transform(X), y)}
+    reg = figures_data.decision_regions(models, fmap, X, y, ["x0", "x1"], resolution=30)
+    assert reg["x_range"][0] < X[:, 0].min() and reg["x_range"][1] > X[:, 0].max()
+    grid, _, _ = figures_data.boundary_grid(X, 30)
+    expected = models["knn"].predict(fmap.transform(grid))
+    assert reg["models"]["knn"] == expected.tolist()
+    assert set(reg["models"]["knn"]) == {0, 1}
+
+
+def test_curves_are_taken_from_iterative_fits_only(moons):
+    X, y = moons
+    gd = create("linear_regression", solver="gd", learning_rate=0.1, max_iter=50, tol=0.0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gd.fit(X, y.astype(float))
+    data = figures_data.figure_data(gd, "regression", X, None, {"feature_names": ["a", "b"]})
+    assert list(data["curves"]) == ["objective"]
+    assert data["curves"]["objective"] == [float(v) for v in gd.loss_history_]  # initial value + one per iteration
+    closed = create("linear_regression").fit(X, y.astype(float))
+    assert figures_data.figure_data(closed, "regression", X, None, {"feature_names": ["a", "b"]}) == {}
+
+
+def test_plane_projection_is_deterministic_and_two_dimensional():
+    X = np.random.default_rng(1).normal(size=(50, 5))
+    P1, P2 = figures_data._plane(X), figures_data._plane(X.copy())
+    assert P1.shape == (50, 2) and np.array_equal(P1, P2)
+    assert figures_data._subsample(10_000).size == figures_data.MAX_POINTS
+
+
+def test_views_are_byte_identical_on_rerun(tmp_path, moons):
+    X, y = moons
+    fmap = FeaturePipeline([]).fit(X)
+    models = {"lr": create("logistic_regression").fit(X, y), "nb": create("gaussian_naive_bayes").fit(X, y)}
+    train_results = {
+        "models": {"lr": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.5], "validation loss": [3.1, 2.4, 2.2]}}},
+                   "nb": {"figures": {}}},
+        "decision_regions": figures_data.decision_regions(models, fmap, X, y, ["x0", "x1"], resolution=20),
+    }
+    first = figures.model_views(train_results, ["a", "b"], tmp_path / "one", "moons", 50)
+    second = figures.model_views(train_results, ["a", "b"], tmp_path / "two", "moons", 50)
+    assert [c for c, _ in first] == [c for c, _ in second] and len(first) == 2
+    for (_, a), (_, b) in zip(first, second):
+        assert hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
+        assert a.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
