@@ -72,9 +72,15 @@ def rbf_kernel(X, Z=None, *, gamma: float = 1.0) -> np.ndarray:
 
 
 def laplace_kernel(X, Z=None, *, gamma: float = 1.0) -> np.ndarray:
-    """K[i, j] = exp(-gamma ||x_i - z_j||_2) (Laplace kernel, Euclidean norm)."""
+    """K[i, j] = exp(-gamma ||x_i - z_j||_2) (Laplace kernel, Euclidean norm).
+
+    The square root magnifies the rounding error of the GEMM identity near 0 (an error of eps ||x||^2
+    in the square becomes sqrt(eps) ||x|| in the distance), so the few entries that are tiny relative
+    to the norms (the diagonal, near-duplicates) are recomputed directly.
+    """
     X, Z = _pair(X, Z)
     K = sq_euclidean(X, Z)
+    _exact_near_zero(K, X, Z)
     np.sqrt(K, out=K)
     K *= -gamma
     return np.exp(K, out=K)
@@ -140,6 +146,10 @@ class KernelRows:
         np.maximum(out, 0.0, out=out)
         out[i] = 0.0
         if self.kernel == "laplace":
+            near = np.flatnonzero(out <= 1e-6 * (self.sqn + self.sqn[i]))
+            if near.size:  # as in laplace_kernel: exact distances where the square root magnifies rounding
+                diff = self.X[near] - self.X[i]
+                out[near] = np.einsum("ij,ij->i", diff, diff)
             np.sqrt(out, out=out)
         out *= -self.gamma
         return np.exp(out, out=out)
@@ -218,6 +228,15 @@ def is_psd(K, tol: float | None = None) -> bool:
     if np.abs(K - K.T).max() > tol * scale:
         return False
     return min_eigenvalue(K) >= -tol * scale
+
+
+def _exact_near_zero(D: np.ndarray, X: np.ndarray, Z: np.ndarray) -> None:
+    """Recompute squared distances that are below 1e-6 of ||x||^2 + ||z||^2 directly (in place)."""
+    scale = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :]
+    r, c = np.nonzero(D <= 1e-6 * scale)
+    if r.size:
+        diff = X[r] - Z[c]
+        D[r, c] = np.einsum("ij,ij->i", diff, diff)
 
 
 def _pair(X, Z):

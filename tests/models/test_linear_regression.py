@@ -132,7 +132,7 @@ def test_closed_form_solvers_do_not_set_gd_attributes(random_data):
 
 
 def test_unknown_solver_lists_valid_ones(random_data):
-    with pytest.raises(ValueError, match=r"solver must be one of \['gd', 'lstsq', 'normal'\], got 'qr'"):
+    with pytest.raises(ValueError, match=r"solver must be one of \['gd', 'lstsq', 'minibatch', 'normal', 'sgd'\], got 'qr'"):
         LinearRegression(solver="qr").fit(*random_data)
 
 
@@ -166,3 +166,68 @@ def test_bad_hyperparameters_raise(random_data):
         LinearRegression(solver="gd", learning_rate=-1.0).fit(X, y)
     with pytest.raises(TypeError, match="max_iter must be an integer"):
         LinearRegression(solver="gd", max_iter=10.5).fit(X, y)
+
+
+# -- stochastic solvers: LMS (sgd) and mini-batch --------------------------------------------------------
+@pytest.mark.parametrize("solver, batch", [("sgd", 1), ("minibatch", 16)])
+def test_stochastic_solvers_converge_to_the_closed_form_with_a_decaying_step(random_data, solver, batch):
+    X, y = random_data
+    Xs = standardize(X)
+    exact = LinearRegression(solver="lstsq").fit(Xs, y)
+    model = LinearRegression(solver=solver, batch_size=batch, learning_rate=0.05, schedule="inverse", decay=0.01,
+                             max_iter=300, tol=0.0, n_iter_no_change=1000, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=300 epochs"):  # patience > max_iter
+        model.fit(Xs, y)
+    np.testing.assert_allclose(model.coef_, exact.coef_, atol=1e-3 * np.abs(exact.coef_).max())
+    assert model.intercept_ == pytest.approx(exact.intercept_, rel=1e-9)  # exact by centring
+    assert model.solver_used_ == solver and model.n_iter_ == 300
+    assert len(model.loss_history_) == 301
+    rss = np.sum((y - exact.predict(Xs)) ** 2) / (2 * len(y))
+    assert model.loss_history_[-1] == pytest.approx(rss, rel=1e-4)
+    # with the default patience it stops by itself once J stalls, close to the minimum
+    stopped = LinearRegression(solver=solver, batch_size=batch, learning_rate=0.05, schedule="inverse", decay=0.01,
+                               max_iter=300, random_state=0).fit(Xs, y)
+    assert stopped.n_iter_ < 300 and stopped.loss_history_[-1] == pytest.approx(rss, rel=1e-3)
+
+
+def test_lms_recovers_portland_theta_with_decaying_steps():
+    X, y = portland()
+    x = X[:, :1]
+    mu, sd = x.mean(axis=0), x.std(axis=0)
+    # eta_t = 0.05 / (1 + 0.05 t) -> 0: the LMS rule then converges (CS229 notes, footnote L298), slowly
+    model = LinearRegression(solver="sgd", learning_rate=0.05, schedule="inverse", decay=0.05, max_iter=1000,
+                             tol=0.0, n_iter_no_change=1000, random_state=3)
+    with pytest.warns(ConvergenceWarning):
+        model.fit((x - mu) / sd, y)
+    theta1 = model.coef_[0] / sd[0]
+    assert theta1 == pytest.approx(0.1345, abs=1e-4)
+    assert model.intercept_ - theta1 * mu[0] == pytest.approx(71.27, abs=0.2)
+
+
+def test_sgd_loss_history_decreases_on_average_and_is_reproducible(random_data):
+    X, y = random_data
+    Xs = standardize(X)
+    kw = dict(solver="sgd", learning_rate=0.01, max_iter=20, tol=1e-9, n_iter_no_change=100, random_state=5)
+    with pytest.warns(ConvergenceWarning):
+        a = LinearRegression(**kw).fit(Xs, y)
+    h = a.loss_history_
+    assert h[-1] < 0.01 * h[0] and np.mean(np.diff(h) < 0) > 0.5
+    with pytest.warns(ConvergenceWarning):
+        b = LinearRegression(**kw).fit(Xs, y)
+        c = LinearRegression(**{**kw, "random_state": 6}).fit(Xs, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.array_equal(a.coef_, c.coef_)  # another order of the examples
+
+
+def test_sgd_with_huge_step_raises_divergence_error(random_data):
+    X, y = random_data
+    with pytest.raises(DivergenceError, match="the learning rate 100 is too large"):
+        LinearRegression(solver="sgd", learning_rate=100.0, random_state=0).fit(standardize(X), y)
+
+
+def test_stochastic_hyperparameters_are_validated(random_data):
+    X, y = random_data
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        LinearRegression(solver="minibatch", batch_size=0).fit(X, y)
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        LinearRegression(solver="sgd", schedule="cosine").fit(X, y)

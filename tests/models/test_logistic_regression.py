@@ -4,10 +4,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.multiclass import OneVsRestClassifier
 
-from replearn.exceptions import ConvergenceWarning
+from replearn.exceptions import ConvergenceWarning, DivergenceError
 from replearn.models.linear import logistic
 from replearn.models.linear.logistic import LogisticRegression
 
@@ -165,8 +166,10 @@ def test_string_labels_and_classes():
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"solver": "lbfgs"}, r"solver must be one of \['gd', 'newton'\], got 'lbfgs'"),
-        ({"penalty": "l1"}, r"penalty must be one of \['l2', None\], got 'l1'"),
+        ({"solver": "lbfgs"}, r"solver must be one of \['gd', 'newton', 'sga'\], got 'lbfgs'"),
+        ({"penalty": "elasticnet"}, r"penalty must be one of \['l1', 'l2', None\], got 'elasticnet'"),
+        ({"penalty": "l1"}, r"penalty='l1' needs solver='gd' \(proximal gradient\) or solver='sga'"),
+        ({"solver": "sga", "batch_size": 0}, "batch_size must be >= 1"),
         ({"C": 0.0}, "C must be > 0"),
         ({"max_iter": 0}, "max_iter must be >= 1"),
     ],
@@ -191,3 +194,85 @@ def test_bad_hyperparameters(params, match):
 def test_bad_inputs(X, y, match):
     with pytest.raises(ValueError, match=match):
         LogisticRegression().fit(X, y)
+
+
+# -- L1 penalty (proximal gradient) and stochastic gradient ascent ------------------------------------------
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+@pytest.mark.parametrize("C", [0.05, 0.1])
+def test_l1_matches_sklearn_saga(cancer, C):
+    """Same objective C sum logloss + ||w||_1, intercept unpenalized (liblinear would penalize it)."""
+    X, y = cancer
+    ref = SkLogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=1e-12, max_iter=100_000).fit(X, y)
+    ours = LogisticRegression(C=C, penalty="l1", solver="gd", learning_rate=1.0, max_iter=100_000, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-5 * np.abs(ref.coef_).max())
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-5)
+    np.testing.assert_array_equal(ours.coef_ == 0, np.abs(ref.coef_) < 1e-8)  # same sparsity pattern
+    assert 0 < np.count_nonzero(ours.coef_) < X.shape[1]
+
+
+def test_l1_optimality_and_sparsity(cancer):
+    X, y = cancer
+    C = 0.1
+    model = LogisticRegression(C=C, penalty="l1", solver="gd", learning_rate=1.0, max_iter=100_000, tol=1e-11).fit(X, y)
+    z = X @ model.coef_[0] + model.intercept_[0]
+    g = X.T @ (1 / (1 + np.exp(-z)) - y)  # gradient of sum logloss
+    nz = model.coef_[0] != 0
+    np.testing.assert_allclose(C * g[nz], -np.sign(model.coef_[0][nz]), atol=1e-7)
+    assert np.all(np.abs(C * g[~nz]) <= 1 + 1e-7)
+    assert np.all(np.diff(model.loss_history_[0]) <= 1e-15)  # step <= 1/L and monotone restarts
+
+
+@pytest.mark.filterwarnings("ignore::replearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("penalty", ["l2", "l1"])
+def test_sga_approaches_the_optimum(cancer, penalty):
+    X, y = cancer
+    C = 1.0 if penalty == "l2" else 0.1
+    exact = LogisticRegression(C=C, penalty=penalty, solver="newton" if penalty == "l2" else "gd",
+                               learning_rate=1.0, max_iter=100_000, tol=1e-10).fit(X, y)
+    sga = LogisticRegression(C=C, penalty=penalty, solver="sga", learning_rate=0.5, schedule="inverse", decay=0.001,
+                             batch_size=10, max_iter=60, tol=0.0, random_state=0).fit(X, y)
+    best = exact.loss_history_[0][~np.isnan(exact.loss_history_[0])][-1]
+    h = sga.loss_history_[0]
+    assert h[0] == pytest.approx(np.log(2))
+    # truncated (proximal) SGD's noise keeps it further from the optimum after 60 epochs
+    assert h[-1] == pytest.approx(best, rel=2e-3 if penalty == "l2" else 3e-2)
+    assert h[1] < h[0] and np.mean(h[1:11]) > np.mean(h[-10:])  # decreasing on average
+    assert sga.score(X, y) >= exact.score(X, y) - 0.01
+
+
+def test_sga_l1_truncation_gives_exact_zeros(cancer):
+    X, y = cancer
+    model = LogisticRegression(C=0.01, penalty="l1", solver="sga", learning_rate=0.1, batch_size=10, max_iter=30,
+                               random_state=0).fit(X, y)
+    assert np.sum(model.coef_ == 0) >= 10 and model.score(X, y) > 0.9
+
+
+def test_sga_is_the_cs229_rule_for_one_example():
+    """One epoch over one example from theta = 0: theta := theta + alpha (y - h(x)) x (seed 000 L580-592)."""
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([0, 1, 0])  # not linearly separable
+    m = LogisticRegression(penalty=None, solver="sga", learning_rate=0.3, max_iter=1, tol=0.0, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        m.fit(X, y)
+    order = np.random.default_rng(0).permutation(3)
+    theta = np.zeros(2)
+    Xa = np.column_stack([X, np.ones(3)])
+    for i in order:
+        theta = theta + 0.3 * (y[i] - 1 / (1 + np.exp(-Xa[i] @ theta))) * Xa[i]
+    np.testing.assert_allclose(np.append(m.coef_[0], m.intercept_), theta, rtol=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore::replearn.exceptions.ConvergenceWarning")
+def test_sga_reproducible_and_divergence(cancer):
+    X, y = cancer
+    kw = dict(solver="sga", max_iter=5, random_state=4)
+    a = LogisticRegression(**kw).fit(X, y)
+    b = LogisticRegression(**kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    with pytest.raises(DivergenceError, match="too large"):
+        LogisticRegression(penalty=None, solver="sga", learning_rate=1e300, random_state=0).fit(X * 1e10, y)

@@ -155,9 +155,24 @@ def make_significance() -> dict:
         "correction": "holm",
         "test_set_test": "mcnemar",
         "datasets": {
-            "iris": {"cv": iris_cv, "test_set": iris_test},
+            "iris": {
+                "cv": iris_cv, "test_set": iris_test,
+                "bayesian": [
+                    _bayes_row("gaussian_naive_bayes", "knn", 0.02, 0.30, 0.68, -0.02),
+                    _bayes_row("gaussian_naive_bayes", "logistic_regression", 0.001, 0.01, 0.989, -0.03),
+                    _bayes_row("knn", "logistic_regression", 0.01, 0.97, 0.02, -0.01),
+                ],
+                "test_set_metric": _metric_test([
+                    _metric_row("gaussian_naive_bayes", "knn", 0.921, 0.947, 0.62, 1.0, False, None),
+                    _metric_row("gaussian_naive_bayes", "logistic_regression", 0.921, 0.974, 0.031, 0.093, False,
+                                None),
+                    _metric_row("knn", "logistic_regression", 0.947, 0.974, 0.62, 1.0, False, None),
+                ]),
+            },
             "wine": {"cv": wine_cv, "test_set": wine_test},
-            "diabetes": {"cv": diabetes_cv, "test_set": []},
+            "diabetes": {"cv": diabetes_cv, "test_set": [],
+                         "test_set_metric": {"ran": False, "reason": "switched off (stats.test_set_metric_test: none)",
+                                             "rows": []}},
         },
         "across_datasets": {
             "ran": True,
@@ -172,8 +187,62 @@ def make_significance() -> dict:
             "nemenyi": {"alpha": 0.05, "cd": 1.9137, "q_alpha": 2.343,
                         "cliques": [["logistic_regression", "knn", "gaussian_naive_bayes"]]},
             "significant": False,
+            "posthoc": {
+                "ran": True, "reason": None, "method": "bergmann_hommel", "method_used": "bergmann_hommel",
+                "control": None, "alpha": 0.05,
+                "average_ranks": {"gaussian_naive_bayes": 2.6667, "knn": 2.0, "logistic_regression": 1.3333},
+                "comparisons": [
+                    _posthoc_row("gaussian_naive_bayes", "knn", 2.6667, 2.0, 0.505, 0.505, -1.0, -0.333),
+                    _posthoc_row("gaussian_naive_bayes", "logistic_regression", 2.6667, 1.3333, 0.0339, 0.1017,
+                                 -1.0, -0.556),
+                    _posthoc_row("knn", "logistic_regression", 2.0, 1.3333, 0.505, 0.505, -0.333, -0.333),
+                ],
+            },
+        },
+        "bayesian": {"enabled": True, "rope": 0.01},
+        "across_pairs": {
+            "ran": True, "reason": None, "test": "wilcoxon", "metric": "accuracy",
+            "datasets": ["iris", "wine", "breast_cancer"], "models": list(MODELS), "smallest_possible_pvalue": 0.25,
+            "rows": [
+                _pairs_row("gaussian_naive_bayes", "knn", 0.0467, 2, 1, 0.75),
+                _pairs_row("gaussian_naive_bayes", "logistic_regression", -0.0117, 1, 2, 1.0),
+                _pairs_row("knn", "logistic_regression", -0.0883, 0, 3, 0.25),
+            ],
         },
     }
+
+
+def _posthoc_row(a, b, ra, rb, p, p_adj, rbc, cd):
+    return {"a": a, "b": b, "rank_a": ra, "rank_b": rb, "rank_difference": rb - ra, "z": (rb - ra) / 0.8165,
+            "pvalue": p, "pvalue_adjusted": p_adj, "significant": p_adj <= 0.05, "rank_biserial": rbc,
+            "cliffs_delta": cd}
+
+
+def _pairs_row(a, b, diff, wins_a, wins_b, p):
+    return {
+        "model_a": a, "model_b": b, "mean_difference": diff, "test": "wilcoxon", "statistic": float(min(wins_a, wins_b)),
+        "pvalue": p, "pvalue_adjusted": min(1.0, 3 * p), "exact": True, "wins_a": wins_a, "wins_b": wins_b,
+        "ties": 0, "sign_test_pvalue": p, "rank_biserial": (wins_a - wins_b) / 3, "cliffs_delta": (wins_a - wins_b) / 9,
+        "bayesian_signed_rank": {"rope": 0.01, "p_a_better": 0.2, "p_equivalent": 0.1, "p_b_better": 0.7,
+                                 "n_samples": 20000, "seed": 1},
+        "significant": False, "winner": None,
+    }
+
+
+def _bayes_row(a, b, pa, pe, pb, mean):
+    return {"model_a": a, "model_b": b, "test": "bayesian_correlated_ttest", "rope": 0.01, "p_a_better": pa,
+            "p_equivalent": pe, "p_b_better": pb, "posterior_mean": mean, "credible_interval": [mean - 0.02, mean + 0.02],
+            "rho": 0.2}
+
+
+def _metric_test(rows):
+    return {"ran": True, "reason": None, "test": "permutation", "metric": "accuracy", "n_resamples": 1999, "rows": rows}
+
+
+def _metric_row(a, b, sa, sb, p, p_adj, significant, winner):
+    return {"model_a": a, "model_b": b, "test": "permutation_test", "score_a": sa, "score_b": sb,
+            "mean_difference": sa - sb, "statistic": sa - sb, "pvalue": p, "pvalue_adjusted": p_adj,
+            "significant": significant, "winner": winner, "method": "approximate randomization", "seed": 3}
 
 
 def make_significance_not_ran() -> dict:

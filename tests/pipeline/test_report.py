@@ -335,3 +335,73 @@ def test_how_to_read_note(built):
 )
 def test_describe_scheme(scheme, n, expected):
     assert describe_scheme(scheme, n) == expected
+
+
+# ----------------------------------------------------------------------------- design-driven significance content
+def test_bayesian_table_probabilities_and_verdicts(built):
+    _, text, md = built
+    iris = _section(text, "iris")
+    assert "<h3>Bayesian comparison (cross-validation)</h3>" in iris
+    assert "(±0.010)" in iris
+    row = re.search(r"<tr><td>gaussian_naive_bayes vs logistic_regression</td>.*?</tr>", iris.split("Bayesian")[1]).group(0)
+    assert "0.001" in row and "0.989" in row and "[-0.050, -0.010]" in row
+    assert "<strong>logistic_regression practically better</strong>" in row
+    assert "<strong>practically equivalent</strong>" in iris  # knn vs logistic_regression, P(rope) = 0.97
+    assert "no decision" in iris  # 0.68 is below 0.95
+    assert "Bayesian comparison" not in _section(text, "wine")  # no rows: no section
+    assert "| knn vs logistic_regression | 0.010 | 0.970 | 0.020 |" in md
+
+
+def test_test_set_metric_table(built):
+    _, text, _ = built
+    iris = _section(text, "iris")
+    assert "<h3>Paired permutation test (sealed test set)</h3>" in iris
+    assert "of accuracy on the sealed test predictions (1999 resamples, seeded)" in iris
+    row = re.search(r"<tr><td>gaussian_naive_bayes vs logistic_regression</td><td>0.921</td>.*?</tr>", iris).group(0)
+    assert "-0.053" in row and "0.031" in row and "0.093" in row and "no significant difference" in row
+    assert "Not run: switched off (stats.test_set_metric_test: none)." in _section(text, "diabetes")
+
+
+def test_posthoc_table_next_to_the_cd_diagram(built):
+    _, text, md = built
+    across = text.split("<h2>Across datasets</h2>")[1]
+    assert across.index("Critical difference diagram") < across.index("Post-hoc comparisons on the average ranks")
+    assert "adjusted with Bergmann–Hommel at α = 0.05" in across
+    row = re.search(r"<tr><td>gaussian_naive_bayes vs logistic_regression</td>.*?</tr>", across).group(0)
+    assert "2.667" in row and "1.333" in row and "0.034" in row and "0.102" in row and "-0.556" in row
+    assert "not significant" in row
+    assert "Post-hoc tests (Bergmann–Hommel)" in md
+
+
+def test_pairs_across_datasets_section(built):
+    _, text, md = built
+    pairs = text.split("<h3>Pairs of models across datasets</h3>")[1].split("<h2>")[0]
+    assert "over the 3 datasets by the Wilcoxon signed-rank test" in pairs
+    assert "no p-value can fall below 0.250" in pairs
+    row = re.search(r"<tr><td>knn vs logistic_regression</td>.*?</tr>", pairs).group(0)
+    assert "0 / 3 / 0" in row and "-0.088" in row and "0.200 / 0.100 / 0.700" in row
+    assert "P(≈, ±0.010)" in pairs
+    assert "Pairs of models across datasets" in md
+
+
+def test_reports_without_the_new_significance_keys_still_build(tmp_path, report_inputs):
+    sig = report_inputs["significance"]
+    for key in ("across_pairs", "bayesian"):
+        sig.pop(key)
+    sig["across_datasets"].pop("posthoc")
+    for entry in sig["datasets"].values():
+        entry.pop("bayesian", None)
+        entry.pop("test_set_metric", None)
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    assert "Bayesian comparison" not in text and "Post-hoc comparisons" not in text
+    assert "Pairs of models across datasets" not in text and "permutation test" not in text
+    assert "Friedman χ²_F" in text
+
+
+def test_cv52_note_in_how_to_read(tmp_path, report_inputs):
+    report_inputs["significance"]["pairwise_test"] = "cv52_ttest"
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    assert "5x2cv paired t-test (Dietterich 1998)" in text
+    assert "five repeats of 2-fold cross-validation" in text

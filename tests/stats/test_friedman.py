@@ -192,3 +192,13 @@ def test_nemenyi_errors():
         nemenyi_cliques([1.0], 1.0)
     with pytest.raises(ValueError, match="cd must be"):
         nemenyi_cliques([1.0, 2.0], -1.0)
+
+
+def test_rounding_before_ranking():
+    scores = np.array([[0.1 + 0.2, 0.3, 0.1], [0.5, 0.6, 0.7]])  # 0.1 + 0.2 > 0.3 in floating point
+    assert rank_scores(scores)[0].tolist() == [1.0, 2.0, 3.0]
+    assert rank_scores(scores, decimals=6)[0].tolist() == [1.5, 1.5, 3.0]
+    r = friedman(scores, decimals=6)
+    assert r.conventions["decimals"] == 6 and r.extra["average_ranks"][0] == pytest.approx((1.5 + 3) / 2)
+    with pytest.raises(ValueError, match="decimals must be an integer"):
+        rank_scores(scores, decimals=0.5)

@@ -42,3 +42,40 @@ def test_rejects_invalid_pvalues():
         bonferroni([0.1, np.nan])
     with pytest.raises(ValueError, match="1-D"):
         holm([[0.1, 0.2]])
+
+
+# ----------------------------------------------------------------------------- Hochberg, Hommel, dispatch
+from replearn.stats import adjust, bonferroni_dunn, hochberg, hommel  # noqa: E402
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("method, func", [("simes-hochberg", hochberg), ("hommel", hommel)])
+def test_step_up_procedures_match_statsmodels(seed, method, func):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0, 0.3, size=int(rng.integers(2, 15))) ** 2
+    p[0] = p[-1]  # a tie
+    np.testing.assert_allclose(func(p), multipletests(p, method=method)[1], rtol=1e-12, atol=1e-15)
+
+
+def test_order_of_power():
+    p = np.random.default_rng(9).uniform(0, 0.1, 20)
+    assert np.all(hommel(p) <= hochberg(p) + 1e-15)
+    assert np.all(hochberg(p) <= holm(p) + 1e-15)
+    assert np.all(holm(p) <= bonferroni(p) + 1e-15)
+
+
+def test_hand_examples():
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    # Hochberg: sorted 0.005, 0.01, 0.03, 0.04 -> min over j >= i of (m-j+1) p_(j): 0.02, 0.03, 0.04, 0.04
+    np.testing.assert_allclose(hochberg(p), [0.03, 0.04, 0.04, 0.02])
+    np.testing.assert_allclose(bonferroni_dunn([0.01, 0.2]), [0.02, 0.4])
+    assert hommel([0.2]) == pytest.approx([0.2]) and hochberg([]).size == 0
+
+
+def test_adjust_dispatch():
+    p = [0.01, 0.02, 0.03]
+    np.testing.assert_allclose(adjust(p, "holm"), holm(p))
+    np.testing.assert_allclose(adjust(p, "none"), p)
+    assert adjust(p, "shaffer").shape == (3,)  # 3 = all pairs of 3 models
+    with pytest.raises(ValueError, match="unknown p-value adjustment 'sidak'"):
+        adjust(p, "sidak")

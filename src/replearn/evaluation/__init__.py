@@ -1,7 +1,15 @@
-"""Evaluation: metrics (with the registry the pipeline scores by name) and resampling splits.
+"""Evaluation: metrics (with the registry the pipeline scores by name), curves, resampling splits
+and model selection.
 
-See :mod:`replearn.evaluation.metrics` and :mod:`replearn.evaluation.splits`; the statistics
-used to compare the resulting scores live in :mod:`replearn.stats` (docs/statistics.md).
+* :mod:`~replearn.evaluation.metrics` and :mod:`~replearn.evaluation.curves` (ROC, PR, AP);
+* :mod:`~replearn.evaluation.splits` and :mod:`~replearn.evaluation.resampling` (hold-out,
+  k-fold, stratified, grouped, leave-one-out, repeated, 5x2, bootstrap);
+* :mod:`~replearn.evaluation.model_selection` (grid search on shared folds, nested CV),
+  :mod:`~replearn.evaluation.learning_curve`, :mod:`~replearn.evaluation.bias_variance` and
+  :mod:`~replearn.evaluation.bootstrap_error` (.632 / .632+).
+
+The statistics used to compare the resulting scores live in :mod:`replearn.stats`
+(docs/statistics.md).
 """
 
 from .metrics import (
@@ -24,9 +32,34 @@ from .metrics import (
     roc_auc,
     score_predictions,
 )
-from .splits import SCHEMES, Split, make_splits, repeat_seed, train_test_split_indices
+from .bias_variance import bias_variance_decomposition
+from .bootstrap_error import bootstrap_632, error_632, loo_bootstrap_error, no_information_error
+from .curves import auc, average_precision, precision_recall_curve, roc_curve
+from .learning_curve import learning_curve
+from .model_selection import GridSearchResult, expand_grid, grid_search, nested_cross_validate
+from .resampling import bootstrap_splits, group_kfold_splits, leave_one_out_splits, train_dev_test_split_indices
+from .splits import ALL_SCHEMES, SCHEMES, Split, make_splits, repeat_seed, train_test_split_indices
 
 __all__ = [
+    "ALL_SCHEMES",
+    "GridSearchResult",
+    "auc",
+    "average_precision",
+    "bias_variance_decomposition",
+    "bootstrap_632",
+    "bootstrap_splits",
+    "error_632",
+    "expand_grid",
+    "grid_search",
+    "group_kfold_splits",
+    "learning_curve",
+    "leave_one_out_splits",
+    "loo_bootstrap_error",
+    "nested_cross_validate",
+    "no_information_error",
+    "precision_recall_curve",
+    "roc_curve",
+    "train_dev_test_split_indices",
     "METRICS",
     "Metric",
     "SCHEMES",

@@ -38,6 +38,8 @@ from typing import Callable
 import numpy as np
 from scipy.stats import rankdata
 
+from .curves import average_precision
+
 __all__ = [
     "METRICS",
     "Metric",
@@ -455,6 +457,8 @@ def _registry() -> dict[str, Metric]:
                "binary F1 of the positive class classes[1]; 0/0 = 0"),
         Metric("roc_auc", lambda yt, p, classes=None: roc_auc(yt, p, classes=classes), "proba", c, True,
                "area under the ROC curve (Mann-Whitney); multiclass: one-vs-rest macro mean"),
+        Metric("average_precision", lambda yt, p, classes=None: average_precision(yt, p, classes=classes), "proba",
+               c, True, "area under the precision-recall steps (sum of P_n (R_n - R_n-1)); multiclass: OvR macro"),
         Metric("log_loss", lambda yt, p, classes=None: log_loss(yt, p, classes=classes), "proba", c, False,
                "mean negative log-likelihood, probabilities clipped at machine epsilon"),
         Metric("brier", lambda yt, p, classes=None: brier_score(yt, p, classes=classes), "proba", c, False,

@@ -46,9 +46,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SCHEMES", "Split", "make_splits", "repeat_seed", "train_test_split_indices"]
+__all__ = ["ALL_SCHEMES", "SCHEMES", "Split", "make_splits", "repeat_seed", "train_test_split_indices"]
 
+#: Schemes whose test folds partition the data and that need only the targets: the choices of the
+#: pipeline's ``cv.scheme``.
 SCHEMES = ("kfold", "stratified_kfold", "repeated_kfold", "repeated_stratified_kfold", "5x2", "holdout")
+#: Every scheme :func:`make_splits` knows; the last three live in :mod:`replearn.evaluation.resampling`
+#: ("group_kfold" needs ``groups``; "bootstrap" trains on draws with replacement and tests out-of-bag).
+ALL_SCHEMES = SCHEMES + ("group_kfold", "leave_one_out", "bootstrap")
 
 
 @dataclass(frozen=True)
@@ -238,8 +243,9 @@ def make_splits(
     seed: int = 0,
     test_size=0.25,
     interleaved: bool = False,
+    groups=None,
 ) -> list[Split]:
-    """All train/test splits of a resampling ``scheme`` (one of :data:`SCHEMES`), in order.
+    """All train/test splits of a resampling ``scheme`` (one of :data:`ALL_SCHEMES`), in order.
 
     * "kfold": one repeat of shuffled K-fold (``folds`` = K); with ``interleaved=True`` the
       unshuffled CIML Alg. 8 folds (example ``n`` in fold ``n mod K``).
@@ -251,15 +257,33 @@ def make_splits(
     * "holdout": ``repeats`` independent hold-out splits with ``test_size`` (repeated hold-out
       when ``repeats > 1``; stratified for class labels); ``folds`` is ignored.
 
+    * "group_kfold": K folds over the ``groups`` (one id per example), no group on both sides
+      (CIML L1610-1612); "leave_one_out": n singleton test folds; "bootstrap": ``repeats``
+      bootstrap samples with out-of-bag test sets (see :mod:`replearn.evaluation.resampling`).
+
     "kfold" and "stratified_kfold" require ``repeats == 1`` (use the repeated schemes).
     Returns a list of :class:`Split`; ``Split.index`` runs 0, 1, ... over the list.
     """
-    if scheme not in SCHEMES:
-        raise ValueError(f"unknown split scheme {scheme!r}; choose one of {list(SCHEMES)}")
+    if scheme not in ALL_SCHEMES:
+        raise ValueError(f"unknown split scheme {scheme!r}; choose one of {list(ALL_SCHEMES)}")
     y = _check_y(y)
     n = y.size
     seed = _check_int(seed, "seed", 0)
     repeats = _check_int(repeats, "repeats", 1)
+    if groups is not None and scheme != "group_kfold":
+        raise ValueError(f"groups are only used by scheme 'group_kfold', got scheme {scheme!r}")
+    if scheme in ("group_kfold", "leave_one_out", "bootstrap"):
+        from . import resampling
+
+        if interleaved:
+            raise ValueError(f"interleaved=True is only defined for scheme 'kfold' (CIML Alg. 8), got {scheme!r}")
+        if scheme == "group_kfold":
+            if repeats != 1:
+                raise ValueError(f"scheme 'group_kfold' has one repeat, got repeats={repeats}")
+            return resampling.group_kfold_splits(resampling._check_groups(groups, n), folds=folds, seed=seed)
+        if scheme == "leave_one_out":
+            return resampling.leave_one_out_splits(n, seed=seed)
+        return resampling.bootstrap_splits(n, repeats=repeats, seed=seed)
     if interleaved and scheme != "kfold":
         raise ValueError(f"interleaved=True is only defined for scheme 'kfold' (CIML Alg. 8), got {scheme!r}")
     if scheme in ("kfold", "stratified_kfold") and repeats != 1:

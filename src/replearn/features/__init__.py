@@ -14,6 +14,18 @@ from ..exceptions import ConfigError
 _REGISTRY: dict[str, tuple[str, str]] = {
     "standardize": ("scaling", "Standardize"),
     "polynomial": ("polynomial", "PolynomialFeatures"),
+    # CIML §5.3-5.4 normalization and transforms
+    "center": ("normalization", "Center"),
+    "scale": ("normalization", "VarianceScale"),
+    "maxabs": ("normalization", "MaxAbsScale"),
+    "normalize": ("normalization", "Normalize"),
+    "log": ("normalization", "LogTransform"),
+    # discretization and categorical / text features
+    "binning": ("discretize", "Binning"),
+    "one_hot": ("categorical", "OneHot"),
+    "bag_of_words": ("text", "BagOfWords"),
+    "df_prune": ("text", "DocumentFrequencyPrune"),
+    "hashing": ("hashing", "FeatureHasher"),
 }
 
 

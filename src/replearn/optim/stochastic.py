@@ -25,7 +25,9 @@ Each epoch ends with one evaluation of the full objective, recorded in ``loss_hi
 is the starting point, so it has ``n_epochs + 1`` entries). Stopping rule (scikit-learn's for SGD):
 stop when the epoch objective has not improved on the best value so far by more than
 ``tol * max(|best|, 1)`` for ``n_iter_no_change`` consecutive epochs. A NaN or infinite objective
-or iterate raises :class:`~replearn.exceptions.DivergenceError` (never a garbage result), and
+or iterate raises :class:`~replearn.exceptions.DivergenceError` (never a garbage result), and so
+does stopping with an objective above its starting value (a step so large that the iterates
+oscillate outwards without overflowing yet), and
 reaching ``max_epochs`` without meeting the rule warns :class:`~replearn.exceptions.ConvergenceWarning`.
 """
 
@@ -185,6 +187,12 @@ def stochastic_gradient_descent(
                     stall += 1
                 best = min(best, value)
                 if stall >= n_iter_no_change:
+                    if value > history[0]:
+                        raise DivergenceError(
+                            f"{name} is diverging: the objective went from {history[0]:.6g} at the start to "
+                            f"{value:.6g} after {epoch} epochs without improving for {n_iter_no_change} epochs; "
+                            f"the learning rate {eta0:g} is too large — lower it or standardize the features"
+                        )
                     converged = True
                     break
     if converged:

@@ -1,10 +1,23 @@
 """Choose and run the significance tests for an experiment's results (the significance stage).
 
-Per dataset: every pair of models on the per-split scores of the primary metric with the configured
-paired test (by default the corrected resampled t-test of Nadeau & Bengio, 2003), p-values adjusted over
-the pairs (Holm by default); McNemar's test on the sealed test set. Across datasets (at least two
-datasets and three models): Friedman's test on the mean CV scores with the Nemenyi critical difference
-(Demsar, 2006).
+The tests follow the design of the comparison (docs/statistics.md, "Which test when"):
+
+* **Two models on one dataset** -- every pair of models, on the per-split cross-validation scores
+  of the primary metric: ``stats.pairwise_test`` ("auto": Dietterich's 5x2cv t-test for the 5x2
+  scheme, else the corrected resampled t-test of Nadeau & Bengio 2003), p-values adjusted over
+  the pairs by ``stats.correction``; with ``stats.bayesian`` also the Bayesian correlated t-test
+  (probabilities of "A better", "practically equivalent" within ``stats.rope``, "B better").
+  On the sealed test set: McNemar's test (classification) and ``stats.test_set_metric_test``
+  (a paired permutation or bootstrap test of the primary metric on the predictions, any task).
+* **Two models on many datasets** -- every pair, over the datasets' mean CV scores:
+  ``stats.across_pairs_test`` (Wilcoxon signed-rank by default, or the sign test; Demsar 2006
+  §3.1), adjusted over the pairs, plus the Bayesian signed-rank test.
+* **Many models on many datasets** (>= 2 datasets, >= 3 models): Friedman's test with the
+  Iman-Davenport F, the Nemenyi critical difference for the CD diagram, and the post-hoc
+  procedure ``stats.posthoc`` on the average ranks (all pairs, or against ``stats.control``).
+
+The resampling tests (permutation, bootstrap, Bayesian signed-rank) draw from seeds derived from
+the cross-validation seed recorded in the results, so reruns give identical numbers.
 """
 
 from __future__ import annotations
@@ -14,16 +27,58 @@ import itertools
 import numpy as np
 
 from .. import stats
+from ..evaluation.metrics import METRICS
+from ..evaluation.splits import repeat_seed
+
+MAX_K_BERGMANN_HOMMEL = 10
+_DECOMPOSABLE = {  # metric -> per-example score whose mean is the metric
+    "accuracy": lambda y, p: (y == p).astype(float),
+    "error": lambda y, p: (y != p).astype(float),
+    "mse": lambda y, p: (np.asarray(y, float) - np.asarray(p, float)) ** 2,
+    "mae": lambda y, p: np.abs(np.asarray(y, float) - np.asarray(p, float)),
+}
+
+DEFAULTS = {  # settings added after the first schema; absent keys take these values
+    "bayesian": True,
+    "rope": 0.01,
+    "test_set_metric_test": "permutation",
+    "resamples": 1999,
+    "across_pairs_test": "wilcoxon",
+    "posthoc": "bergmann_hommel",
+    "control": None,
+    "round_before_ranking": None,
+}
 
 
-def _adjust(pvalues: list[float], correction: str) -> list[float]:
+def settings(cfg: dict) -> dict:
+    """The ``stats`` config with defaults filled in (for absent keys, and for null where null has no meaning)."""
+    out = {**DEFAULTS, **cfg}
+    for k, v in DEFAULTS.items():
+        if out[k] is None and v is not None:
+            out[k] = v
+    return out
+
+
+def resolve_pairwise_test(cfg: dict, scheme_name: str | None) -> str:
+    """The per-dataset CV test: "auto" is the 5x2cv t-test for the 5x2 scheme, else the corrected t-test."""
+    test = cfg["pairwise_test"]
+    if test == "auto":
+        return "cv52_ttest" if scheme_name == "5x2" else "corrected_resampled_ttest"
+    if test.startswith("cv52") and scheme_name != "5x2":
+        raise ValueError(f"stats.pairwise_test {test} needs cv.scheme 5x2, got {scheme_name!r}")
+    return test
+
+
+def _adjust(pvalues: list[float], correction: str) -> tuple[list[float], str]:
+    """Adjusted p-values and the procedure used (Bergmann-Hommel falls back to Shaffer above k = 10)."""
     if not pvalues:
-        return []
-    if correction == "holm":
-        return [float(p) for p in stats.holm(pvalues)]
-    if correction == "bonferroni":
-        return [float(p) for p in stats.bonferroni(pvalues)]
-    return [float(p) for p in pvalues]
+        return [], correction
+    if correction in ("shaffer", "bergmann_hommel"):
+        m = len(pvalues)
+        k = int(round((1 + np.sqrt(1 + 8 * m)) / 2))
+        if correction == "bergmann_hommel" and k > MAX_K_BERGMANN_HOMMEL:
+            correction = "shaffer"
+    return [float(p) for p in stats.adjust(pvalues, correction)], correction
 
 
 def _winner(a: str, b: str, diff: float, significant: bool, higher_is_better: bool) -> str | None:
@@ -32,20 +87,32 @@ def _winner(a: str, b: str, diff: float, significant: bool, higher_is_better: bo
     return a if (diff > 0) == higher_is_better else b
 
 
+def _split_order(cv: dict) -> np.ndarray:
+    """Split positions sorted by (repeat, fold): the 5 x 2 layout the cv52 tests need."""
+    return np.array(sorted(range(len(cv["splits"])), key=lambda i: (cv["splits"][i]["repeat"], cv["splits"][i]["fold"])))
+
+
 def compare_cv(cv: dict, cfg: dict) -> list[dict]:
     """Pairwise tests on one dataset's cross-validation scores."""
+    cfg = settings(cfg)
     metric = cv["primary_metric"]
     hib = cv["greater_is_better"][metric]
+    test = resolve_pairwise_test(cfg, (cv.get("scheme") or {}).get("name"))
     n_train = np.array([s["n_train"] for s in cv["splits"]], dtype=float)
     n_test = np.array([s["n_test"] for s in cv["splits"]], dtype=float)
+    order = _split_order(cv)
     rows = []
     for a, b in itertools.combinations(sorted(cv["models"]), 2):
         sa = np.asarray(cv["models"][a]["scores"][metric], dtype=float)
         sb = np.asarray(cv["models"][b]["scores"][metric], dtype=float)
-        if cfg["pairwise_test"] == "corrected_resampled_ttest":
+        if test == "corrected_resampled_ttest":
             res = stats.corrected_resampled_ttest(sa, sb, n_train, n_test)
-        else:
+        elif test == "paired_ttest":
             res = stats.paired_ttest(sa, sb)
+        elif test == "cv52_ttest":
+            res = stats.cv52_ttest(sa[order], sb[order])
+        else:
+            res = stats.cv52_ftest(sa[order], sb[order])
         d = res.to_dict()
         rows.append(
             {
@@ -68,8 +135,40 @@ def compare_cv(cv: dict, cfg: dict) -> list[dict]:
     return rows
 
 
+def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
+    """Bayesian correlated t-test for every pair (Benavoli et al. 2017), when ``stats.bayesian``."""
+    cfg = settings(cfg)
+    if not cfg["bayesian"]:
+        return []
+    metric = cv["primary_metric"]
+    hib = cv["greater_is_better"][metric]
+    n_train = np.array([s["n_train"] for s in cv["splits"]], dtype=float)
+    n_test = np.array([s["n_test"] for s in cv["splits"]], dtype=float)
+    rows = []
+    for a, b in itertools.combinations(sorted(cv["models"]), 2):
+        sa = np.asarray(cv["models"][a]["scores"][metric], dtype=float)
+        sb = np.asarray(cv["models"][b]["scores"][metric], dtype=float)
+        r = stats.bayesian_correlated_ttest(sa, sb, n_train=n_train, n_test=n_test, rope=float(cfg["rope"])).to_dict()
+        rows.append(
+            {
+                "model_a": a,
+                "model_b": b,
+                "test": r["test"],
+                "rope": r["rope"],
+                "p_a_better": r["p_right"] if hib else r["p_left"],
+                "p_equivalent": r["p_rope"],
+                "p_b_better": r["p_left"] if hib else r["p_right"],
+                "posterior_mean": r["posterior_mean"],
+                "credible_interval": r["credible_interval"],
+                "rho": r["extra"]["rho"],
+            }
+        )
+    return rows
+
+
 def compare_test_set(train_results: dict, cfg: dict) -> list[dict]:
     """McNemar's test for every pair of models on the sealed test part (classification only)."""
+    cfg = settings(cfg)
     if train_results["task"] != "classification" or cfg["test_set_test"] == "none":
         return []
     models = train_results["models"]
@@ -99,33 +198,96 @@ def compare_test_set(train_results: dict, cfg: dict) -> list[dict]:
     return rows
 
 
+def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed: int = 0) -> dict:
+    """A paired permutation or bootstrap test of the primary ``metric`` on the sealed test predictions.
+
+    Decomposable metrics (accuracy, error, mse, mae) are tested as the mean of per-example scores;
+    any other label metric (e.g. f1_macro) is recomputed on every resample.  Returns
+    ``{"ran", "reason", "test", "metric", "n_resamples", "rows"}``.
+    """
+    cfg = settings(cfg)
+    kind = cfg["test_set_metric_test"]
+    if kind == "none":
+        return {"ran": False, "reason": "switched off (stats.test_set_metric_test: none)", "rows": []}
+    if METRICS[metric].needs != "label":
+        return {"ran": False, "reason": f"{metric} needs probabilities, which the train stage does not keep",
+                "rows": []}
+    models = train_results["models"]
+    if any("pred" not in m for m in models.values()) or "y_true" not in train_results:
+        return {"ran": False, "reason": "the train results hold no test-set predictions", "rows": []}
+    y = np.asarray(train_results["y_true"])
+    hib = METRICS[metric].greater_is_better
+    n_resamples = int(cfg["resamples"])
+    test = stats.permutation_test if kind == "permutation" else stats.paired_bootstrap_test
+    rows = []
+    for i, (a, b) in enumerate(itertools.combinations(sorted(models), 2)):
+        pa, pb = np.asarray(models[a]["pred"]), np.asarray(models[b]["pred"])
+        s = repeat_seed(seed, i)
+        if metric in _DECOMPOSABLE:
+            per = _DECOMPOSABLE[metric]
+            res = test(per(y, pa), per(y, pb), n_resamples=n_resamples, seed=s)
+        else:
+            res = test(pa, pb, y_true=y, metric=metric, n_resamples=n_resamples, seed=s)
+        score_a = float(METRICS[metric].func(y, pa, None))
+        score_b = float(METRICS[metric].func(y, pb, None))
+        rows.append(
+            {
+                "model_a": a,
+                "model_b": b,
+                "test": res.test,
+                "score_a": score_a,
+                "score_b": score_b,
+                "mean_difference": score_a - score_b,
+                "statistic": float(res.statistic),
+                "pvalue": float(res.pvalue),
+                "method": res.conventions.get("method", "bootstrap"),
+                "seed": int(s),
+            }
+        )
+    _finish_rows(rows, cfg, hib)
+    return {"ran": True, "reason": None, "test": kind, "metric": metric, "n_resamples": n_resamples, "rows": rows}
+
+
 def _finish_rows(rows: list[dict], cfg: dict, higher_is_better: bool) -> None:
-    adjusted = _adjust([r["pvalue"] for r in rows], cfg["correction"])
+    adjusted, used = _adjust([r["pvalue"] for r in rows], cfg["correction"])
     for r, p in zip(rows, adjusted):
         r["pvalue_adjusted"] = p
         r["significant"] = bool(p < cfg["alpha"])
         r["winner"] = _winner(r["model_a"], r["model_b"], r["mean_difference"], r["significant"], higher_is_better)
+        if used != cfg["correction"]:
+            r["correction_used"] = used
 
 
-def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
-    """Friedman + Nemenyi over datasets, on the mean CV score of each model (needs >= 2 datasets, >= 3 models)."""
-    if cfg["across_datasets"] == "none":
-        return {"ran": False, "reason": "switched off (stats.across_datasets: none)"}
+def _common(crossval: dict[str, dict]):
     datasets = sorted(crossval)
     model_sets = [set(crossval[d]["models"]) for d in datasets]
     common = sorted(set.intersection(*model_sets)) if model_sets else []
     metrics = {crossval[d]["primary_metric"] for d in datasets}
+    return datasets, common, metrics
+
+
+def _score_table(crossval: dict, datasets: list[str], models: list[str], metric: str) -> np.ndarray:
+    return np.array([[np.mean(crossval[d]["models"][m]["scores"][metric]) for m in models] for d in datasets])
+
+
+def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
+    """Friedman + Nemenyi + post-hoc over datasets, on the mean CV score of each model (>= 2 datasets, >= 3 models)."""
+    cfg = settings(cfg)
+    if cfg["across_datasets"] == "none":
+        return {"ran": False, "reason": "switched off (stats.across_datasets: none)"}
+    datasets, common, metrics = _common(crossval)
     if len(datasets) < 2 or len(common) < 3:
-        return {
-            "ran": False,
-            "reason": f"needs at least 2 datasets and 3 models run on all of them (got {len(datasets)} and {len(common)})",
-        }
+        reason = f"needs at least 2 datasets and 3 models run on all of them (got {len(datasets)} and {len(common)})"
+        if len(datasets) >= 2 and len(common) == 2:
+            reason += "; the two models are compared over the datasets in the pairwise section instead"
+        return {"ran": False, "reason": reason}
     if len(metrics) != 1:
         return {"ran": False, "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})"}
     metric = metrics.pop()
     hib = crossval[datasets[0]]["greater_is_better"][metric]
-    scores = np.array([[np.mean(crossval[d]["models"][m]["scores"][metric]) for m in common] for d in datasets])
-    fr = stats.friedman(scores, higher_is_better=hib).to_dict()
+    decimals = cfg["round_before_ranking"]
+    scores = _score_table(crossval, datasets, common, metric)
+    fr = stats.friedman(scores, higher_is_better=hib, decimals=decimals).to_dict()
     ranks = dict(zip(common, (float(r) for r in fr["extra"]["average_ranks"])))
     cd = float(stats.nemenyi_cd(len(common), len(datasets), alpha=cfg["alpha"]))
     cliques = stats.nemenyi_cliques(ranks, cd)
@@ -143,6 +305,7 @@ def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
             "f_statistic": fr["extra"]["f_statistic"],
             "f_pvalue": fr["extra"]["f_pvalue"],
             "df_f": fr["extra"]["df_f"],
+            "kendall_w": fr["effect_size"],
         },
         "average_ranks": ranks,
         "nemenyi": {
@@ -151,26 +314,130 @@ def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
             "q_alpha": float(stats.nemenyi_q(len(common), alpha=cfg["alpha"])),
             "cliques": [list(c) for c in cliques],
         },
+        "posthoc": _posthoc(scores, common, cfg, hib),
         "significant": bool(fr["pvalue"] < cfg["alpha"]),
     }
 
 
-def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict) -> dict:
-    """The whole significance result (the schema the report reads)."""
+def _posthoc(scores: np.ndarray, models: list[str], cfg: dict, hib: bool) -> dict:
+    method = cfg["posthoc"]
+    control = cfg["control"]
+    if control is not None and control not in models:
+        return {"ran": False, "reason": f"control {control!r} is not among the models run on every dataset"}
+    used = method
+    if method == "bergmann_hommel" and len(models) > MAX_K_BERGMANN_HOMMEL:
+        used = "shaffer"
+    res = stats.friedman_posthoc(
+        scores, names=models, control=control, method=used, alpha=cfg["alpha"], higher_is_better=hib,
+        decimals=cfg["round_before_ranking"],
+    ).to_dict()
+    return {"ran": True, "reason": None, "method_used": used, **res}
+
+
+def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0) -> dict:
+    """Two models on many datasets: every pair by the Wilcoxon signed-rank (or sign) test over the datasets."""
+    cfg = settings(cfg)
+    test = cfg["across_pairs_test"]
+    if test == "none":
+        return {"ran": False, "reason": "switched off (stats.across_pairs_test: none)", "rows": []}
+    datasets, common, metrics = _common(crossval)
+    if len(datasets) < 2 or len(common) < 2:
+        return {"ran": False, "reason": f"needs at least 2 datasets and 2 models run on all of them (got "
+                f"{len(datasets)} and {len(common)})", "rows": []}
+    if len(metrics) != 1:
+        return {"ran": False, "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
+                "rows": []}
+    metric = metrics.pop()
+    hib = crossval[datasets[0]]["greater_is_better"][metric]
+    decimals = cfg["round_before_ranking"]
+    scores = _score_table(crossval, datasets, common, metric)
+    sign = 1.0 if hib else -1.0
+    rows = []
+    for i, (ia, ib) in enumerate(itertools.combinations(range(len(common)), 2)):
+        a, b = scores[:, ia], scores[:, ib]
+        main = (stats.wilcoxon(a, b, decimals=decimals) if test == "wilcoxon"
+                else stats.sign_test(a, b, decimals=decimals))
+        st = stats.sign_test(a, b, decimals=decimals)
+        row = {
+            "model_a": common[ia],
+            "model_b": common[ib],
+            "mean_a": float(a.mean()),
+            "mean_b": float(b.mean()),
+            "mean_difference": float(a.mean() - b.mean()),
+            "test": main.test,
+            "statistic": float(main.statistic),
+            "pvalue": float(main.pvalue),
+            "exact": main.extra.get("method_used", "exact") == "exact",
+            "wins_a": st.extra["wins"],
+            "wins_b": st.extra["losses"],
+            "ties": st.extra["ties"],
+            "sign_test_pvalue": float(st.pvalue),
+            "rank_biserial": float(sign * stats.rank_biserial(a, b)),
+            "cliffs_delta": float(sign * stats.cliffs_delta(a, b)),
+        }
+        if cfg["bayesian"]:
+            br = stats.bayesian_signed_rank(a, b, rope=float(cfg["rope"]), n_samples=20000,
+                                            seed=repeat_seed(seed, i))
+            row["bayesian_signed_rank"] = {
+                "rope": br.rope,
+                "p_a_better": br.p_right if hib else br.p_left,
+                "p_equivalent": br.p_rope,
+                "p_b_better": br.p_left if hib else br.p_right,
+                "n_samples": br.extra["n_samples"],
+                "seed": br.extra["seed"],
+            }
+        rows.append(row)
+    _finish_rows(rows, cfg, hib)
+    return {
+        "ran": True,
+        "reason": None,
+        "test": test,
+        "metric": metric,
+        "datasets": datasets,
+        "models": common,
+        # exact two-sided Wilcoxon and sign tests cannot go below 2 / 2^N on N datasets
+        "smallest_possible_pvalue": min(1.0, 2.0 / 2 ** len(datasets)),
+        "effect_sizes": "rank-biserial and Cliff's delta over the datasets, positive when model A is better",
+        "rows": rows,
+    }
+
+
+def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict, *, seed: int | None = None) -> dict:
+    """The whole significance result (the schema the report reads).
+
+    ``seed`` seeds the resampling tests; by default the seed of the first dataset's cross-validation.
+    """
+    cfg = settings(cfg)
     first = next(iter(crossval.values()))
     metric = first["primary_metric"]
+    if seed is None:
+        seed = int((first.get("scheme") or {}).get("seed") or 0)
+    schemes = {(crossval[d].get("scheme") or {}).get("name") for d in crossval}
+    resolved = {resolve_pairwise_test(cfg, s) for s in schemes}
+    datasets = {}
+    for j, d in enumerate(sorted(crossval)):
+        entry = {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
+        entry["bayesian"] = compare_bayesian(crossval[d], cfg)
+        entry["test_set_metric"] = compare_test_set_metric(
+            train_results[d], crossval[d]["primary_metric"], cfg, seed=repeat_seed(seed, 100 + j)
+        )
+        datasets[d] = entry
     return {
         "metric": metric,
         "alpha": cfg["alpha"],
         "higher_is_better": first["greater_is_better"][metric],
-        "pairwise_test": cfg["pairwise_test"],
+        "pairwise_test": resolved.pop() if len(resolved) == 1 else "per dataset",
+        "pairwise_test_config": cfg["pairwise_test"],
         "correction": cfg["correction"],
         "test_set_test": cfg["test_set_test"],
-        "datasets": {
-            d: {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
-            for d in sorted(crossval)
-        },
+        "test_set_metric_test": cfg["test_set_metric_test"],
+        "bayesian": {"enabled": bool(cfg["bayesian"]), "rope": float(cfg["rope"])},
+        "posthoc": {"method": cfg["posthoc"], "control": cfg["control"]},
+        "round_before_ranking": cfg["round_before_ranking"],
+        "seed": int(seed),
+        "datasets": datasets,
         "across_datasets": compare_across(crossval, cfg),
+        "across_pairs": compare_across_pairs(crossval, cfg, seed=repeat_seed(seed, 200)),
     }
 
 
@@ -186,4 +453,10 @@ def summary_metrics(result: dict) -> dict:
     if across["ran"]:
         out["friedman_pvalue"] = across["friedman"]["pvalue"]
         out["nemenyi_cd"] = across["nemenyi"]["cd"]
+        ph = across.get("posthoc") or {}
+        if ph.get("ran"):
+            out["posthoc_significant_pairs"] = sum(c["significant"] for c in ph["comparisons"])
+    pairs = result.get("across_pairs") or {}
+    if pairs.get("ran"):
+        out["across_pairs_significant"] = sum(r["significant"] for r in pairs["rows"])
     return out

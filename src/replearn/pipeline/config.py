@@ -178,11 +178,25 @@ SCHEMA = {
     },
     "stats": {
         "alpha": float,
-        "pairwise_test": Choice(["corrected_resampled_ttest", "paired_ttest"], "pairwise test"),
-        "correction": Choice(["holm", "bonferroni", "none"], "correction"),
+        "pairwise_test": Choice(
+            ["auto", "corrected_resampled_ttest", "cv52_ttest", "cv52_ftest", "paired_ttest"], "pairwise test"
+        ),
+        "correction": Choice(
+            ["holm", "bonferroni", "hochberg", "hommel", "shaffer", "bergmann_hommel", "none"], "correction"
+        ),
+        "bayesian": Optional_(bool),
+        "rope": Optional_(float),
         "test_set_test": Choice(["mcnemar", "none"], "test-set test"),
         "mcnemar_method": Choice(["exact", "midp", "chi2", "chi2_cc"], "McNemar method"),
+        "test_set_metric_test": Optional_(Choice(["permutation", "paired_bootstrap", "none"], "test-set metric test")),
+        "resamples": Optional_(int),
+        "across_pairs_test": Optional_(Choice(["wilcoxon", "sign_test", "none"], "across-datasets pairwise test")),
         "across_datasets": Choice(["friedman_nemenyi", "none"], "across-datasets test"),
+        "posthoc": Optional_(Choice(
+            ["nemenyi", "bonferroni_dunn", "holm", "hochberg", "hommel", "shaffer", "bergmann_hommel", "bonferroni",
+             "none"], "post-hoc procedure")),
+        "control": Optional_(str),
+        "round_before_ranking": Optional_(int),
     },
     "report": {"title": str, "decimals": int, "dpi": int, "plots": bool},
     "tracking": {"enabled": bool, "experiment": str, "tracking_uri": Optional_(str)},
@@ -372,8 +386,7 @@ def _check_values(params: dict, errors: list[str]) -> None:
         )
     if cv["n_jobs"] == 0 or cv["n_jobs"] < -1:
         errors.append(f"cv.n_jobs: must be a positive number of workers or -1 (all cores), got {cv['n_jobs']}")
-    if not 0.0 < params["stats"]["alpha"] < 1.0:
-        errors.append(f"stats.alpha: must be between 0 and 1 (exclusive), got {params['stats']['alpha']}")
+    _check_stats(params, errors)
     from ..evaluation.unsupervised import UNSUPERVISED_METRICS
 
     for task in ("classification", "regression", "clustering", "decomposition"):
@@ -387,3 +400,33 @@ def _check_values(params: dict, errors: list[str]) -> None:
             errors.append(f"metrics.primary.{task}: {primary!r} must be one of metrics.{task} ({', '.join(listed)})")
     if params["report"]["decimals"] < 0 or params["report"]["dpi"] <= 0:
         errors.append("report: decimals must be >= 0 and dpi > 0")
+
+
+def _check_stats(params: dict, errors: list[str]) -> None:
+    """Values of the ``stats`` section that the schema alone cannot check (see conf/stats/default.yaml)."""
+    st = params["stats"]
+    if not 0.0 < st["alpha"] < 1.0:
+        errors.append(f"stats.alpha: must be between 0 and 1 (exclusive), got {st['alpha']}")
+    if st["pairwise_test"] in ("cv52_ttest", "cv52_ftest") and params["cv"]["scheme"] != "5x2":
+        errors.append(
+            f"stats.pairwise_test: {st['pairwise_test']} needs cv.scheme 5x2 (five repeats of 2-fold), "
+            f"got {params['cv']['scheme']}; use auto or corrected_resampled_ttest"
+        )
+    if st.get("rope") is not None and st["rope"] < 0:
+        errors.append(f"stats.rope: must be >= 0 (half-width of the region of practical equivalence), got {st['rope']}")
+    if st.get("resamples") is not None and st["resamples"] < 99:
+        errors.append(f"stats.resamples: must be >= 99 for a usable p-value, got {st['resamples']}")
+    if st.get("round_before_ranking") is not None and st["round_before_ranking"] < 0:
+        errors.append(f"stats.round_before_ranking: must be >= 0 decimals or null, got {st['round_before_ranking']}")
+    control = st.get("control")
+    posthoc = st.get("posthoc", "bergmann_hommel")
+    if control is not None:
+        if control not in params["models"]:
+            errors.append(f"stats.control: {control!r} is not one of the models ({', '.join(sorted(params['models']))})")
+        if posthoc in ("nemenyi", "shaffer", "bergmann_hommel"):
+            errors.append(
+                f"stats.posthoc: {posthoc} compares all pairs; with stats.control use bonferroni_dunn, holm, "
+                "hochberg or hommel"
+            )
+    elif posthoc == "bonferroni_dunn":
+        errors.append("stats.posthoc: bonferroni_dunn compares every model with a control; set stats.control")

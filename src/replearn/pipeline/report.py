@@ -242,10 +242,19 @@ def _join_names(names: Sequence[str]) -> str:
 _TEST_NAMES = {
     "corrected_resampled_ttest": "corrected resampled t-test (Nadeau & Bengio 2003)",
     "paired_ttest": "paired t-test",
+    "cv52_ttest": "5x2cv paired t-test (Dietterich 1998)",
+    "cv52_ftest": "5x2cv combined F test (Alpaydın 1999)",
     "wilcoxon": "Wilcoxon signed-rank test",
+    "sign_test": "sign test",
     "mcnemar": "McNemar's test",
+    "permutation": "paired permutation test",
+    "paired_bootstrap": "paired bootstrap test",
 }
-_CORRECTIONS = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no correction", None: "no correction"}
+_CORRECTIONS = {
+    "holm": "Holm", "bonferroni": "Bonferroni", "hochberg": "Hochberg", "hommel": "Hommel", "shaffer": "Shaffer",
+    "bergmann_hommel": "Bergmann–Hommel", "nemenyi": "Nemenyi", "bonferroni_dunn": "Bonferroni–Dunn",
+    "none": "no correction", None: "no correction",
+}
 
 
 # --------------------------------------------------------------------------- sections
@@ -538,6 +547,7 @@ def _across_section(
                     )
     if sentences:
         doc.add(_List(tuple(sentences)))
+    _posthoc_table(doc, across.get("posthoc"), f)
 
 
 def _how_to_read(doc: _Document, significance: Mapping) -> None:
@@ -548,6 +558,9 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
     elif correction == "bonferroni":
         adjust = ("The Bonferroni correction multiplies the p-values by the number of pairs, which controls the "
                   "family-wise error rate over all pairs of models on a dataset at α (more conservatively than Holm).")
+    elif correction in _CORRECTIONS and correction not in ("none", None):
+        adjust = (f"{_CORRECTIONS[correction]}'s procedure adjusts the p-values so that the family-wise error rate "
+                  "over all pairs of models on a dataset stays at α.")
     else:
         adjust = ("The p-values are not adjusted for multiple comparisons: with many pairs, some 'significant' "
                   "verdicts are expected by chance (Holm's procedure would control the family-wise error).")
@@ -557,19 +570,202 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
             (
                 "Cross-validation tables summarise the per-split scores; the spread (± standard deviation) "
                 "shows how much a score depends on the split.",
-                "The corrected resampled t-test (Nadeau & Bengio 2003) inflates the variance of the paired "
-                "differences by (1/J + n_test/n_train) because the cross-validation training sets overlap, "
-                "which makes the ordinary paired t-test far too liberal.",
+                _cv_test_note(significance.get("pairwise_test")),
                 adjust,
                 "McNemar's test uses the sealed test set, scored once per model after refitting on the whole "
                 "development set: it compares only the examples on which the two models disagree.",
                 "Across datasets, the Friedman test compares average ranks (Demsar 2006); the Iman–Davenport "
                 "F_F is its less conservative variant. Models joined by a bar in the critical difference "
                 "diagram differ by less than the Nemenyi CD and are not significantly different.",
-                "A verdict of 'no significant difference' is not evidence that the models are equivalent.",
+                "A verdict of 'no significant difference' is not evidence that the models are equivalent"
+                + ("; the Bayesian tables say when two models are practically equivalent (a probability above "
+                   f"{_DECISION:g} for the region of practical equivalence)."
+                   if (significance.get("bayesian") or {}).get("enabled") else "."),
             )
         )
     )
+
+
+def _cv_test_note(test) -> str:
+    if test in ("cv52_ttest", "cv52_ftest"):
+        return ("The 5x2cv tests (Dietterich 1998; Alpaydın 1999) estimate the variance from five repeats of "
+                "2-fold cross-validation, whose two training sets never overlap; plain paired t-tests over "
+                "folds whose training sets overlap are far too liberal.")
+    return ("The corrected resampled t-test (Nadeau & Bengio 2003) inflates the variance of the paired "
+            "differences by (1/J + n_test/n_train) because the cross-validation training sets overlap, "
+            "which makes the ordinary paired t-test far too liberal.")
+
+
+# --------------------------------------------------------------------------- significance: extra sections
+# (Bayesian probabilities, the sealed-test-set metric test, the Friedman post-hoc table and the
+# pairwise comparisons over datasets; each renders only when its key is in significance.json.)
+
+_DECISION = 0.95  # posterior probability needed for a Bayesian verdict (Benavoli et al. 2017)
+
+
+def _bayes_verdict(a: str, b: str, p_a, p_eq, p_b) -> tuple[str, bool]:
+    for p, text in ((p_a, f"{a} practically better"), (p_eq, "practically equivalent"), (p_b, f"{b} practically better")):
+        if p is not None and float(p) > _DECISION:
+            return text, True
+    return "no decision", False
+
+
+def _bayesian_table(doc: _Document, entry: Mapping, f: _Fmt) -> None:
+    rows_in = sorted(entry.get("bayesian") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+    if not rows_in:
+        return
+    rope = rows_in[0].get("rope")
+    doc.add(_Heading(3, "Bayesian comparison (cross-validation)"))
+    doc.add(
+        _Paragraph(
+            "Bayesian correlated t-test (Benavoli et al. 2017) on the same split scores: the posterior "
+            f"probabilities that model A is better by more than the region of practical equivalence (±{f.num(rope)}), "
+            "that the two are practically equivalent, or that B is better. A verdict needs a probability above "
+            f"{_DECISION:g}; the posterior's scale includes the correlation of overlapping training sets."
+        )
+    )
+    rows = []
+    for r in rows_in:
+        a, b = str(r.get("model_a")), str(r.get("model_b"))
+        verdict, strong = _bayes_verdict(a, b, r.get("p_a_better"), r.get("p_equivalent"), r.get("p_b_better"))
+        rows.append(
+            (
+                _Cell(f"{a} vs {b}"),
+                _Cell(f.num(r.get("p_a_better"))),
+                _Cell(f.num(r.get("p_equivalent"))),
+                _Cell(f.num(r.get("p_b_better"))),
+                _Cell(f.num(r.get("posterior_mean"))),
+                _Cell(f.ci(r.get("credible_interval"))),
+                _Cell(verdict, strong),
+            )
+        )
+    doc.add(
+        _Table(
+            ("Pair (A vs B)", "P(A better)", "P(equivalent)", "P(B better)", "Posterior mean A − B",
+             "95% credible interval", "Verdict"),
+            tuple(rows),
+        )
+    )
+
+
+def _test_set_metric_table(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt) -> None:
+    res = entry.get("test_set_metric")
+    if not res:
+        return
+    name = _TEST_NAMES.get(res.get("test"), str(res.get("test") or "resampling test").replace("_", " "))
+    doc.add(_Heading(3, f"{name[0].upper() + name[1:]} (sealed test set)"))
+    if not res.get("ran"):
+        doc.add(_Paragraph(f"Not run: {res.get('reason') or 'no reason recorded'}."))
+        return
+    correction = _CORRECTIONS.get(significance.get("correction"), str(significance.get("correction")))
+    doc.add(
+        _Paragraph(
+            f"{name[0].upper() + name[1:]} of {res.get('metric')} on the sealed test predictions "
+            f"({res.get('n_resamples')} resamples, seeded), p-values adjusted with {correction}. "
+            "The difference is model A minus model B."
+        )
+    )
+    rows = tuple(
+        (
+            _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
+            _Cell(f.num(r.get("score_a"))),
+            _Cell(f.num(r.get("score_b"))),
+            _Cell(f.num(r.get("mean_difference"))),
+            _Cell(f.pvalue(r.get("pvalue"))),
+            _Cell(f.pvalue(r.get("pvalue_adjusted"))),
+            _Cell(_verdict(r), bool(r.get("significant"))),
+        )
+        for r in sorted(res.get("rows") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+    )
+    doc.add(_Table(("Pair (A vs B)", "Score A", "Score B", "Difference", "p", "Adjusted p", "Verdict"), rows))
+
+
+def _posthoc_table(doc: _Document, posthoc: Mapping | None, f: _Fmt) -> None:
+    if not posthoc:
+        return
+    if not posthoc.get("ran"):
+        doc.add(_Paragraph(f"Post-hoc comparisons were not run: {posthoc.get('reason') or 'no reason recorded'}."))
+        return
+    method = posthoc.get("method_used") or posthoc.get("method")
+    name = _CORRECTIONS.get(method, str(method))
+    control = posthoc.get("control")
+    family = f"every model against the control {control}" if control is not None else "all pairs of models"
+    doc.add(
+        _Paragraph(
+            f"Post-hoc comparisons on the average ranks, {family}: z = (R_B − R_A) / √(k(k+1)/(6N)), p-values "
+            f"adjusted with {name} at α = {_alpha(posthoc.get('alpha'))}. The bars of the diagram use the Nemenyi "
+            "critical difference; a more powerful procedure can find a pair significant although a bar joins it. "
+            "Effect sizes are computed over the datasets and are positive when model A is better."
+        )
+    )
+    rows = tuple(
+        (
+            _Cell(f"{c.get('a')} vs {c.get('b')}"),
+            _Cell(f.num(c.get("rank_a"))),
+            _Cell(f.num(c.get("rank_b"))),
+            _Cell(f.num(c.get("z"))),
+            _Cell(f.pvalue(c.get("pvalue"))),
+            _Cell(f.pvalue(c.get("pvalue_adjusted"))),
+            _Cell(f.num(c.get("rank_biserial"))),
+            _Cell(f.num(c.get("cliffs_delta"))),
+            _Cell("significant" if c.get("significant") else "not significant", bool(c.get("significant"))),
+        )
+        for c in posthoc.get("comparisons") or []
+    )
+    doc.add(
+        _Table(
+            ("Pair (A vs B)", "Rank A", "Rank B", "z", "p", "Adjusted p", "Rank-biserial", "Cliff's δ", "Verdict"),
+            rows,
+            caption=f"Post-hoc tests ({name})",
+        )
+    )
+
+
+def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: Mapping, f: _Fmt) -> None:
+    if not pairs:
+        return
+    doc.add(_Heading(3, "Pairs of models across datasets"))
+    if not pairs.get("ran"):
+        doc.add(_Paragraph(f"Not run: {pairs.get('reason') or 'no reason recorded'}."))
+        return
+    test = _TEST_NAMES.get(pairs.get("test"), str(pairs.get("test")))
+    correction = _CORRECTIONS.get(significance.get("correction"), str(significance.get("correction")))
+    datasets = list(pairs.get("datasets") or [])
+    doc.add(
+        _Paragraph(
+            f"Each pair of models compared over the {len(datasets)} datasets by the {test} on the mean "
+            f"cross-validation {pairs.get('metric')} (Demsar 2006, §3.1), p-values adjusted with {correction}. "
+            f"With {len(datasets)} datasets no p-value can fall below {f.pvalue(pairs.get('smallest_possible_pvalue'))}. "
+            "Wins count the datasets on which each model is better; effect sizes are positive when model A is better."
+        )
+    )
+    rows_in = sorted(pairs.get("rows") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+    bayes = any(r.get("bayesian_signed_rank") for r in rows_in)
+    rows = []
+    for r in rows_in:
+        cells = [
+            _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
+            _Cell(f.num(r.get("mean_difference"))),
+            _Cell(f"{r.get('wins_a', _DASH)} / {r.get('wins_b', _DASH)} / {r.get('ties', _DASH)}"),
+            _Cell(f.num(r.get("statistic"))),
+            _Cell(f.pvalue(r.get("pvalue"))),
+            _Cell(f.pvalue(r.get("pvalue_adjusted"))),
+            _Cell(f.pvalue(r.get("sign_test_pvalue"))),
+            _Cell(f.num(r.get("rank_biserial"))),
+            _Cell(f.num(r.get("cliffs_delta"))),
+        ]
+        if bayes:
+            br = r.get("bayesian_signed_rank") or {}
+            cells.append(_Cell(" / ".join(f.num(br.get(k)) for k in ("p_a_better", "p_equivalent", "p_b_better"))))
+        cells.append(_Cell(_verdict(r), bool(r.get("significant"))))
+        rows.append(tuple(cells))
+    headers = ["Pair (A vs B)", "Mean difference", "Wins A / B / ties", "Statistic", "p", "Adjusted p",
+               "Sign test p", "Rank-biserial", "Cliff's δ"]
+    if bayes:
+        rope = next(r["bayesian_signed_rank"].get("rope") for r in rows_in if r.get("bayesian_signed_rank"))
+        headers.append(f"Bayesian signed-rank P(A) / P(≈, ±{f.num(rope)}) / P(B)")
+    headers.append("Verdict")
+    doc.add(_Table(tuple(headers), tuple(rows)))
 
 
 # --------------------------------------------------------------------------- renderers
@@ -767,8 +963,10 @@ def build_report(
         doc.add(_Heading(3, "Pairwise significance (cross-validation)"))
         entry = sig_datasets.get(ds) or {}
         _pairwise_table(doc, entry, cv, significance, f)
+        _bayesian_table(doc, entry, f)
         doc.add(_Heading(3, "McNemar's test (sealed test set)"))
         _mcnemar_table(doc, entry, cv, f)
+        _test_set_metric_table(doc, entry, significance, f)
 
     across = significance.get("across_datasets")
     cd_image = None
@@ -785,6 +983,7 @@ def build_report(
         if rel:
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
     _across_section(doc, across, significance, crossval, f, cd_image)
+    _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
     _how_to_read(doc, significance)
 
     # Remove plots left over from an earlier run so the folder matches this report.

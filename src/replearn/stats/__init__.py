@@ -1,32 +1,83 @@
 """Significance tests and effect sizes for comparing learners (see docs/statistics.md).
 
-Every test takes score arrays (per-example correctness, per-split scores, or a data sets x
-models table), never estimators, and returns a :class:`TestResult`.
+Every test takes score arrays (per-example correctness or losses, per-split scores, or a data
+sets x models table), never estimators, and returns a :class:`TestResult` (``statistic``,
+``pvalue``, ``df``, effect size, CI, the alternative and every convention used).  Bootstrap
+intervals return a :class:`BootstrapResult`, the Bayesian tests a :class:`BayesianResult`
+(posterior probabilities instead of a p-value) and the Friedman post-hoc analysis a
+:class:`PosthocResult`.
+
+=========================================  =====================================================
+design                                     functions
+=========================================  =====================================================
+two models, one test set                   mcnemar, permutation_test, paired_bootstrap_test,
+                                           paired_ttest (per-example losses), bootstrap_metric
+k models, one test set                     cochrans_q
+two models, (repeated) CV on one data set  corrected_resampled_ttest, cv52_ttest, cv52_ftest,
+                                           bayesian_correlated_ttest
+two models, N data sets                    wilcoxon, sign_test, bayesian_signed_rank
+k models, N data sets                      friedman, nemenyi_cd / nemenyi_cliques, friedman_posthoc
+p-value adjustment                         bonferroni, bonferroni_dunn, holm, hochberg, hommel,
+                                           shaffer, bergmann_hommel (all pairs), adjust
+effect sizes                               cohens_dz, rank_biserial, cliffs_delta
+=========================================  =====================================================
 """
 
 from ._result import TestResult, to_jsonable
+from .allpairs import bergmann_hommel, exhaustive_sets, shaffer, shaffer_multipliers
+from .bayesian import BayesianResult, bayesian_correlated_ttest, bayesian_signed_rank
+from .bootstrap import BootstrapResult, bootstrap_ci, bootstrap_indices, bootstrap_metric, paired_bootstrap_test
+from .cochran import cochrans_q
+from .cv52 import cv52_ftest, cv52_ttest
 from .effect_sizes import cliffs_delta, cohens_dz, paired_differences, rank_biserial
 from .friedman import friedman, nemenyi_cd, nemenyi_cliques, nemenyi_pairwise, nemenyi_q, rank_scores
 from .mcnemar import mcnemar
-from .multiple import bonferroni, holm
+from .multiple import adjust, bonferroni, bonferroni_dunn, hochberg, holm, hommel
+from .permutation import permutation_test
+from .posthoc import PosthocResult, friedman_posthoc
 from .ttests import corrected_resampled_ttest, paired_ttest
+from .wilcoxon import sign_test, wilcoxon
 
 __all__ = [
+    "BayesianResult",
+    "BootstrapResult",
+    "PosthocResult",
     "TestResult",
+    "adjust",
+    "bayesian_correlated_ttest",
+    "bayesian_signed_rank",
+    "bergmann_hommel",
     "bonferroni",
+    "bonferroni_dunn",
+    "bootstrap_ci",
+    "bootstrap_indices",
+    "bootstrap_metric",
     "cliffs_delta",
+    "cochrans_q",
     "cohens_dz",
     "corrected_resampled_ttest",
+    "cv52_ftest",
+    "cv52_ttest",
+    "exhaustive_sets",
     "friedman",
+    "friedman_posthoc",
+    "hochberg",
     "holm",
+    "hommel",
     "mcnemar",
     "nemenyi_cd",
     "nemenyi_cliques",
     "nemenyi_pairwise",
     "nemenyi_q",
+    "paired_bootstrap_test",
     "paired_differences",
     "paired_ttest",
+    "permutation_test",
     "rank_biserial",
     "rank_scores",
+    "shaffer",
+    "shaffer_multipliers",
+    "sign_test",
     "to_jsonable",
+    "wilcoxon",
 ]

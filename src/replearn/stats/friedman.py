@@ -47,13 +47,23 @@ def _check_scores(scores) -> np.ndarray:
     return s
 
 
-def rank_scores(scores, *, higher_is_better: bool = True) -> np.ndarray:
-    """Per-row ranks of an ``(N, k)`` score array: 1 = best, average ranks for ties."""
+def rank_scores(scores, *, higher_is_better: bool = True, decimals: int | None = None) -> np.ndarray:
+    """Per-row ranks of an ``(N, k)`` score array: 1 = best, average ranks for ties.
+
+    ``decimals``: round the scores to this many decimals before ranking (``None``: as given), so
+    that scores equal at the precision they are reported with tie.
+    """
     s = _check_scores(scores)
+    if decimals is not None:
+        if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+            raise ValueError(f"decimals must be an integer or None, got {decimals!r}")
+        s = np.round(s, int(decimals))
     return stats.rankdata(-s if higher_is_better else s, axis=1)
 
 
-def friedman(scores, *, higher_is_better: bool = True, tie_correction: bool = False) -> TestResult:
+def friedman(
+    scores, *, higher_is_better: bool = True, tie_correction: bool = False, decimals: int | None = None
+) -> TestResult:
     """Friedman test over N data sets and k models (Demsar 2006 §3.2.2); see the module docstring.
 
     Returns a :class:`TestResult` with ``statistic = chi2_F``, its chi-square(k-1) p-value,
@@ -61,9 +71,10 @@ def friedman(scores, *, higher_is_better: bool = True, tie_correction: bool = Fa
     rankings, in [0, 1]) and ``extra`` = {"f_statistic": F_F, "f_pvalue", "df_f": [k-1,
     (k-1)(N-1)], "average_ranks": [R_1, ..., R_k], "n_datasets": N, "k_models": k,
     "tie_factor": the divisor used (1.0 without correction)}.  The result does not depend on
-    the order of the data sets.
+    the order of the data sets.  ``decimals`` rounds the scores before ranking (see
+    :func:`rank_scores`).
     """
-    ranks = rank_scores(scores, higher_is_better=higher_is_better)
+    ranks = rank_scores(scores, higher_is_better=higher_is_better, decimals=decimals)
     n, k = ranks.shape
     avg = ranks.mean(axis=0)
     chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(avg**2)) - k * (k + 1) ** 2 / 4.0)
@@ -99,6 +110,7 @@ def friedman(scores, *, higher_is_better: bool = True, tie_correction: bool = Fa
         conventions={
             "ranks": "1 = best; " + ("higher score is better" if higher_is_better else "lower score is better"),
             "ties": "average ranks",
+            "decimals": decimals,
             "tie_correction": bool(tie_correction),
             "f_statistic": "Iman-Davenport F_F = (N-1) chi2_F / (N(k-1) - chi2_F)",
             "source": "Demsar (2006) section 3.2.2",

@@ -81,6 +81,8 @@ class PCA(TransformerMixin, BaseEstimator):
     ``StandardScaler`` when ``standardize=True``); components agree up to sign (tested).
     """
 
+    _tasks = ("decomposition",)
+
     def __init__(self, n_components=None, solver="svd", standardize=False):
         self.n_components = n_components
         self.solver = solver
@@ -167,10 +169,6 @@ class PCA(TransformerMixin, BaseEstimator):
         diff = X - self.inverse_transform(self.transform(X))
         return float(np.einsum("ij,ij->", diff, diff) / X.shape[0])
 
-    def predict(self, X) -> np.ndarray:
-        """Not a predictor: raises, so a pipeline does not mistake PCA for a model with outputs."""
-        raise AttributeError("PCA is a transformer; use transform(X)")
-
 
 def _eig_solver(Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Singular values and right singular vectors of ``Xc`` from an eigendecomposition."""
@@ -185,6 +183,11 @@ def _eig_solver(Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lam, U = np.clip(lam[order], 0.0, None), U[:, order]
     s = np.sqrt(lam)
     Vt = U.T @ Xc
-    pos = s > s[0] * max(n, d) * np.finfo(np.float64).eps if s.size and s[0] > 0 else np.zeros_like(s, bool)
+    # eigenvalues of X X^T are exact to ~eps * lambda_1, so singular values only to ~sqrt(eps) * s_1
+    pos = lam > lam[0] * max(n, d) * np.finfo(np.float64).eps if lam[0] > 0 else np.zeros_like(s, bool)
     Vt[pos] /= s[pos, None]
+    m = int(pos.sum())
+    if m < n:  # null directions: any orthonormal completion (the SVD's choice is just as arbitrary)
+        Q, _ = scipy.linalg.qr(Vt[:m].T if m else np.zeros((d, 1)), mode="full")
+        Vt[m:] = Q[:, m:n].T
     return s, Vt

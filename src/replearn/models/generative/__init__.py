@@ -1,4 +1,6 @@
-"""generative models."""
+"""Generative classifiers: Gaussian discriminant analysis (CS229 notes §4.1)."""
 
 # registry name -> (module in this package, class)
-REGISTRY: dict[str, tuple[str, str]] = {}
+REGISTRY = {
+    "gda": ("gda", "GaussianDiscriminantAnalysis"),
+}

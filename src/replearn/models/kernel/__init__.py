@@ -1,4 +1,8 @@
-"""kernel models."""
+"""Kernel machines: kernel ridge regression, the kernel perceptron and kernelized LMS."""
 
 # registry name -> (module in this package, class)
-REGISTRY: dict[str, tuple[str, str]] = {}
+REGISTRY = {
+    "kernel_ridge": ("kernel_ridge", "KernelRidge"),
+    "kernel_perceptron": ("kernel_perceptron", "KernelPerceptron"),
+    "kernel_lms": ("kernel_lms", "KernelLMS"),
+}

@@ -142,7 +142,8 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
     * ``"gaussian"``: ``Ridge(alpha=n * alpha)`` (``LinearRegression`` for ``alpha = 0``).
 
     ``predict`` returns the mean ``a'(eta)`` (a probability for Bernoulli, a rate for Poisson);
-    ``score`` is R^2 of that mean, as for every regressor.
+    ``score`` is R^2 of that mean, as for every regressor. Bernoulli with ``alpha = 0`` on 0/1 targets
+    that the fitted ``eta`` separates strictly raises ``ValueError``: the MLE does not exist there.
     """
 
     def __init__(self, family="gaussian", alpha=0.0, fit_intercept=True, max_iter=100, tol=1e-8):
@@ -220,6 +221,11 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
                 theta, eta, f = th_new, eta_new, f_new
                 n_iter += 1
                 history.append(f)
+        if fam.name == "bernoulli" and self.alpha == 0 and np.all((y == 0) | (y == 1)) and np.all((2 * y - 1) * eta > 0):
+            raise ValueError(
+                "the training data are linearly separable: with family='bernoulli' and alpha=0 the maximum-likelihood "
+                "estimate does not exist (the weights grow without bound); use an L2 penalty alpha > 0"
+            )
         if not converged:
             warnings.warn(
                 f"GeneralizedLinearModel(family={self.family!r}) did not converge in {n_iter} IRLS iterations "

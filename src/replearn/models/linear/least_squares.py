@@ -71,7 +71,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         Iteration cap of ``"gd"``; epoch cap of ``"sgd"`` / ``"minibatch"``.
     tol : float >= 0, default 1e-6
         ``"gd"`` stops when the relative change of ``J`` falls to ``tol``; ``"sgd"`` /
-        ``"minibatch"`` stop when ``J`` has not improved by ``tol * max(J_best, 1)`` for 5 epochs.
+        ``"minibatch"`` stop when ``J`` has not improved on its best value by ``tol * max(J_best, 1)``
+        for ``n_iter_no_change`` consecutive epochs (scikit-learn's SGD rule).
     batch_size : int >= 1, default 32
         Batch size of ``"minibatch"`` (``"sgd"`` always uses 1).
     schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
@@ -80,6 +81,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     decay : float >= 0, default 1.0
     random_state : None, int or numpy Generator
         Seeds the per-epoch permutations of ``"sgd"`` / ``"minibatch"``.
+    n_iter_no_change : int >= 1, default 5
+        Patience of the ``"sgd"`` / ``"minibatch"`` stopping rule.
 
     Attributes
     ----------
@@ -111,6 +114,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         schedule="constant",
         decay=1.0,
         random_state=None,
+        n_iter_no_change=5,
     ):
         self.fit_intercept = fit_intercept
         self.solver = solver
@@ -121,6 +125,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self.schedule = schedule
         self.decay = decay
         self.random_state = random_state
+        self.n_iter_no_change = n_iter_no_change
 
     def fit(self, X, y):
         """Fit the weights and intercept; returns ``self``."""
@@ -135,6 +140,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
             check_scalar(self.tol, "tol", numbers.Real, low=0.0)
             check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+            check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
         X, y = check_X_y(X, y, y_numeric=True)
         n, d = X.shape
         if self.fit_intercept:
@@ -166,6 +172,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                 decay=self.decay,
                 max_epochs=self.max_iter,
                 tol=self.tol,
+                n_iter_no_change=self.n_iter_no_change,
                 random_state=self.random_state,
                 name=f"LinearRegression(solver={self.solver!r})",
             )

@@ -54,9 +54,10 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     with step ``learning_rate`` -- the notes' batch gradient *ascent* on the (mean, penalized)
     log-likelihood, ``theta := theta + alpha * grad l(theta)`` (L503-592), written as descent on
     its negative. Stops when ``max |grad| <= tol``; warns ConvergenceWarning at ``max_iter``.
-    With ``penalty="l1"`` the step is a proximal-gradient (ISTA) step -- gradient step on the smooth
-    part, then soft thresholding ``S(theta, learning_rate / (C n))`` of the weights -- and the
-    stopping measure is the largest entry of the minimum-norm subgradient.
+    With ``penalty="l1"`` the step is a proximal-gradient step -- gradient step on the smooth part,
+    then soft thresholding ``S(theta, learning_rate / (C n))`` of the weights -- accelerated by
+    Nesterov momentum with monotone restarts (FISTA, :func:`replearn.optim.proximal.proximal_gradient`),
+    and the stopping measure is the largest entry of the minimum-norm subgradient.
 
     ``"sga"``: stochastic gradient ascent (CS229 notes §2.1, seed 000 L580-592:
     ``theta_j := theta_j + alpha (y_i - h(x_i)) x_ij`` one example at a time), via
@@ -308,7 +309,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             step=self.learning_rate,
             max_iter=self.max_iter,
             tol=0.0,
-            accelerated=False,
+            accelerated=True,
             stop=stop,
             warn=False,
             name="LogisticRegression(solver='gd', penalty='l1')",

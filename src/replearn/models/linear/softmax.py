@@ -243,7 +243,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Most probable class (ties go to the class that comes first in ``classes_``)."""
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        scores = self.decision_function(X)  # validates X and fittedness first
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 def _hessian(Xa: np.ndarray, P: np.ndarray) -> np.ndarray:

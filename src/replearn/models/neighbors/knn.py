@@ -117,6 +117,20 @@ class KNearestNeighbors(BaseEstimator):
             ind[start:stop] = np.take_along_axis(idx, order, axis=1)
         return dist, ind
 
+    def loo_errors(self, X, y, max_k=None) -> np.ndarray:
+        """Leave-one-out error of this model's settings for every K = 1..max_k on ``(X, y)``.
+
+        CIML Alg. 9 (corrected), see :func:`replearn.models.neighbors.loo.loo_errors`: one sort per
+        example gives the LOO error for all K at once. Entry K - 1 is the error rate
+        (classification) or mean squared error (regression) of ``n_neighbors=K``; ``weights`` and
+        ``task`` are this model's. Does not fit or change the model.
+        """
+        from .loo import loo_errors
+
+        check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
+        check_scalar(self.task, "task", str, choices=_TASKS)
+        return loo_errors(X, y, max_k=max_k, weights=self.weights, task=self.task)
+
     def _neighbor_weights(self, dist: np.ndarray) -> np.ndarray:
         if self.weights == "uniform":
             return np.ones_like(dist)

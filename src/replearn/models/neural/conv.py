@@ -189,21 +189,39 @@ class _Pool2D(Layer):
 
 
 class MaxPool2D(_Pool2D):
-    """Maximum over each (ph, pw) window; ``stride`` defaults to the window size."""
+    """Maximum over each (ph, pw) window; ``stride`` defaults to the window size.
+
+    Non-overlapping windows (stride = window, the default) take a reshape-only path in both
+    directions; overlapping ones scatter the gradient with one slice-add per window offset.
+    """
 
     def forward(self, X, training=False):
         (ph, pw), (sh, sw) = self._geometry()
-        win = _windows(X, ph, pw, sh, sw)
-        n, C, Ho, Wo = win.shape[:4]
-        flat = win.reshape(n, C, Ho, Wo, ph * pw)
-        self._arg = np.argmax(flat, axis=4)
+        n, C, H, W = X.shape
         self._in_shape = X.shape
-        return np.take_along_axis(flat, self._arg[..., None], axis=4)[..., 0]
+        self._tiled = (sh, sw) == (ph, pw)
+        if self._tiled:
+            Ho, Wo = H // ph, W // pw
+            blocks = X[:, :, : Ho * ph, : Wo * pw].reshape(n, C, Ho, ph, Wo, pw)
+            flat = blocks.transpose(0, 1, 2, 4, 3, 5).reshape(n, C, Ho, Wo, ph * pw)
+        else:
+            win = _windows(X, ph, pw, sh, sw)
+            Ho, Wo = win.shape[2:4]
+            flat = win.reshape(n, C, Ho, Wo, ph * pw)
+        self._arg = np.argmax(flat, axis=4)[..., None]
+        return np.take_along_axis(flat, self._arg, axis=4)[..., 0]
 
     def backward(self, grad, need_input_grad=True):
-        (_, pw), _ = self._geometry()
-        Ho, Wo = grad.shape[2:]
-        arg = self._arg
+        (ph, pw), _ = self._geometry()
+        n, C, Ho, Wo = grad.shape
+        if self._tiled:
+            flat = np.zeros((n, C, Ho, Wo, ph * pw))
+            np.put_along_axis(flat, self._arg, grad[..., None], axis=4)
+            out = np.zeros(self._in_shape)
+            blocks = flat.reshape(n, C, Ho, Wo, ph, pw).transpose(0, 1, 2, 4, 3, 5)
+            out[:, :, : Ho * ph, : Wo * pw] = blocks.reshape(n, C, Ho * ph, Wo * pw)
+            return out
+        arg = self._arg[..., 0]
         return self._scatter(lambda u, v: grad * (arg == u * pw + v), self._in_shape, Ho, Wo)
 
 

@@ -29,8 +29,11 @@ consecutive epochs. With ``early_stopping`` the same rule watches the validation
 the weights of the epoch with the lowest validation loss are restored at the end (CIML §10.2 uses
 early stopping instead of regularization, seed 001 L3353, L3452-3458; scikit-learn watches the
 validation *accuracy / R²* instead of the loss). Reaching ``max_iter`` warns
-:class:`~replearn.exceptions.ConvergenceWarning`; a NaN/inf loss or weight raises
-:class:`~replearn.exceptions.DivergenceError`.
+:class:`~replearn.exceptions.ConvergenceWarning`. A NaN/inf loss or weight raises
+:class:`~replearn.exceptions.DivergenceError`, and so does a mini-batch objective above
+1e6 * max(first mini-batch objective, 1): a cross-entropy network with far too large a step makes
+its logits grow geometrically for many epochs before they overflow, and the "no improvement" rule
+would otherwise stop it quietly with a useless model.
 
 Recorded per epoch: ``loss_curve_`` (mean data loss over the epoch's mini-batches, computed while
 training — with dropout active and the weights moving, as scikit-learn's ``loss_curve_`` but without
@@ -58,6 +61,8 @@ from .losses import LOSSES
 __all__ = ["NeuralNetworkBase", "forward", "backward", "validation_split"]
 
 _SAMPLING = ("shuffle", "replacement")
+#: a mini-batch objective this many times the first one (and above 1) counts as divergence
+_BLOWUP = 1e6
 
 
 def forward(layers, X: np.ndarray, training: bool = False) -> np.ndarray:
@@ -170,6 +175,7 @@ class NeuralNetworkBase(BaseEstimator):
 
         data_curve, objective_curve, val_curve = [], [], []
         best, no_improvement, best_params, best_epoch = np.inf, 0, None, None
+        first_loss = None
         stopped = False
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             for epoch in range(self.max_iter):
@@ -194,20 +200,24 @@ class NeuralNetworkBase(BaseEstimator):
                             grads[k] += scale * params[k]
                             penalty += float(np.vdot(params[k], params[k]))
                         penalty *= 0.5 * scale
+                    if first_loss is None:
+                        first_loss = loss + penalty
                     if not np.isfinite(loss + penalty):
-                        self._diverged(epoch, "loss")
+                        self._diverged(epoch, "loss became NaN or infinite")
+                    if loss + penalty > _BLOWUP * max(first_loss, 1.0):
+                        self._diverged(epoch, f"loss grew from {first_loss:.3g} to {loss + penalty:.3g}")
                     optimizer.step(params, grads)
                     data_sum += loss * b
                     pen_sum += penalty * b
                     seen += b
                 if not all(np.isfinite(p).all() for p in params):
-                    self._diverged(epoch, "weights")
+                    self._diverged(epoch, "weights became NaN or infinite")
                 data_curve.append(data_sum / seen)
                 objective_curve.append((data_sum + pen_sum) / seen)
                 if X_va is not None:
                     val_loss, _ = loss_fn(forward(layers, X_va), T_va, need_grad=False)
                     if not np.isfinite(val_loss):
-                        self._diverged(epoch, "validation loss")
+                        self._diverged(epoch, "validation loss became NaN or infinite")
                     val_curve.append(val_loss)
                 watched = val_curve[-1] if self.early_stopping else objective_curve[-1]
                 no_improvement = no_improvement + 1 if watched > best - self.tol else 0
@@ -243,7 +253,7 @@ class NeuralNetworkBase(BaseEstimator):
 
     def _diverged(self, epoch: int, what: str):
         raise DivergenceError(
-            f"the {what} became NaN or infinite in epoch {epoch + 1}; the learning rate "
+            f"the {what} in epoch {epoch + 1}; the learning rate "
             f"{self.learning_rate_init:g} ({self.solver}) is too large for this network — lower "
             "learning_rate_init or standardize the features"
         )

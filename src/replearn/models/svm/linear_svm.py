@@ -125,33 +125,79 @@ def primal_objective(Xa: np.ndarray, Y: np.ndarray, W: np.ndarray, C: float) -> 
 def _dual_cd(Xa, Y, C, est, rng):
     n, k = Y.shape
     W = np.zeros((Xa.shape[1], k))
-    A = np.zeros((n, k))
+    histories, epochs, all_converged = [], 0, True
+    for c in range(k):
+        w, hist, n_ep, conv = _dual_cd_binary(Xa, Y[:, c], C, est.tol, est.max_iter, rng)
+        W[:, c] = w
+        histories.append(hist)
+        epochs = max(epochs, n_ep)
+        all_converged &= conv
+    # objective of all problems together, per epoch (a finished problem keeps its last value)
+    history = [sum(h[min(e, len(h) - 1)] for h in histories) for e in range(epochs)]
+    return W, history, epochs, all_converged
+
+
+def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
+    """LIBLINEAR's dual coordinate descent for the L1-loss SVM, with shrinking (Hsieh et al. 2008, Alg. 3)."""
+    n = Xa.shape[0]
+    w = np.zeros(Xa.shape[1])
+    alpha = np.zeros(n)
     Qd = np.einsum("ij,ij->i", Xa, Xa)
+    rows = list(Xa)
+    ys = y.tolist()
+    index = [i for i in range(n) if Qd[i] > 0.0]  # an all-zero example never changes w
+    active = len(index)
+    pg_max_old, pg_min_old = np.inf, -np.inf
     history = []
     converged = False
     epoch = 0
-    for epoch in range(1, est.max_iter + 1):
+    while epoch < max_iter:
         pg_max, pg_min = -np.inf, np.inf
-        for i in rng.permutation(n):
-            if Qd[i] <= 0.0:  # an all-zero example never changes w
-                continue
-            x, yi, ai = Xa[i], Y[i], A[i]
-            G = yi * (x @ W) - 1.0
-            PG = np.where(ai <= 0.0, np.minimum(G, 0.0), np.where(ai >= C, np.maximum(G, 0.0), G))
-            pg_max = max(pg_max, PG.max())
-            pg_min = min(pg_min, PG.min())
-            new = np.clip(ai - G / Qd[i], 0.0, C)
-            step = (new - ai) * yi
-            if np.any(step != 0.0):
-                W += np.outer(x, step)
-                A[i] = new
-        history.append(primal_objective(Xa, Y, W, C))
+        perm = rng.permutation(active)
+        index[:active] = [index[p] for p in perm]
+        s = 0
+        while s < active:
+            i = index[s]
+            x, yi, ai = rows[i], ys[i], alpha[i]
+            G = yi * float(x @ w) - 1.0
+            PG = 0.0
+            if ai == 0.0:
+                if G > pg_max_old:  # shrink: stays at 0 (KKT satisfied with room to spare)
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                if G < 0.0:
+                    PG = G
+            elif ai == C:
+                if G < pg_min_old:  # shrink: stays at C
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                if G > 0.0:
+                    PG = G
+            else:
+                PG = G
+            pg_max = max(pg_max, PG)
+            pg_min = min(pg_min, PG)
+            if abs(PG) > 1e-12:
+                new = min(max(ai - G / Qd[i], 0.0), C)
+                alpha[i] = new
+                w += ((new - ai) * yi) * x
+            s += 1
+        epoch += 1
+        history.append(primal_objective(Xa, y[:, None], w[:, None], C))
         if not np.isfinite(history[-1]):
             break
-        if pg_max - pg_min <= est.tol:
-            converged = True
-            break
-    return W, history, epoch, converged
+        if pg_max - pg_min <= tol:
+            if active == len(index):
+                converged = True
+                break
+            active = len(index)  # check the shrunk examples once more
+            pg_max_old, pg_min_old = np.inf, -np.inf
+            continue
+        pg_max_old = pg_max if pg_max > 0 else np.inf
+        pg_min_old = pg_min if pg_min < 0 else -np.inf
+    return w, history, epoch, converged
 
 
 def _pegasos(Xa, Y, C, est, rng):

@@ -45,7 +45,7 @@ class SVM(ClassifierMixin, BaseEstimator):
     tol : float > 0
         KKT tolerance: stop when max_{I_up} -y G - min_{I_low} -y G < tol (scikit-learn's ``tol``).
     max_iter : int or None
-        SMO iterations per binary problem; None is max(10000, 100 n). Reaching it warns.
+        SMO iterations per binary problem; None is max(100000, 100 n). Reaching it warns.
     cache_size : float
         Megabytes for the kernel-row cache: SMO computes kernel rows k(x_i, X) on demand (one
         matrix-vector product each) and keeps the most recently used ones (LIBSVM's design; the whole
@@ -101,7 +101,7 @@ class SVM(ClassifierMixin, BaseEstimator):
             idx = np.flatnonzero((codes == a) | (codes == b))
             yy = np.where(codes[idx] == b, 1.0, -1.0)
             rows = CachedRows(X[idx], self.kernel, params, int(self.cache_size * 2**20))
-            max_iter = self.max_iter if self.max_iter is not None else max(10000, 100 * idx.size)
+            max_iter = self.max_iter if self.max_iter is not None else max(100_000, 100 * idx.size)
             res = smo(rows, yy, C, float(self.tol), int(max_iter))
             if not res.converged:
                 warnings.warn(

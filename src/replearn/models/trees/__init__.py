@@ -1,4 +1,6 @@
-"""trees models."""
+"""Decision trees (CIML ch. 1, CART) for classification and regression."""
 
 # registry name -> (module in this package, class)
-REGISTRY: dict[str, tuple[str, str]] = {}
+REGISTRY = {
+    "decision_tree": ("decision_tree", "DecisionTree"),
+}

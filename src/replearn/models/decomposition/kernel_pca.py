@@ -1,0 +1,125 @@
+"""Kernel PCA: PCA in the feature space of a kernel, through the centred Gram matrix."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+
+from ...base import BaseEstimator, TransformerMixin
+from ...validation import check_array, check_is_fitted, check_n_features, check_scalar
+from .kernels import check_kernel_params, kernel_matrix
+from .pca import flip_signs
+
+
+class KernelPCA(TransformerMixin, BaseEstimator):
+    """Principal components of ``phi(x)`` using only the kernel ``K(x, z) = phi(x) . phi(z)``.
+
+    PCA on ``phi(x)`` needs the eigenvectors of the feature-space covariance; every one lies in
+    the span of the centred ``phi(x_i)`` (the representer argument of CIML §11.3, seed 001
+    L3717-3742, applied to PCA's eigenproblem, CIML §15.2 eq. 15.9, seed 001 L4613-4694), so
+    they follow from the eigenvectors of the centred Gram matrix::
+
+        K~ = K - 1_n K - K 1_n + 1_n K 1_n        (1_n = the n x n matrix of 1/n)
+        K~ a_j = lambda_j a_j,  ||a_j|| = 1,  lambda_1 >= lambda_2 >= ...
+
+    The ``j``-th score of a point ``x`` is ``sum_i (a_ji / sqrt(lambda_j)) k~(x_i, x)``, with
+    ``k~`` the kernel row centred with the training means; on the training data this is
+    ``sqrt(lambda_j) a_j``. With ``kernel="linear"``, ``K~ = X_c X_c^T`` and the scores equal
+    :class:`~replearn.models.decomposition.pca.PCA`'s up to sign (``lambda_j = s_j^2``), tested.
+    Kernel PCA is not in the course texts as such (CIML lists it as absent); it combines their
+    kernel trick and PCA.
+
+    Components with ``lambda_j <= 0`` (up to rounding: ``<= 1e-12 lambda_1``) carry no variance:
+    with ``n_components=None`` they are dropped; requested explicitly, they score 0. There is no
+    ``inverse_transform``: the pre-image of a feature-space point is not defined in general.
+    ``explained_variance_ratio_`` is ``lambda_j / trace(K~)``, the share of the total
+    feature-space variance (for the linear kernel, PCA's ratio).
+
+    Parameters
+    ----------
+    n_components : int >= 1 or None (default: every positive eigenvalue)
+    kernel : {"linear", "poly", "rbf", "sigmoid"}, default "rbf"
+    gamma : float > 0 or None (= 1 / n_features), default None
+    degree : int >= 1, default 3
+    coef0 : float, default 1.0
+
+    Attributes
+    ----------
+    eigenvalues_ : array (k,) -- of the centred Gram matrix, decreasing
+    eigenvectors_ : array (n_samples, k) -- unit columns ``a_j`` (sign: largest entry positive)
+    explained_variance_ratio_ : array (k,)
+    X_fit_ : array (n_samples, n_features)
+    K_fit_cols_ : array (n_samples,) -- column means of the training Gram matrix
+    K_fit_all_ : float -- grand mean of the training Gram matrix
+    n_components_ : int
+    n_features_in_ : int
+
+    scikit-learn equivalent: ``sklearn.decomposition.KernelPCA(n_components, kernel, gamma, degree,
+    coef0, eigen_solver="dense")``; ``eigenvalues_`` and ``transform`` agree up to the sign of
+    each component (tested for rbf).
+    """
+
+    _tasks = ("decomposition",)
+
+    def __init__(self, n_components=None, kernel="rbf", gamma=None, degree=3, coef0=1.0):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+
+    def _kernel(self, A, B):
+        return kernel_matrix(A, B, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+
+    def fit(self, X, y=None):
+        """Eigendecompose the centred kernel matrix of ``X``; returns ``self``."""
+        X = check_array(X)
+        n = X.shape[0]
+        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
+        if self.n_components is not None:
+            check_scalar(self.n_components, "n_components", numbers.Integral, low=1, high=n)
+        K = self._kernel(X, X)
+        cols = K.mean(axis=0)
+        total = float(cols.mean())
+        Kc = K - cols[None, :] - cols[:, None] + total
+        Kc = 0.5 * (Kc + Kc.T)
+        k = n if self.n_components is None else int(self.n_components)
+        lam, A = scipy.linalg.eigh(Kc, subset_by_index=[n - k, n - 1], check_finite=False)
+        lam, A = lam[::-1], A[:, ::-1]
+        tiny = 1e-12 * max(float(lam[0]), 0.0)
+        if self.n_components is None:
+            keep = lam > tiny
+            lam, A = lam[keep], A[:, keep]
+        lam = np.where(lam > tiny, lam, 0.0)
+        trace = float(np.trace(Kc))
+        self.eigenvalues_ = lam
+        self.eigenvectors_ = flip_signs(A.T).T
+        self.explained_variance_ratio_ = lam / trace if trace > 0 else np.zeros_like(lam)
+        self.X_fit_ = X.copy()
+        self.K_fit_cols_ = cols
+        self.K_fit_all_ = total
+        self.n_components_ = int(lam.size)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _projection(self) -> np.ndarray:
+        scale = np.zeros_like(self.eigenvalues_)
+        pos = self.eigenvalues_ > 0
+        scale[pos] = 1.0 / np.sqrt(self.eigenvalues_[pos])
+        return self.eigenvectors_ * scale
+
+    def transform(self, X) -> np.ndarray:
+        """Scores of new points, shape (n, n_components_)."""
+        check_is_fitted(self, "eigenvectors_")
+        X = check_array(X)
+        check_n_features(self, X)
+        Kx = self._kernel(X, self.X_fit_)
+        Kx = Kx - Kx.mean(axis=1, keepdims=True) - self.K_fit_cols_[None, :] + self.K_fit_all_
+        return Kx @ self._projection()
+
+    def fit_transform(self, X, y=None) -> np.ndarray:
+        """Fit and return the training scores ``sqrt(lambda_j) a_j`` (no second kernel evaluation)."""
+        self.fit(X, y)
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_)

@@ -1,0 +1,194 @@
+"""Bayesian comparisons with a region of practical equivalence (Benavoli et al. 2017).
+
+Benavoli, Corani, Demsar & Zaffalon (2017), "Time for a change: a tutorial for comparing
+multiple classifiers through Bayesian analysis", JMLR 18(77).  Instead of a p-value these
+return the posterior probabilities that the difference ``a - b`` lies left of, inside, or right
+of the **ROPE** ``[-rope, rope]`` (a difference too small to matter, in the units of the
+scores; Benavoli et al. use 0.01 for accuracies).  Read ``p_right > 0.95`` as "a is practically
+better", ``p_rope > 0.95`` as "practically equivalent" -- a conclusion no p-value can give.
+
+* :func:`bayesian_correlated_ttest` -- two models on one data set, scores from (repeated)
+  cross-validation.  The posterior of the mean difference is Student t with ``n - 1`` df,
+  location ``mean(d)`` and scale ``sqrt((1/n + rho/(1 - rho)) var(d))`` (``var`` with ddof=1;
+  Corani & Benavoli 2015), where ``rho`` is the correlation between the split scores,
+  set to ``n_test / (n_train + n_test)`` (Nadeau & Bengio's heuristic; ``rho/(1-rho) =
+  n_test/n_train``, so the posterior's scale is the corrected resampled t-test's standard
+  error and ``p_right`` with ``rope = 0`` is that test's one-sided p-value for "less").
+  Zero variance: the posterior is a point mass at ``mean(d)`` (probabilities 0/1; a mean on
+  the ROPE's edge counts as inside).
+* :func:`bayesian_signed_rank` -- two models on N data sets (one score each).  Posterior of a
+  Dirichlet process with prior strength ``s`` (``prior_strength``, 0.5 by default as in
+  Benavoli et al.) concentrated on a pseudo-observation ``z_0 = 0``: the weights of
+  ``(z_0, z_1, ..., z_N)`` are ``Dirichlet(s, 1, ..., 1)``, and a draw gives
+  ``theta_left = sum_ij w_i w_j 1[z_i + z_j < -2 rope]``, ``theta_rope`` (``|z_i + z_j| <= 2
+  rope``) and ``theta_right`` (``> 2 rope``), the sums over all ordered pairs i, j including
+  i = j.  Reported probabilities are the fractions of ``n_samples`` Monte-Carlo draws in which
+  each theta is the largest (the quantity baycomp reports; ties go to the left-most region),
+  with the draws from ``numpy.random.default_rng(seed).dirichlet``; ``extra`` holds the
+  posterior means of the thetas.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+from scipy import stats
+
+from ._resample import check_resamples, check_seed
+from ._result import to_jsonable
+from .effect_sizes import paired_differences
+
+__all__ = ["BayesianResult", "bayesian_correlated_ttest", "bayesian_signed_rank"]
+
+
+@dataclass
+class BayesianResult:
+    """Posterior probabilities ``p_left`` (``a - b < -rope``), ``p_rope`` and ``p_right``
+    (``a - b > rope``), summing to 1, with the ``rope``; ``posterior_mean`` of the difference (or
+    of the thetas' argument for the signed-rank test), a ``credible_interval`` where defined,
+    ``conventions`` and ``extra``.  Not a frequentist test: there is no p-value."""
+
+    test: str
+    p_left: float
+    p_rope: float
+    p_right: float
+    rope: float
+    posterior_mean: float | None = None
+    credible_interval: tuple[float, float] | None = None
+    conventions: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def probabilities(self) -> tuple[float, float, float]:
+        return (self.p_left, self.p_rope, self.p_right)
+
+    def to_dict(self) -> dict:
+        return {f.name: to_jsonable(getattr(self, f.name)) for f in fields(self)}
+
+
+def _check_rope(rope) -> float:
+    if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not np.isfinite(rope) or rope < 0:
+        raise ValueError(f"rope must be a finite number >= 0 (half-width, in score units), got {rope!r}")
+    return float(rope)
+
+
+def _rho(rho, n_train, n_test, j: int) -> float:
+    if rho is not None:
+        if n_train is not None or n_test is not None:
+            raise ValueError("give either rho or n_train and n_test, not both")
+        if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 <= rho < 1:
+            raise ValueError(f"rho must lie in [0, 1), got {rho!r}")
+        return float(rho)
+    if n_train is None or n_test is None:
+        raise ValueError("the correlation rho is needed: pass rho=, or n_train= and n_test= (rho = n_test / (n_train + n_test))")
+    tr = np.broadcast_to(np.asarray(n_train, dtype=np.float64), (j,))
+    te = np.broadcast_to(np.asarray(n_test, dtype=np.float64), (j,))
+    if np.any(tr <= 0) or np.any(te <= 0) or not (np.all(np.isfinite(tr)) and np.all(np.isfinite(te))):
+        raise ValueError("n_train and n_test must be positive and finite")
+    return float(np.mean(te / (tr + te)))
+
+
+def bayesian_correlated_ttest(
+    a, b=None, *, rho=None, n_train=None, n_test=None, rope: float = 0.01, credibility: float = 0.95
+) -> BayesianResult:
+    """Bayesian correlated t-test on J paired split scores (see the module docstring).
+
+    ``a``: scores of model A (``b`` those of B) or the differences (``b`` None).  ``rho`` or
+    ``n_train``/``n_test`` (numbers or per-split arrays; the mean of per-split
+    ``n_test/(n_train + n_test)`` is used).  ``credible_interval``: the central ``credibility``
+    interval of the posterior of the mean difference.
+    """
+    rope = _check_rope(rope)
+    if isinstance(credibility, bool) or not isinstance(credibility, numbers.Real) or not 0 < credibility < 1:
+        raise ValueError(f"credibility must lie in (0, 1), got {credibility!r}")
+    if b is None:
+        d = paired_differences(a, np.zeros(np.asarray(a).shape))
+    else:
+        d = paired_differences(a, b)
+    j = d.size
+    r = _rho(rho, n_train, n_test, j)
+    mean = float(d.mean())
+    var = float(d.var(ddof=1)) if np.ptp(d) > 0 else 0.0  # constant d: exactly 0, not rounding noise
+    scale = float(np.sqrt((1.0 / j + r / (1.0 - r)) * var))
+    df = float(j - 1)
+    if scale > 0:
+        post = stats.t(df, loc=mean, scale=scale)
+        p_left = float(post.cdf(-rope))
+        p_right = float(post.sf(rope))
+        ci = tuple(float(v) for v in post.interval(credibility))
+    else:
+        p_left = float(mean < -rope)
+        p_right = float(mean > rope)
+        ci = (mean, mean)
+    p_rope = max(0.0, 1.0 - p_left - p_right)
+    return BayesianResult(
+        test="bayesian_correlated_ttest",
+        p_left=p_left,
+        p_rope=p_rope,
+        p_right=p_right,
+        rope=rope,
+        posterior_mean=mean,
+        credible_interval=ci,
+        conventions={
+            "difference": "a - b",
+            "posterior": "Student t(n-1, mean(d), sqrt((1/n + rho/(1-rho)) var(d)))",
+            "rho": "given" if rho is not None else "n_test / (n_train + n_test)",
+            "zero_variance": "point mass at mean(d); a mean on the ROPE edge counts as inside",
+            "source": "Benavoli et al. (2017); Corani & Benavoli (2015)",
+        },
+        extra={"rho": r, "df": df, "scale": scale, "n_splits": int(j)},
+    )
+
+
+def bayesian_signed_rank(
+    a,
+    b=None,
+    *,
+    rope: float = 0.01,
+    prior_strength: float = 0.5,
+    n_samples: int = 50000,
+    seed: int = 0,
+) -> BayesianResult:
+    """Bayesian signed-rank test on N paired scores (one per data set; see the module docstring)."""
+    rope = _check_rope(rope)
+    if isinstance(prior_strength, bool) or not isinstance(prior_strength, numbers.Real) or not prior_strength > 0:
+        raise ValueError(f"prior_strength must be a number > 0, got {prior_strength!r}")
+    seed = check_seed(seed)
+    n_samples = check_resamples(n_samples)
+    if b is None:
+        d = paired_differences(a, np.zeros(np.asarray(a).shape), min_size=1)
+    else:
+        d = paired_differences(a, b, min_size=1)
+    z = np.concatenate([[0.0], d])
+    alpha = np.concatenate([[float(prior_strength)], np.ones(d.size)])
+    w = np.random.default_rng(seed).dirichlet(alpha, n_samples)  # (S, N+1)
+    pair_sum = z[:, None] + z[None, :]
+    masks = (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)
+    thetas = np.stack([np.einsum("si,ij,sj->s", w, m.astype(np.float64), w) for m in masks], axis=1)
+    winner = np.argmax(thetas, axis=1)
+    p = np.bincount(winner, minlength=3) / n_samples
+    return BayesianResult(
+        test="bayesian_signed_rank",
+        p_left=float(p[0]),
+        p_rope=float(p[1]),
+        p_right=float(p[2]),
+        rope=rope,
+        posterior_mean=None,
+        credible_interval=None,
+        conventions={
+            "difference": "a - b",
+            "prior": f"Dirichlet process, strength {prior_strength:g}, pseudo-observation at 0",
+            "probabilities": "fraction of posterior draws in which the region's theta is the largest",
+            "sampling": "numpy.random.default_rng(seed).dirichlet([s, 1, ..., 1], n_samples)",
+            "source": "Benavoli et al. (2014, 2017)",
+        },
+        extra={
+            "theta_mean": [float(v) for v in thetas.mean(axis=0)],
+            "n_samples": n_samples,
+            "seed": seed,
+            "n": int(d.size),
+            "prior_strength": float(prior_strength),
+        },
+    )

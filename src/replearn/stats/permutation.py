@@ -1,0 +1,123 @@
+"""Paired permutation test (approximate randomization) for two models on one shared test set.
+
+Under H0 the two models are exchangeable on every example, so swapping the pair
+``(a_i, b_i)`` -- the scores, or the predictions -- of any subset of examples gives an equally
+likely data set (Noreen 1989; Yeh 2000 for non-decomposable metrics such as F).  With
+``T = T(a) - T(b)``:
+
+* **exact** enumeration of all ``2^n`` swap patterns (the observed one included):
+  ``p = #{|T*| >= |T|} / 2^n`` -- used when ``exact=True`` (n <= 20), or with ``exact="auto"``
+  when ``2^n <= n_resamples``;
+* **approximate randomization**: ``n_resamples`` random patterns, each example swapped with
+  probability 1/2 by ``default_rng(seed).random((n_resamples, n)) < 0.5``, and the add-one
+  p-value ``p = (1 + #{|T*| >= |T|}) / (n_resamples + 1)`` (Phipson & Smyth 2010), which is a
+  valid p-value for any number of resamples and never 0.
+
+One-sided: ``T* >= T`` ("greater": ``a`` larger) or ``T* <= T`` ("less").  Values within 100
+machine epsilons of ``|T|`` (relative) count as ties with it, as in ``scipy.stats.permutation_test``.
+Swapping every example negates T, so the permutation distribution is symmetric and the
+two-sided exact p-value equals SciPy's ``2 min(p_less, p_greater)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._resample import check_resamples, check_seed
+from ._result import TestResult
+from .bootstrap import ALTERNATIVES, _paired_statistic
+from .effect_sizes import cohens_dz
+
+__all__ = ["EXACT_MAX_N", "permutation_test"]
+
+EXACT_MAX_N = 20
+
+
+def _swap_masks(n: int, exact: bool, n_resamples: int, seed: int) -> np.ndarray:
+    if exact:
+        codes = np.arange(2**n, dtype=np.int64)[:, None]
+        return ((codes >> np.arange(n)) & 1).astype(bool)
+    return np.random.default_rng(seed).random((n_resamples, n)) < 0.5
+
+
+def permutation_test(
+    a,
+    b,
+    *,
+    statistic="mean",
+    y_true=None,
+    metric=None,
+    n_resamples: int = 9999,
+    seed: int = 0,
+    exact="auto",
+    alternative: str = "two-sided",
+    classes=None,
+) -> TestResult:
+    """Paired permutation test of ``T(a) = T(b)`` (see the module docstring).
+
+    Modes as in :func:`replearn.stats.paired_bootstrap_test`: per-example scores with
+    ``statistic`` ("mean", "median", or a vectorized callable), or predictions with ``y_true``
+    and a ``metric`` (callable or name).  ``exact``: "auto", True or False.  ``effect_size``:
+    Cohen's ``d_z`` for the mean of scores, else the observed difference ``T``.
+    """
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    if exact not in ("auto", True, False):
+        raise ValueError(f"exact must be 'auto', True or False, got {exact!r}")
+    seed = check_seed(seed)
+    n_resamples = check_resamples(n_resamples)
+    n = np.asarray(a).shape[0] if np.ndim(a) else 0
+    if exact is True and n > EXACT_MAX_N:
+        raise ValueError(f"exact enumeration of 2^n swaps is limited to n <= {EXACT_MAX_N}, got n = {n}")
+    use_exact = exact is True or (exact == "auto" and n <= EXACT_MAX_N and 2**n <= n_resamples)
+
+    pa, pb = np.asarray(a), np.asarray(b)
+    delta_of = _paired_statistic(pa, pb, statistic, y_true, metric, classes)
+    t_obs = float(delta_of(np.arange(n)[None, :])[0])
+    masks = _swap_masks(n, use_exact, n_resamples, seed)
+    # the statistic on swapped data: index into the stacked [a; b] so that delta_of can be reused
+    both_a = np.concatenate([pa, pb])
+    both_b = np.concatenate([pb, pa])
+    swapped = _paired_statistic(both_a, both_b, statistic, None if y_true is None else np.concatenate([y_true, y_true]),
+                                metric, classes if classes is not None else _classes_for(y_true, pa, pb, metric))
+    idx = np.arange(n)[None, :] + n * masks  # row: take example i from a (i) or from b (n + i)
+    t_star = swapped(idx)
+    tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
+    if alternative == "two-sided":
+        count = np.count_nonzero(np.abs(t_star) >= abs(t_obs) - tol)
+    elif alternative == "greater":
+        count = np.count_nonzero(t_star >= t_obs - tol)
+    else:
+        count = np.count_nonzero(t_star <= t_obs + tol)
+    total = masks.shape[0]
+    p = count / total if use_exact else (count + 1.0) / (total + 1.0)
+    if y_true is None and statistic == "mean":
+        es, es_name = cohens_dz(pa, pb) if n >= 2 else 0.0, "cohens_dz"
+    else:
+        es, es_name = t_obs, "difference"
+    return TestResult(
+        test="permutation_test",
+        statistic=t_obs,
+        pvalue=float(min(1.0, p)),
+        effect_size=float(es),
+        effect_size_name=es_name,
+        alternative=alternative,
+        conventions={
+            "difference": "T(a) - T(b)",
+            "mode": f"metric {delta_of.name} on predictions" if y_true is not None else f"statistic {delta_of.name} of scores",
+            "permutations": "swap a_i and b_i for a subset of examples",
+            "method": "exact enumeration of 2^n swaps" if use_exact else "approximate randomization",
+            "pvalue": "count / 2^n" if use_exact else "(1 + count) / (n_resamples + 1)",
+            "two_sided": "|T*| >= |T|",
+            "resamples": None if use_exact else "numpy.random.default_rng(seed).random((n_resamples, n)) < 0.5",
+        },
+        extra={"n": int(n), "n_permutations": int(total), "count": int(count), "exact": bool(use_exact),
+               "seed": seed, "n_resamples": n_resamples},
+    )
+
+
+def _classes_for(y_true, pa, pb, metric):
+    if y_true is None or not isinstance(metric, str):
+        return None
+    yt = np.asarray(y_true)
+    return np.unique(np.concatenate([yt, pa.ravel(), pb.ravel()])) if pa.ndim == 1 else np.unique(yt)

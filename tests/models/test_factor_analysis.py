@@ -1,0 +1,78 @@
+"""Factor analysis by EM: against scikit-learn's FactorAnalysis, SciPy densities and invariants."""
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+from sklearn.decomposition import FactorAnalysis as SKFactorAnalysis
+
+from replearn.models import create
+from replearn.models.decomposition.factor_analysis import FactorAnalysis
+
+
+def fa_data(n=400, d=8, k=2, seed=0):
+    rng = np.random.default_rng(seed)
+    L = rng.normal(size=(d, k))
+    psi = rng.uniform(0.2, 1.0, d)
+    X = rng.normal(size=(n, k)) @ L.T + rng.normal(size=(n, d)) * np.sqrt(psi) + rng.normal(size=d) * 3
+    return X
+
+
+def test_registry():
+    assert isinstance(create("factor_analysis", n_components=2), FactorAnalysis)
+
+
+@pytest.mark.parametrize("seed, k", [(0, 2), (1, 3)])
+def test_converged_log_likelihood_matches_sklearn(seed, k):
+    X = fa_data(seed=seed, k=k)
+    ours = FactorAnalysis(k, tol=1e-12, max_iter=5000).fit(X)
+    ref = SKFactorAnalysis(k, tol=1e-12, max_iter=20000).fit(X)
+    assert ours.converged_
+    assert ours.score(X) == pytest.approx(ref.score(X), abs=1e-7)
+    # the loadings are identified up to a rotation; the implied covariance is not
+    np.testing.assert_allclose(ours.get_covariance(), ref.get_covariance(), atol=1e-3)
+    np.testing.assert_allclose(ours.noise_variance_, ref.noise_variance_, atol=1e-3)
+
+
+def test_log_likelihood_history_is_non_decreasing_and_ends_at_score():
+    X = fa_data(seed=2)
+    model = FactorAnalysis(2, tol=1e-10).fit(X)
+    h = model.log_likelihood_history_
+    assert h.size == model.n_iter_ + 1
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[:-1]))
+    assert h[-1] == pytest.approx(model.score(X), rel=1e-10)
+
+
+def test_score_samples_is_the_gaussian_log_density():
+    X = fa_data(seed=3)
+    model = FactorAnalysis(2).fit(X)
+    expected = multivariate_normal(model.mean_, model.get_covariance()).logpdf(X)
+    np.testing.assert_allclose(model.score_samples(X), expected, rtol=1e-10)
+
+
+def test_transform_is_the_posterior_mean():
+    X = fa_data(seed=3)
+    model = FactorAnalysis(2).fit(X)
+    Lam = model.components_.T
+    C = model.get_covariance()
+    expected = np.linalg.solve(C, (X - model.mean_).T).T @ Lam  # E[z|x] = Lambda^T C^{-1} (x - mu)
+    np.testing.assert_allclose(model.transform(X), expected, rtol=1e-8, atol=1e-10)
+
+
+def test_more_features_than_samples_still_gives_a_proper_density():
+    X = fa_data(n=15, d=40, k=2, seed=5)  # the sample covariance is singular (CS229 FA fragment)
+    model = FactorAnalysis(2, tol=1e-6).fit(X)
+    assert np.all(model.noise_variance_ > 0)
+    assert np.isfinite(model.score(X))
+    assert np.linalg.eigvalsh(model.get_covariance()).min() > 0
+
+
+def test_validation():
+    X = fa_data()
+    with pytest.raises(ValueError, match="n_components must be <= 8"):
+        FactorAnalysis(9).fit(X)
+    Xc = X.copy()
+    Xc[:, 3] = 1.0
+    with pytest.raises(ValueError, match="feature 3 is constant"):
+        FactorAnalysis(2).fit(Xc)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        FactorAnalysis(1).fit(X[:1])

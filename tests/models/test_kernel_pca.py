@@ -1,0 +1,79 @@
+"""Kernel PCA: the linear kernel is PCA; RBF and polynomial kernels against scikit-learn's KernelPCA."""
+
+import numpy as np
+import pytest
+from sklearn.decomposition import KernelPCA as SKKernelPCA
+
+from replearn.models import create
+from replearn.models.decomposition.kernel_pca import KernelPCA
+from replearn.models.decomposition.pca import PCA
+
+
+def data(n=120, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + 2.0
+
+
+def same_up_to_sign(A, B, **tol):
+    """Columns of A equal columns of B up to sign."""
+    signs = np.sign(np.sum(A * B, axis=0))
+    np.testing.assert_allclose(A, B * signs, **tol)
+
+
+def test_registry():
+    model = create("kernel_pca", n_components=2)
+    assert isinstance(model, KernelPCA) and model._estimator_type == "transformer"
+
+
+def test_linear_kernel_equals_pca():
+    X = data()
+    Xnew = data(n=20, seed=1)
+    kp = KernelPCA(3, kernel="linear").fit(X)
+    p = PCA(3).fit(X)
+    np.testing.assert_allclose(kp.eigenvalues_, p.singular_values_**2, rtol=1e-9)
+    same_up_to_sign(kp.fit_transform(X), p.transform(X), rtol=1e-8, atol=1e-8)
+    same_up_to_sign(kp.transform(Xnew), p.transform(Xnew), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(kp.explained_variance_ratio_, p.explained_variance_ratio_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kernel, params", [("rbf", {"gamma": 0.05}), ("rbf", {}), ("poly", {"degree": 2, "gamma": 0.1, "coef0": 1.0})])
+def test_matches_sklearn_kernel_pca(kernel, params):
+    X = data(seed=2)
+    Xnew = data(n=15, seed=3)
+    ours = KernelPCA(4, kernel=kernel, **params).fit(X)
+    ref = SKKernelPCA(4, kernel=kernel, eigen_solver="dense", **params).fit(X)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-9)
+    same_up_to_sign(ours.transform(X), ref.transform(X), rtol=1e-7, atol=1e-9)
+    same_up_to_sign(ours.transform(Xnew), ref.transform(Xnew), rtol=1e-7, atol=1e-9)
+
+
+def test_fit_transform_equals_transform_of_the_training_data():
+    X = data(seed=4)
+    model = KernelPCA(5, kernel="rbf", gamma=0.1)
+    np.testing.assert_allclose(model.fit_transform(X), model.transform(X), rtol=1e-8, atol=1e-10)
+
+
+def test_default_drops_zero_eigenvalues_and_ratios_sum_to_one():
+    X = data(n=30, d=2, seed=5)
+    model = KernelPCA(kernel="linear").fit(X)  # centred linear Gram matrix has rank 2
+    assert model.n_components_ == 2
+    assert model.explained_variance_ratio_.sum() == pytest.approx(1.0)
+    Y = model.transform(X)
+    assert np.all(np.isfinite(Y))
+
+
+def test_requested_null_components_score_zero():
+    X = data(n=30, d=2, seed=6)
+    model = KernelPCA(4, kernel="linear").fit(X)
+    assert model.eigenvalues_[2:].tolist() == [0.0, 0.0]
+    np.testing.assert_array_equal(model.transform(X)[:, 2:], 0.0)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [({"n_components": 0}, "n_components must be >= 1"), ({"n_components": 500}, "n_components must be <= 120"),
+     ({"kernel": "laplacian"}, "kernel must be one of"), ({"degree": 0}, "degree must be >= 1")],
+)
+def test_invalid_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        KernelPCA(**params).fit(data())

@@ -1,0 +1,70 @@
+"""Paired permutation test: exact enumeration equals SciPy's, approximate randomization is add-one."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from replearn.evaluation import f1
+from replearn.stats import permutation_test
+
+RNG = np.random.default_rng(0)
+A, B = RNG.normal(0.4, 1, 11), RNG.normal(0, 1, 11)
+
+
+def _diff(stat):
+    return lambda x, y, axis=-1: stat(x, axis=axis) - stat(y, axis=axis)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+@pytest.mark.parametrize("name, func", [("mean", np.mean), ("median", np.median)])
+def test_exact_matches_scipy(alternative, name, func):
+    r = permutation_test(A, B, statistic=name, alternative=alternative)
+    ref = stats.permutation_test((A, B), _diff(func), permutation_type="samples", n_resamples=np.inf,
+                                 alternative=alternative)
+    assert r.extra["exact"] and r.extra["n_permutations"] == 2**11
+    assert r.statistic == pytest.approx(ref.statistic)
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_approximate_randomization_add_one_by_hand():
+    r = permutation_test(A, B, n_resamples=499, seed=3)
+    assert not r.extra["exact"]
+    swap = np.random.default_rng(3).random((499, 11)) < 0.5
+    d = A - B
+    t_star = np.where(swap, -d, d).mean(axis=1)
+    count = np.sum(np.abs(t_star) >= abs(d.mean()) * (1 - 1e-13))
+    assert r.pvalue == pytest.approx((1 + count) / 500)
+    assert r.pvalue > 0
+
+
+def test_predictions_mode_exact_by_brute_force():
+    rng = np.random.default_rng(1)
+    yt = rng.integers(0, 2, 10)
+    yt[:2] = [0, 1]
+    pa = np.where(rng.random(10) < 0.9, yt, 1 - yt)
+    pb = np.where(rng.random(10) < 0.5, yt, 1 - yt)
+    r = permutation_test(pa, pb, y_true=yt, metric=f1, exact=True)
+    t_obs = f1(yt, pa) - f1(yt, pb)
+    count = 0
+    for code in range(2**10):
+        swap = ((code >> np.arange(10)) & 1).astype(bool)
+        a2, b2 = np.where(swap, pb, pa), np.where(swap, pa, pb)
+        count += abs(f1(yt, a2) - f1(yt, b2)) >= abs(t_obs) - 1e-12
+    assert r.statistic == pytest.approx(t_obs) and r.pvalue == pytest.approx(count / 2**10)
+
+
+def test_symmetry_and_reproducibility():
+    big_a, big_b = RNG.normal(0.2, 1, 40), RNG.normal(0, 1, 40)
+    r1 = permutation_test(big_a, big_b, n_resamples=999, seed=2)
+    r2 = permutation_test(big_b, big_a, n_resamples=999, seed=2)
+    assert r1.pvalue == r2.pvalue and r1.statistic == pytest.approx(-r2.statistic)
+    assert permutation_test(big_a, big_b, n_resamples=999, seed=2).pvalue == r1.pvalue
+
+
+def test_rejects_bad_input():
+    with pytest.raises(ValueError, match="limited to n <= 20"):
+        permutation_test(np.zeros(21), np.ones(21), exact=True)
+    with pytest.raises(ValueError, match="exact must be"):
+        permutation_test(A, B, exact="yes")
+    with pytest.raises(ValueError, match="needs y_true"):
+        permutation_test(A, B, metric="f1")
