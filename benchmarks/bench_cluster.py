@@ -19,7 +19,7 @@ def blobs(n, d, k, seed=0):
 
 
 def main() -> list[dict]:
-    n, d, k = 20000, 20, 8
+    n, d, k = 10000, 20, 8
     X = blobs(n, d, k)
     init = X[np.random.default_rng(1).choice(n, k, replace=False)]
     ours = KMeans(k, init=init, max_iter=100).fit(X)

@@ -20,7 +20,7 @@ def mixture_data(n, d, k, seed=0):
 
 
 def main() -> list[dict]:
-    n, d, k, iters = 10000, 10, 5, 50
+    n, d, k, iters = 5000, 8, 4, 30
     X = mixture_data(n, d, k)
     rng = np.random.default_rng(1)
     means = X[rng.choice(n, k, replace=False)]

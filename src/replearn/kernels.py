@@ -14,9 +14,9 @@ seed 003 L616-691; EPFL notes L1137-1199, seed 004). The kernels here, for rows 
 * ``laplace``:    k(x, z) = exp(-gamma ||x - z||_2)              (seed 003 L677, gamma = 1/sigma).
   scikit-learn's ``laplacian_kernel`` uses the L1 distance ||x - z||_1 instead; ours follows the seed.
 
-Every kernel matrix is built from one matrix product ``X @ Z.T`` (for the distance kernels the GEMM
-identity ||x - z||^2 = ||x||^2 - 2 x.z + ||z||^2 of :func:`replearn.linalg.sq_euclidean`), never a
-Python loop over pairs.
+Every kernel matrix is built from one matrix product ``X @ Z.T`` (for the distance kernels through the
+identity ||x - z||^2 = ||x||^2 - 2 x.z + ||z||^2, as in :func:`replearn.linalg.sq_euclidean`, with the
+scale -gamma folded into the product), never a Python loop over pairs.
 
 Mercer's condition (CS229 §5.4, seed 000 L1910-1938; CIML eq. 11.14): k is a valid kernel iff every
 kernel matrix it produces is symmetric positive semi-definite. :func:`is_psd` checks one matrix.
@@ -29,7 +29,6 @@ import numbers
 import numpy as np
 import scipy.linalg
 
-from .linalg import sq_euclidean
 
 __all__ = [
     "KERNELS",
@@ -55,19 +54,26 @@ def linear_kernel(X, Z=None) -> np.ndarray:
 def polynomial_kernel(X, Z=None, *, degree: int = 3, gamma: float = 1.0, coef0: float = 1.0) -> np.ndarray:
     """K[i, j] = (gamma x_i . z_j + coef0)^degree."""
     X, Z = _pair(X, Z)
-    K = X @ Z.T
-    if gamma != 1.0:
-        K *= gamma
+    K = (X * gamma) @ Z.T if gamma != 1.0 else X @ Z.T
     if coef0 != 0.0:
         K += coef0
-    return K**degree if degree != 1 else K
+    if degree != 1:
+        np.power(K, degree, out=K)
+    return K
+
+
+def _neg_scaled_sq_dist(X: np.ndarray, Z: np.ndarray, gamma: float) -> np.ndarray:
+    """-gamma ||x_i - z_j||^2 from one GEMM: 2 gamma x.z - gamma ||x||^2 - gamma ||z||^2, clipped at 0."""
+    G = (X * (2.0 * gamma)) @ Z.T
+    G -= gamma * np.einsum("ij,ij->i", X, X)[:, None]
+    G -= gamma * np.einsum("ij,ij->i", Z, Z)[None, :]
+    return np.minimum(G, 0.0, out=G)
 
 
 def rbf_kernel(X, Z=None, *, gamma: float = 1.0) -> np.ndarray:
     """K[i, j] = exp(-gamma ||x_i - z_j||^2) (Gaussian kernel)."""
     X, Z = _pair(X, Z)
-    K = sq_euclidean(X, Z)
-    K *= -gamma
+    K = _neg_scaled_sq_dist(X, Z, gamma)
     return np.exp(K, out=K)
 
 
@@ -79,7 +85,8 @@ def laplace_kernel(X, Z=None, *, gamma: float = 1.0) -> np.ndarray:
     to the norms (the diagonal, near-duplicates) are recomputed directly.
     """
     X, Z = _pair(X, Z)
-    K = sq_euclidean(X, Z)
+    K = _neg_scaled_sq_dist(X, Z, 1.0)
+    np.negative(K, out=K)
     _exact_near_zero(K, X, Z)
     np.sqrt(K, out=K)
     K *= -gamma

@@ -42,6 +42,9 @@ class Center(_Fitted):
 
     _state = "mean_"
 
+    def __init__(self):  # no hyperparameters
+        pass
+
     def fit(self, X, y=None):
         X = check_array(X)
         self.mean_ = X.mean(axis=0)
@@ -91,6 +94,9 @@ class MaxAbsScale(_Fitted):
     """
 
     _state = "scale_"
+
+    def __init__(self):  # no hyperparameters
+        pass
 
     def fit(self, X, y=None):
         X = check_array(X)

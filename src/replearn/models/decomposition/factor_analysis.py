@@ -43,6 +43,10 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
     ``S``, ``sigma^2`` = mean of the other eigenvalues, ``Lambda = U (Lambda_k - sigma^2)^{1/2}``,
     ``Psi = sigma^2 I``), which is deterministic -- no ``random_state``.
 
+    EM can crawl when the maximum likelihood puts some noise variance at (nearly) 0 -- a
+    "Heywood case": each iteration then gains little and thousands of iterations may be needed
+    (scikit-learn's iteration slows the same way); ``max_iter`` bounds the work and warns.
+
     The factors are identified only up to a rotation (``Lambda R``, ``R`` orthogonal, gives the same
     ``C``), so compare fits through ``get_covariance()`` or the likelihood.
 

@@ -193,51 +193,60 @@ class ICA(TransformerMixin, BaseEstimator):
         return self
 
     @staticmethod
-    def log_likelihood(Z: np.ndarray, W: np.ndarray) -> float:
-        """``l(W) / n = mean_i sum_j log g'(w_j^T z_i) + log |det W|``."""
+    def log_likelihood(Z: np.ndarray, W: np.ndarray, Y: np.ndarray | None = None) -> float:
+        """``l(W) / n = mean_i sum_j log g'(w_j^T z_i) + log |det W|`` (``Y = Z W^T`` if known)."""
         sign, logdet = np.linalg.slogdet(W)
-        if sign == 0:
+        if sign == 0 or not np.isfinite(logdet):
             return -np.inf
-        return float(_log_sigmoid_density(Z @ W.T).sum(axis=1).mean() + logdet)
+        Y = Z @ W.T if Y is None else Y
+        return float(_log_sigmoid_density(Y).sum(axis=1).mean() + logdet)
 
     def _ascend(self, Z: np.ndarray, W: np.ndarray, rng: np.random.Generator):
         n, k = Z.shape
         lr = float(self.learning_rate)
         batch = n if self.batch_size is None else min(int(self.batch_size), n)
         eye = np.eye(k)
-        history = [self.log_likelihood(Z, W)]
+        history = []
         converged = False
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):
-            W_old = W.copy()
-            order = rng.permutation(n) if batch < n else np.arange(n)
+            W_old = W
             with np.errstate(over="ignore", invalid="ignore"):  # reported as DivergenceError below
-                W = self._epoch(Z, W, order, batch, lr, eye)
-                ll = self.log_likelihood(Z, W) if np.all(np.isfinite(W)) else np.nan
-            if not np.isfinite(ll):
+                if batch == n:  # full batch: l(W) comes from the same Y = Z W^T as the step
+                    Y = Z @ W.T
+                    history.append(self.log_likelihood(Z, W, Y))
+                    W = self._step(Z, Y, W, lr, eye)
+                else:
+                    history.append(self.log_likelihood(Z, W))
+                    order = rng.permutation(n)
+                    for start in range(0, n, batch):
+                        Zb = Z[order[start : start + batch]]
+                        W = self._step(Zb, Zb @ W.T, W, lr, eye)
+            if not (np.all(np.isfinite(W)) and np.isfinite(history[-1])):
                 raise DivergenceError(
                     f"ICA diverged at epoch {n_iter}: W became non-finite or singular; lower learning_rate "
                     f"(now {self.learning_rate})"
                 )
-            history.append(ll)
             if np.max(np.abs(W - W_old)) <= self.tol:
                 converged = True
                 break
+        with np.errstate(over="ignore", invalid="ignore"):
+            history.append(self.log_likelihood(Z, W))
+        if not np.isfinite(history[-1]):
+            raise DivergenceError(f"ICA diverged: W became singular; lower learning_rate (now {self.learning_rate})")
         return W, history, n_iter, converged
 
-    def _epoch(self, Z, W, order, batch, lr, eye):
-        for start in range(0, order.size, batch):
-            Zb = Z[order[start : start + batch]]
-            if self.algorithm == "natural":
-                Y = Zb @ W.T
-                G = 1.0 - 2.0 * expit(Y)  # [1 - 2 g(w_j^T x)]_j per example
-                W = W + lr * (eye + G.T @ Y / Zb.shape[0]) @ W
-            elif np.all(np.isfinite(W)):
-                try:
-                    W = W + lr * log_likelihood_gradient(Zb, W)
-                except np.linalg.LinAlgError:  # W became singular: log|det W| = -inf
-                    return np.full_like(W, np.nan)
-        return W
+    def _step(self, Zb: np.ndarray, Y: np.ndarray, W: np.ndarray, lr: float, eye: np.ndarray) -> np.ndarray:
+        """One ascent step on the batch ``Zb`` (``Y = Zb W^T``)."""
+        if not np.all(np.isfinite(W)):
+            return W
+        if self.algorithm == "natural":
+            G = 1.0 - 2.0 * expit(Y)  # [1 - 2 g(w_j^T x)]_j per example
+            return W + lr * (eye + G.T @ Y / Zb.shape[0]) @ W
+        try:
+            return W + lr * log_likelihood_gradient(Zb, W)
+        except np.linalg.LinAlgError:  # W became singular: log|det W| = -inf
+            return np.full_like(W, np.nan)
 
     def _check(self, X, width=None) -> np.ndarray:
         check_is_fitted(self, "components_")

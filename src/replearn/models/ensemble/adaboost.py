@@ -72,7 +72,9 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         classes = check_classification_targets(y)
         K = classes.size
         rng = check_random_state(self.random_state)
-        params = _STUMP if self.estimator_params is None and self.estimator == "decision_tree" else self.estimator_params
+        params = self.estimator_params
+        if params is None and self.estimator == "decision_tree":
+            params = _STUMP
         n = X.shape[0]
         d = np.full(n, 1.0 / n)
         members, alphas, errors = [], [], []

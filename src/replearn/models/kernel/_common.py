@@ -62,9 +62,13 @@ class TaskMixin:
 
     def _require_classification(self, method: str) -> None:
         if self.task != "classification":
-            raise AttributeError(f"{method} is only available with task='classification', this model has task={self.task!r}")
+            raise AttributeError(
+                f"{method} is only available with task='classification', this model has task={self.task!r}"
+            )
         if "classes_" not in vars(self) and "n_features_in_" in vars(self):
-            raise NotFittedError(f"this {type(self).__name__} was fitted with task='regression'; refit it for classification")
+            raise NotFittedError(
+                f"this {type(self).__name__} was fitted with task='regression'; refit it for classification"
+            )
 
     def score(self, X, y) -> float:
         """Accuracy (classification) or R^2 (regression)."""

@@ -98,7 +98,7 @@ class KernelLMS(TaskMixin, KernelMixin, BaseEstimator):
                     "2 / lambda_max(K): lower it or leave learning_rate=None"
                 )
             history.append(J)
-            if self.tol is not None and len(history) > 1 and abs(history[-2] - J) <= self.tol * max(history[-2], 1e-300):
+            if self.tol is not None and len(history) > 1 and abs(history[-2] - J) <= self.tol * history[-2]:
                 converged = True
                 break
         if not converged:

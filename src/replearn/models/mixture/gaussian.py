@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg import blas
 
 from ...exceptions import DivergenceError
 
@@ -33,35 +34,51 @@ def _cholesky(S: np.ndarray, which: str) -> np.ndarray:
         ) from exc
 
 
-def _mvn_logpdf_chol(X: np.ndarray, mean: np.ndarray, L: np.ndarray) -> np.ndarray:
-    y = scipy.linalg.solve_triangular(L, (X - mean).T, lower=True, check_finite=False)
-    return -0.5 * (X.shape[1] * _LOG_2PI + np.einsum("ij,ij->j", y, y)) - np.log(np.diag(L)).sum()
+def _mahalanobis_sq(Xt: np.ndarray, mean: np.ndarray, L: np.ndarray) -> np.ndarray:
+    """``||L^{-1} (x_i - mean)||^2`` for the columns of ``Xt = X^T``: one BLAS ``trsm``."""
+    B = Xt - mean[:, None]  # (d, n), Fortran-ordered like Xt, so trsm works in place
+    Y = blas.dtrsm(1.0, L, B, side=0, lower=1, overwrite_b=1)
+    return np.einsum("ij,ij->j", Y, Y)
 
 
 def log_gaussian(X: np.ndarray, means: np.ndarray, covariances: np.ndarray, covariance_type: str) -> np.ndarray:
-    """``out[i, k] = log N(x_i; mu_k, Sigma_k)``, shape ``(n, K)``."""
+    """``out[i, k] = log N(x_i; mu_k, Sigma_k)``, shape ``(n, K)``.
+
+    ``diag``/``spherical`` use ``sum_j (x_j - mu_j)^2 / s_j = x^2 . (1/s) - 2 x . (mu/s) + mu^2 . (1/s)``
+    (three matrix products for all components) on data centred at their own mean first, which
+    keeps the cancellation in that expansion at the level of the spread of the data, not of its
+    distance from the origin.
+    """
     n, d = X.shape
     K = means.shape[0]
     out = np.empty((n, K))
-    if covariance_type == "full":
+    if covariance_type in ("full", "tied"):
+        Xt = X.T
+        if covariance_type == "tied":  # L^{-1}(x - mu_k) = L^{-1} x - L^{-1} mu_k: one solve for all k
+            L = _cholesky(covariances, "the tied covariance")
+            shift = X.mean(axis=0)  # centred, so the expansion below cancels few digits
+            Y = blas.dtrsm(1.0, L, np.asfortranarray((X - shift).T), side=0, lower=1, overwrite_b=1)
+            M = blas.dtrsm(1.0, L, np.asfortranarray((means - shift).T), side=0, lower=1, overwrite_b=1)
+            sq = np.einsum("ij,ij->j", Y, Y)[:, None] - 2.0 * (Y.T @ M) + np.einsum("ij,ij->j", M, M)
+            np.maximum(sq, 0.0, out=sq)
+            return -0.5 * (d * _LOG_2PI + sq) - np.log(np.diag(L)).sum()
         for k in range(K):
-            out[:, k] = _mvn_logpdf_chol(X, means[k], _cholesky(covariances[k], f"component {k}"))
-    elif covariance_type == "tied":
-        L = _cholesky(covariances, "the tied covariance")
-        for k in range(K):
-            out[:, k] = _mvn_logpdf_chol(X, means[k], L)
-    elif covariance_type in ("diag", "spherical"):
-        var = covariances if covariance_type == "diag" else np.repeat(covariances[:, None], d, axis=1)
-        if np.any(~(var > 0)):
-            k = int(np.flatnonzero(np.any(~(var > 0), axis=1))[0])
-            raise DivergenceError(f"component {k} has a non-positive variance; increase reg_covar")
-        log_det = np.log(var).sum(axis=1)
-        for k in range(K):
-            diff = X - means[k]
-            out[:, k] = -0.5 * (d * _LOG_2PI + log_det[k] + np.einsum("ij,ij->i", diff * (1.0 / var[k]), diff))
-    else:
+            L = _cholesky(covariances[k], f"component {k}")
+            out[:, k] = -0.5 * (d * _LOG_2PI + _mahalanobis_sq(Xt, means[k], L)) - np.log(np.diag(L)).sum()
+        return out
+    if covariance_type not in ("diag", "spherical"):
         raise ValueError(f"covariance_type must be one of {list(COVARIANCE_TYPES)}, got {covariance_type!r}")
-    return out
+    var = covariances if covariance_type == "diag" else np.repeat(covariances[:, None], d, axis=1)
+    if np.any(~(var > 0)):
+        k = int(np.flatnonzero(np.any(~(var > 0), axis=1))[0])
+        raise DivergenceError(f"component {k} has a non-positive variance; increase reg_covar")
+    shift = X.mean(axis=0)
+    Xc = X - shift
+    mc = means - shift
+    prec = 1.0 / var
+    quad = (Xc * Xc) @ prec.T - 2.0 * (Xc @ (mc * prec).T) + np.einsum("kj,kj->k", mc * mc, prec)
+    np.maximum(quad, 0.0, out=quad)
+    return -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=1) + quad)
 
 
 def weighted_covariances(X: np.ndarray, resp: np.ndarray, nk: np.ndarray, means: np.ndarray, covariance_type: str, reg: float) -> np.ndarray:
@@ -85,10 +102,12 @@ def weighted_covariances(X: np.ndarray, resp: np.ndarray, nk: np.ndarray, means:
         for k in range(K):
             covs[k].flat[:: d + 1] += reg
         return covs
-    var = np.empty((K, d))
-    for k in range(K):
-        diff = X - means[k]
-        var[k] = resp[:, k] @ (diff * diff) / nk[k]
+    # sum_i r_ik (x_i - mu_k)^2 / n_k expanded into matrix products, on data centred at their mean
+    shift = X.mean(axis=0)
+    Xc = X - shift
+    mc = means - shift
+    var = (resp.T @ (Xc * Xc) - 2.0 * mc * (resp.T @ Xc) + mc * mc * resp.sum(axis=0)[:, None]) / nk[:, None]
+    np.maximum(var, 0.0, out=var)
     var += reg
     return var if covariance_type == "diag" else var.mean(axis=1)
 

@@ -54,17 +54,6 @@ class TreeArrays:
     weighted_n_node_samples: np.ndarray
 
 
-def dense_ranks(X: np.ndarray) -> np.ndarray:
-    """Per column, the rank of each value among the column's distinct values (0, 1, ...)."""
-    order = np.argsort(X, axis=0, kind="stable")
-    sorted_vals = np.take_along_axis(X, order, axis=0)
-    new = np.zeros(X.shape, dtype=np.int64)
-    new[1:] = sorted_vals[1:] != sorted_vals[:-1]
-    ranks = np.empty_like(new)
-    np.put_along_axis(ranks, order, np.cumsum(new, axis=0), axis=0)
-    return ranks
-
-
 def build_tree(
     X: np.ndarray,
     *,
@@ -88,12 +77,14 @@ def build_tree(
     num = np.flatnonzero(~categorical)
     cat = np.flatnonzero(categorical)
     # sort once: per numeric feature, the samples in value order (G) and their dense ranks (RG)
-    Xn = X[:, num]
-    G = np.argsort(Xn, axis=0, kind="stable")
-    XG = np.take_along_axis(Xn, G, axis=0)
-    RG = np.zeros(G.shape, dtype=np.int64)
-    RG[1:] = XG[1:] != XG[:-1]
-    np.cumsum(RG, axis=0, out=RG)
+    # (stored feature-major: row j of GT / RGT is feature num[j])
+    XnT = np.ascontiguousarray(X[:, num].T)
+    GT = np.argsort(XnT, axis=1, kind="stable")
+    XG = np.take_along_axis(XnT, GT, axis=1)
+    RGT = np.zeros(GT.shape, dtype=np.int64)
+    RGT[:, 1:] = XG[:, 1:] != XG[:, :-1]
+    np.cumsum(RGT, axis=1, out=RGT)
+    del XG
     cat_codes, cat_values = [], []
     for f in cat:
         vals, inv = np.unique(X[:, f], return_inverse=True)
@@ -165,7 +156,7 @@ def build_tree(
         # constant features per node, and the random feature subsets
         const = np.zeros((K2, d), dtype=bool)
         if num.size and max_features < d:  # without subsampling a constant feature simply has no valid split
-            Xs = Xn[samp2]
+            Xs = X[samp2][:, num]
             const[:, num] = np.minimum.reduceat(Xs, starts, axis=0) == np.maximum.reduceat(Xs, starts, axis=0)
         cat_stats = []
         for c_i, f in enumerate(cat):
@@ -190,12 +181,12 @@ def build_tree(
             stats = (w, wyc, W[nodes], S[nodes])
         need = np.flatnonzero(selected[:, num].any(axis=0))  # numeric columns some node examines
         if need.size:
-            label = np.full(n, K2, dtype=np.uint16 if K2 < 2**16 - 1 else np.int64)
+            label = np.full(n, K2, dtype=_small_int(K2 + 1))
             label[samp2] = sid2
             for c0 in range(0, need.size, chunk_cols):
                 cols = need[c0 : c0 + chunk_cols]
                 _numeric_block(
-                    X, G[:, cols], RG[:, cols], label, samp2.size, counts, selected[:, num[cols]], num[cols],
+                    X, GT[cols], RGT[cols], label, samp2.size, counts, selected[:, num[cols]], num[cols],
                     min_samples_leaf, criterion, best_cost, best_thr, stats,
                 )
 
@@ -251,10 +242,10 @@ def build_tree(
         samp, sid = samp[moving], sid[moving]
         f_s = level["feature"][sid]
         t_s = level["threshold"][sid]
-        x = X[samp, f_s]
+        x = np.take(X, samp * d + f_s)  # X[samp, f_s] (X is C-contiguous)
         go_right = np.where(level["kind"][sid] == 1, x == t_s, x > t_s)
         sid = child_of[sid] + go_right
-        regroup = np.argsort(sid, kind="stable")  # keep the samples grouped by node
+        regroup = np.argsort(sid.astype(_small_int(2 * ns)), kind="stable")  # keep the samples grouped by node
         samp, sid = samp[regroup], sid[regroup]
         K = 2 * ns
         next_id += K
@@ -276,19 +267,25 @@ def build_tree(
     )
 
 
-def _numeric_block(X, Gc, RGc, label, m, counts, sel, feats, min_samples_leaf, criterion, best_cost, best_thr, stats):
+def _small_int(upper: int):
+    """The narrowest unsigned dtype holding 0..upper - 1 (numpy sorts 8/16-bit keys by radix sort)."""
+    return np.uint8 if upper <= 2**8 else np.uint16 if upper <= 2**16 else np.int64
+
+
+def _numeric_block(X, GT, RGT, label, m, counts, sel, feats, min_samples_leaf, criterion, best_cost, best_thr, stats):
     """Best threshold of every selected (node, feature) pair for the numeric features ``feats``.
 
-    ``Gc``/``RGc``: (n, k) samples in value order and their ranks, per feature; ``label``: node of each
-    sample (K2 for samples not being split); ``sel``: (K2, k) which pairs to examine. Writes the best
-    cost and threshold of each pair into ``best_cost``/``best_thr`` (K2, d).
+    ``GT``/``RGT``: (k, n) per feature, the samples in value order and their ranks; ``label``: node of
+    each sample (K2 for samples not being split); ``sel``: (K2, k) which pairs to examine. Writes the
+    best cost and threshold of each pair into ``best_cost``/``best_thr`` (K2, d).
     """
-    k = Gc.shape[1]
+    k = GT.shape[0]
     # regroup each feature's value-ordered samples by node (stable radix sort of small labels):
-    # the first m rows are the samples being split, grouped by node, in value order within a node
-    perm = np.argsort(label[Gc], axis=0, kind="stable")[:m]
-    samp_T = np.take_along_axis(Gc, perm, axis=0).T  # (k, m)
-    rank_T = np.take_along_axis(RGc, perm, axis=0).T
+    # the first m entries are the samples being split, grouped by node, in value order within a node
+    perm = np.argsort(label[GT], axis=1, kind="stable")[:, :m]
+    flat = (perm + (np.arange(k) * GT.shape[1])[:, None]).ravel()
+    samp_T = np.take(GT, flat).reshape(k, m)  # np.take: much faster than mixed slice/array indexing
+    rank_T = np.take(RGT, flat).reshape(k, m)
     # blocks of the selected (feature, node) pairs, feature-major, as flat arrays
     mask = np.repeat(sel, counts, axis=0).T  # (k, m): row r of feature j belongs to a selected pair
     pf, pk = np.nonzero(sel.T)
@@ -308,17 +305,17 @@ def _numeric_block(X, Gc, RGc, label, m, counts, sel, feats, min_samples_leaf, c
         valid &= (within + 1 >= min_samples_leaf) & (np.repeat(plen, plen) - within - 1 >= min_samples_leaf)
     if len(stats) == 3:  # classification: class weights (C, n), node totals (C, K2), node weights (K2,)
         wyT, node_tot, node_w = stats
-        left = np.cumsum(wyT[:, fs], axis=1)  # (C, total)
-        base = np.concatenate([np.zeros((left.shape[0], 1)), left[:, pstart[1:] - 1]], axis=1)
+        left = np.cumsum(np.take(wyT, fs, axis=1), axis=1)  # (C, total)
+        base = np.concatenate([np.zeros((left.shape[0], 1)), np.take(left, pstart[1:] - 1, axis=1)], axis=1)
         left -= np.repeat(base, plen, axis=1)
-        tot = np.repeat(node_tot[:, pk], plen, axis=1)
+        tot = np.repeat(np.take(node_tot, pk, axis=1), plen, axis=1)
         WL = left.sum(axis=0)
         tot -= left  # the right children
         score = class_cost(left, WL, criterion) + class_cost(tot, np.repeat(node_w[pk], plen) - WL, criterion)
     else:  # regression: -(S_L^2 / W_L + S_R^2 / W_R), the variance cost up to a per-node constant
         w, wyc, node_W, node_S = stats
-        WL = np.cumsum(w[fs])
-        SL = np.cumsum(wyc[fs])
+        WL = np.cumsum(np.take(w, fs))
+        SL = np.cumsum(np.take(wyc, fs))
         WL -= np.repeat(np.append(0.0, WL[pstart[1:] - 1]), plen)
         SL -= np.repeat(np.append(0.0, SL[pstart[1:] - 1]), plen)
         WR = np.repeat(node_W[pk], plen) - WL

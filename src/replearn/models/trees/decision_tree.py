@@ -175,9 +175,10 @@ class DecisionTree(BaseEstimator):
         mask = np.zeros(d, dtype=bool)
         if self.categorical_features is None:
             return mask
-        cols = list(self.categorical_features) if isinstance(self.categorical_features, (list, tuple, np.ndarray)) else None
+        given = self.categorical_features
+        cols = list(given) if isinstance(given, (list, tuple, np.ndarray)) else None
         if cols is None or not all(isinstance(c, (numbers.Integral, np.integer)) and not isinstance(c, bool) for c in cols):
-            raise TypeError(f"categorical_features must be a list of column indices or None, got {self.categorical_features!r}")
+            raise TypeError(f"categorical_features must be a list of column indices or None, got {given!r}")
         bad = [int(c) for c in cols if not 0 <= c < d]
         if bad:
             raise ValueError(f"categorical_features {bad} are out of range for X with {d} features")

@@ -1,0 +1,152 @@
+"""The significance stage (replearn.pipeline.compare): tests chosen by design, schema, determinism."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from replearn import stats
+from replearn.pipeline.compare import compare, compare_cv, resolve_pairwise_test, summary_metrics
+
+OLD_CFG = {"alpha": 0.05, "pairwise_test": "corrected_resampled_ttest", "correction": "holm",
+           "test_set_test": "mcnemar", "mcnemar_method": "exact", "across_datasets": "friedman_nemenyi"}
+CFG = {**OLD_CFG, "pairwise_test": "auto", "bayesian": True, "rope": 0.01, "test_set_metric_test": "permutation",
+       "resamples": 499, "across_pairs_test": "wilcoxon", "posthoc": "bergmann_hommel", "control": None,
+       "round_before_ranking": None}
+
+
+def _cv(name, means, *, scheme="repeated_stratified_kfold", folds=5, repeats=2, task="classification", seed=0,
+        n=100):
+    rng = np.random.default_rng(seed)
+    splits = [{"index": r * folds + f, "repeat": r, "fold": f, "n_train": n - n // folds, "n_test": n // folds,
+               "seed": r} for r in range(repeats) for f in range(folds)]
+    metric = "accuracy" if task == "classification" else "mse"
+    return {
+        "dataset": name, "task": task, "n_examples": n,
+        "scheme": {"name": scheme, "folds": folds, "repeats": repeats, "seed": 1234 + seed},
+        "metrics": [metric], "primary_metric": metric, "greater_is_better": {metric: task == "classification"},
+        "splits": splits,
+        "models": {m: {"scores": {metric: (mu + rng.normal(0, 0.02 if task == "classification" else 50,
+                                                          len(splits))).tolist()}} for m, mu in means.items()},
+    }
+
+
+def _train(models, task="classification", n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n) if task == "classification" else rng.normal(100, 20, n)
+    out = {"task": task, "y_true": y.tolist(), "models": {}}
+    for i, m in enumerate(sorted(models)):
+        if task == "classification":
+            pred = np.where(rng.random(n) < 0.7 + 0.1 * i, y, (y + 1) % 3)
+            out["models"][m] = {"pred": pred.tolist(), "correct": (pred == y).astype(int).tolist()}
+        else:
+            out["models"][m] = {"pred": (y + rng.normal(0, 10 + 5 * i, n)).tolist()}
+    return out
+
+
+MODELS = {"gnb": 0.90, "knn": 0.93, "logreg": 0.95}
+
+
+def _experiment(models=MODELS, n_datasets=3, **kw):
+    cv = {f"d{j}": _cv(f"d{j}", {m: mu - 0.01 * j for m, mu in models.items()}, seed=j, **kw) for j in range(n_datasets)}
+    train = {d: _train(models, seed=j) for j, d in enumerate(cv)}
+    return cv, train
+
+
+def test_auto_chooses_the_test_from_the_scheme():
+    assert resolve_pairwise_test(CFG, "repeated_stratified_kfold") == "corrected_resampled_ttest"
+    assert resolve_pairwise_test(CFG, "5x2") == "cv52_ttest"
+    assert resolve_pairwise_test({**CFG, "pairwise_test": "paired_ttest"}, "5x2") == "paired_ttest"
+    with pytest.raises(ValueError, match="needs cv.scheme 5x2"):
+        resolve_pairwise_test({**CFG, "pairwise_test": "cv52_ftest"}, "kfold")
+
+
+def test_cv52_rows_use_the_repeat_fold_layout():
+    cv = _cv("d", MODELS, scheme="5x2", folds=2, repeats=5)
+    shuffled = copy.deepcopy(cv)
+    order = np.random.default_rng(0).permutation(10)
+    shuffled["splits"] = [cv["splits"][i] for i in order]
+    for m in shuffled["models"].values():
+        m["scores"]["accuracy"] = [m["scores"]["accuracy"][i] for i in order]
+    rows, rows_shuffled = compare_cv(cv, CFG), compare_cv(shuffled, CFG)
+    assert rows[0]["test"] == "cv52_ttest" and rows[0]["df"] == 5.0
+    assert [r["statistic"] for r in rows] == pytest.approx([r["statistic"] for r in rows_shuffled])
+    a = np.asarray(cv["models"]["gnb"]["scores"]["accuracy"])
+    b = np.asarray(cv["models"]["knn"]["scores"]["accuracy"])
+    assert rows[0]["statistic"] == pytest.approx(stats.cv52_ttest(a, b).statistic)
+
+
+def test_full_result_schema_and_json():
+    cv, train = _experiment()
+    res = compare(cv, train, CFG)
+    json.dumps(res, allow_nan=False)  # strict JSON
+    assert res["pairwise_test"] == "corrected_resampled_ttest" and res["pairwise_test_config"] == "auto"
+    d0 = res["datasets"]["d0"]
+    assert {"cv", "test_set", "bayesian", "test_set_metric"} <= set(d0)
+    assert len(d0["cv"]) == 3 and len(d0["bayesian"]) == 3 and len(d0["test_set"]) == 3
+    for row in d0["bayesian"]:
+        assert row["p_a_better"] + row["p_equivalent"] + row["p_b_better"] == pytest.approx(1.0)
+    assert d0["test_set_metric"]["ran"] and len(d0["test_set_metric"]["rows"]) == 3
+    across = res["across_datasets"]
+    assert across["ran"] and across["posthoc"]["ran"] and across["posthoc"]["method_used"] == "bergmann_hommel"
+    assert len(across["posthoc"]["comparisons"]) == 3 and "kendall_w" in across["friedman"]
+    assert {"cd", "cliques"} <= set(across["nemenyi"])
+    pairs = res["across_pairs"]
+    assert pairs["ran"] and len(pairs["rows"]) == 3 and pairs["smallest_possible_pvalue"] == 0.25
+    assert all("bayesian_signed_rank" in r for r in pairs["rows"])
+    summary = summary_metrics(res)
+    assert "posthoc_significant_pairs" in summary and "across_pairs_significant" in summary
+
+
+def test_rerun_is_identical_and_seed_changes_resampling():
+    cv, train = _experiment()
+    a, b = compare(cv, train, CFG), compare(cv, train, CFG)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    c = compare(cv, train, CFG, seed=99)
+    assert c["seed"] == 99
+    assert c["datasets"]["d0"]["cv"] == a["datasets"]["d0"]["cv"]  # deterministic tests do not move
+
+
+def test_two_models_on_many_datasets():
+    cv, train = _experiment({"gnb": 0.90, "knn": 0.93}, n_datasets=6)
+    res = compare(cv, train, CFG)
+    assert not res["across_datasets"]["ran"]
+    assert "compared over the datasets in the pairwise section" in res["across_datasets"]["reason"]
+    row = res["across_pairs"]["rows"][0]
+    scores = np.array([[np.mean(cv[d]["models"][m]["scores"]["accuracy"]) for m in ("gnb", "knn")] for d in sorted(cv)])
+    assert row["pvalue"] == pytest.approx(stats.wilcoxon(scores[:, 0], scores[:, 1]).pvalue)
+    assert row["winner"] is None or row["winner"] == "knn"
+    sign = compare(cv, train, {**CFG, "across_pairs_test": "sign_test"})["across_pairs"]["rows"][0]
+    assert sign["test"] == "sign_test" and sign["pvalue"] == pytest.approx(row["sign_test_pvalue"])
+
+
+def test_posthoc_against_a_control_and_lower_is_better():
+    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 3100.0, "c": 2500.0}, task="regression", seed=j) for j in range(4)}
+    train = {d: _train(["a", "b", "c"], task="regression", seed=j) for j, d in enumerate(cv)}
+    res = compare(cv, train, {**CFG, "posthoc": "holm", "control": "c"})
+    ph = res["across_datasets"]["posthoc"]
+    assert ph["control"] == "c" and [(r["a"], r["b"]) for r in ph["comparisons"]] == [("c", "a"), ("c", "b")]
+    assert all(r["rank_difference"] > 0 and r["cliffs_delta"] > 0 for r in ph["comparisons"])  # c has lower mse
+    for row in res["datasets"]["d0"]["bayesian"]:  # mse: lower is better, so "a better" is the left tail
+        if row["model_a"] == "a" and row["model_b"] == "c":
+            assert row["p_b_better"] > 0.95
+    tm = res["datasets"]["d0"]["test_set_metric"]
+    assert tm["ran"] and tm["metric"] == "mse" and res["datasets"]["d0"]["test_set"] == []
+    missing = compare(cv, train, {**CFG, "posthoc": "holm", "control": "zzz"})["across_datasets"]["posthoc"]
+    assert not missing["ran"] and "zzz" in missing["reason"]
+
+
+def test_old_configs_still_work_and_switches():
+    cv, train = _experiment()
+    res = compare(cv, train, OLD_CFG)
+    assert res["pairwise_test"] == "corrected_resampled_ttest" and res["datasets"]["d0"]["bayesian"]
+    off = compare(cv, train, {**CFG, "bayesian": False, "test_set_metric_test": "none", "across_pairs_test": "none"})
+    assert off["datasets"]["d0"]["bayesian"] == [] and not off["datasets"]["d0"]["test_set_metric"]["ran"]
+    assert not off["across_pairs"]["ran"] and "bayesian_signed_rank" not in str(off["across_pairs"])
+    sh = compare(cv, train, {**CFG, "correction": "bergmann_hommel"})
+    holm = compare(cv, train, CFG)
+    for r_bh, r_h in zip(sh["datasets"]["d1"]["cv"], holm["datasets"]["d1"]["cv"]):
+        assert r_bh["pvalue_adjusted"] <= r_h["pvalue_adjusted"] + 1e-15
