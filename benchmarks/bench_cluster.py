@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans as SkKMeans
+from threadpoolctl import threadpool_limits
 
 from replearn.models.cluster.kmeans import KMeans
 
 from .common import Case, run_cases
+
+#: BLAS and OpenMP threads for both libraries (one by default: on the shared 2-core machine two-thread
+#: timings swing by an order of magnitude whenever another process holds a core); set REPLEARN_BENCH_THREADS.
+THREADS = int(os.environ.get("REPLEARN_BENCH_THREADS", "1"))
 
 
 def blobs(n, d, k, seed=0):
@@ -36,7 +42,7 @@ def main() -> list[dict]:
              lambda: SkKMeans(k, n_init=10, algorithm="lloyd", random_state=0).fit(X),
              "KMeans(n_init=10, algorithm='lloyd') (greedy k-means++)"),
     ]
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), threadpool_limits(limits=THREADS):
         warnings.simplefilter("ignore")
         return run_cases("cluster", cases, repeats=5)
 

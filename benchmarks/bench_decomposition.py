@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ from sklearn.decomposition import PCA as SkPCA
 from sklearn.decomposition import FactorAnalysis as SkFactorAnalysis
 from sklearn.decomposition import FastICA
 from sklearn.decomposition import KernelPCA as SkKernelPCA
+from threadpoolctl import threadpool_limits
 
 from replearn.models.decomposition.factor_analysis import FactorAnalysis
 from replearn.models.decomposition.ica import ICA
@@ -16,6 +18,10 @@ from replearn.models.decomposition.kernel_pca import KernelPCA
 from replearn.models.decomposition.pca import PCA
 
 from .common import Case, run_cases
+
+#: BLAS and OpenMP threads for both libraries (one by default: on the shared 2-core machine two-thread
+#: timings swing by an order of magnitude whenever another process holds a core); set REPLEARN_BENCH_THREADS.
+THREADS = int(os.environ.get("REPLEARN_BENCH_THREADS", "1"))
 
 
 def main() -> list[dict]:
@@ -44,7 +50,7 @@ def main() -> list[dict]:
         Case("ICA() natural gradient, different algorithm", "5000x4", lambda: ICA(random_state=0).fit(Xi),
              lambda: FastICA(random_state=0, whiten="unit-variance").fit(Xi), "FastICA() (fixed point, logcosh)"),
     ]
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), threadpool_limits(limits=THREADS):
         warnings.simplefilter("ignore")
         return run_cases("decomposition", cases, repeats=5)
 

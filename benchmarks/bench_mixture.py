@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
+from threadpoolctl import threadpool_limits
 
 from replearn.models.mixture.gaussian_mixture import GaussianMixture
 
 from .common import Case, run_cases
+
+#: BLAS and OpenMP threads for both libraries (one by default: on the shared 2-core machine two-thread
+#: timings swing by an order of magnitude whenever another process holds a core); set REPLEARN_BENCH_THREADS.
+THREADS = int(os.environ.get("REPLEARN_BENCH_THREADS", "1"))
 
 
 def mixture_data(n, d, k, seed=0):
@@ -39,7 +45,7 @@ def main() -> list[dict]:
         assert np.allclose(a.means_, b.means_, rtol=1e-6, atol=1e-8), "the two fits should run the same iterations"
         cases.append(Case(f"GaussianMixture('{ct}').fit, {a.n_iter_} EM iterations", f"{n}x{d}, K={k}", ours, ref,
                           f"GaussianMixture('{ct}', same init, tol=0, max_iter={iters})"))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), threadpool_limits(limits=THREADS):
         warnings.simplefilter("ignore")
         return run_cases("mixture", cases, repeats=5)
 

@@ -1,10 +1,12 @@
-"""Gaussian naive Bayes: fit, and fit + predict_proba, against scikit-learn's GaussianNB."""
+"""Naive Bayes: Gaussian (fit, fit + predict_proba) and the Bernoulli / multinomial / categorical event models
+against scikit-learn's GaussianNB, BernoulliNB, MultinomialNB and CategoricalNB (closed form)."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.naive_bayes import GaussianNB
+from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
+from replearn.models.naive_bayes.event_models import NaiveBayes
 from replearn.models.naive_bayes.gaussian import GaussianNaiveBayes
 
 from .common import Case, run_cases
@@ -22,6 +24,16 @@ def main() -> list[dict]:
              lambda: GaussianNaiveBayes().fit(X, y).predict_proba(X),
              lambda: GaussianNB().fit(X, y).predict_proba(X), "GaussianNB()"),
     ]
+    counts = rng.poisson(rng.gamma(1.0, 1.0, size=(k, 200))[y]).astype(float)  # 20000 x 200 word counts
+    codes = np.minimum(counts[:, :50], 4)  # 50 categorical features with 5 values
+    for event_model, ref, Xe, shape in [
+        ("bernoulli", BernoulliNB(), counts, f"{n}x200"),
+        ("multinomial", MultinomialNB(), counts, f"{n}x200"),
+        ("categorical", CategoricalNB(), codes, f"{n}x50, 5 values"),
+    ]:
+        cases.append(Case(f"NaiveBayes(event_model={event_model!r}) fit+predict_proba", f"{shape}, {k} classes",
+                          lambda e=event_model, X=Xe: NaiveBayes(event_model=e).fit(X, y).predict_proba(X),
+                          lambda r=ref, X=Xe: r.fit(X, y).predict_proba(X), type(ref).__name__ + "()"))
     return run_cases("naive_bayes", cases)
 
 

@@ -134,7 +134,7 @@ def test_stats_settings_by_design_are_valid(params):
     config.validate(p, root=ROOT)
     # the settings added with the design-driven stage are optional (older params files stay valid)
     old = copy.deepcopy(params)
-    for key in ("bayesian", "rope", "test_set_metric_test", "resamples", "across_pairs_test", "posthoc", "control",
+    for key in ("bayesian", "rope", "rope_scale", "test_set_metric_test", "resamples", "across_pairs_test", "posthoc", "control",
                 "round_before_ranking"):
         del old["stats"][key]
     config.validate(old, root=ROOT)

@@ -407,3 +407,12 @@ def test_cv52_note_in_how_to_read(tmp_path, report_inputs):
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
     assert "5x2cv paired t-test (Dietterich 1998)" in text
     assert "five repeats of 2-fold cross-validation" in text
+
+
+def test_relative_rope_is_described(tmp_path, report_inputs):
+    report_inputs["significance"]["bayesian"] = {"enabled": True, "rope": 0.01, "rope_scale": "relative"}
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    assert "region of practical equivalence (±1% of the pair&#x27;s mean score)" in text
+    assert "P(≈, ±1% of the pair&#x27;s mean score)" in text
+

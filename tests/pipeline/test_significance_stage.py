@@ -150,3 +150,24 @@ def test_old_configs_still_work_and_switches():
     holm = compare(cv, train, CFG)
     for r_bh, r_h in zip(sh["datasets"]["d1"]["cv"], holm["datasets"]["d1"]["cv"]):
         assert r_bh["pvalue_adjusted"] <= r_h["pvalue_adjusted"] + 1e-15
+
+
+def test_relative_rope_scales_with_the_scores():
+    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 3010.0}, task="regression", seed=j) for j in range(3)}
+    train = {d: _train(["a", "b"], task="regression", seed=j) for j, d in enumerate(cv)}
+    absolute = compare(cv, train, CFG)
+    relative = compare(cv, train, {**CFG, "rope_scale": "relative"})
+    row_abs, row_rel = absolute["datasets"]["d0"]["bayesian"][0], relative["datasets"]["d0"]["bayesian"][0]
+    assert row_abs["rope"] == 0.01 and row_rel["rope"] == pytest.approx(0.01 * 3005, rel=0.01)
+    assert row_abs["p_equivalent"] < 0.01 < row_rel["p_equivalent"]
+    assert relative["bayesian"]["rope_scale"] == "relative"
+    assert relative["across_pairs"]["rows"][0]["bayesian_signed_rank"]["rope_scale"] == "relative"
+
+
+def test_wins_follow_the_direction_of_the_metric():
+    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 2000.0}, task="regression", seed=j) for j in range(4)}
+    train = {d: _train(["a", "b"], task="regression", seed=j) for j, d in enumerate(cv)}
+    row = compare(cv, train, CFG)["across_pairs"]["rows"][0]
+    assert (row["wins_a"], row["wins_b"]) == (0, 4)  # b has the lower mse everywhere
+    assert row["rank_biserial"] == -1.0 and row["bayesian_signed_rank"]["p_b_better"] > 0.9
+

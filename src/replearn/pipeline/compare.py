@@ -6,7 +6,9 @@ The tests follow the design of the comparison (docs/statistics.md, "Which test w
   of the primary metric: ``stats.pairwise_test`` ("auto": Dietterich's 5x2cv t-test for the 5x2
   scheme, else the corrected resampled t-test of Nadeau & Bengio 2003), p-values adjusted over
   the pairs by ``stats.correction``; with ``stats.bayesian`` also the Bayesian correlated t-test
-  (probabilities of "A better", "practically equivalent" within ``stats.rope``, "B better").
+  (probabilities of "A better", "practically equivalent" within ``stats.rope``, "B better"; the
+  ROPE is in score units, or with ``stats.rope_scale: relative`` a fraction of the pair's mean
+  score -- for metrics such as MSE whose scale differs between datasets).
   On the sealed test set: McNemar's test (classification) and ``stats.test_set_metric_test``
   (a paired permutation or bootstrap test of the primary metric on the predictions, any task).
 * **Two models on many datasets** -- every pair, over the datasets' mean CV scores:
@@ -41,6 +43,7 @@ _DECOMPOSABLE = {  # metric -> per-example score whose mean is the metric
 DEFAULTS = {  # settings added after the first schema; absent keys take these values
     "bayesian": True,
     "rope": 0.01,
+    "rope_scale": "absolute",
     "test_set_metric_test": "permutation",
     "resamples": 1999,
     "across_pairs_test": "wilcoxon",
@@ -148,7 +151,8 @@ def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
     for a, b in itertools.combinations(sorted(cv["models"]), 2):
         sa = np.asarray(cv["models"][a]["scores"][metric], dtype=float)
         sb = np.asarray(cv["models"][b]["scores"][metric], dtype=float)
-        r = stats.bayesian_correlated_ttest(sa, sb, n_train=n_train, n_test=n_test, rope=float(cfg["rope"])).to_dict()
+        rope = _rope(cfg, np.r_[sa, sb])
+        r = stats.bayesian_correlated_ttest(sa, sb, n_train=n_train, n_test=n_test, rope=rope).to_dict()
         rows.append(
             {
                 "model_a": a,
@@ -164,6 +168,13 @@ def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def _rope(cfg: dict, scores: np.ndarray) -> float:
+    """The ROPE half-width in score units: ``rope``, or ``rope`` times the pair's mean |score| (relative)."""
+    if cfg["rope_scale"] == "relative":
+        return float(cfg["rope"]) * float(np.mean(np.abs(scores)))
+    return float(cfg["rope"])
 
 
 def compare_test_set(train_results: dict, cfg: dict) -> list[dict]:
@@ -368,18 +379,25 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
             "statistic": float(main.statistic),
             "pvalue": float(main.pvalue),
             "exact": main.extra.get("method_used", "exact") == "exact",
-            "wins_a": st.extra["wins"],
-            "wins_b": st.extra["losses"],
+            # a win is a dataset on which the model is better (higher or lower score, as the metric says)
+            "wins_a": st.extra["wins"] if hib else st.extra["losses"],
+            "wins_b": st.extra["losses"] if hib else st.extra["wins"],
             "ties": st.extra["ties"],
             "sign_test_pvalue": float(st.pvalue),
             "rank_biserial": float(sign * stats.rank_biserial(a, b)),
             "cliffs_delta": float(sign * stats.cliffs_delta(a, b)),
         }
         if cfg["bayesian"]:
-            br = stats.bayesian_signed_rank(a, b, rope=float(cfg["rope"]), n_samples=20000,
+            if cfg["rope_scale"] == "relative":  # differences as fractions of each dataset's mean score of the pair
+                scale = np.maximum(np.abs(a + b) / 2.0, np.finfo(float).tiny)
+                za, zb = a / scale, b / scale
+            else:
+                za, zb = a, b
+            br = stats.bayesian_signed_rank(za, zb, rope=float(cfg["rope"]), n_samples=20000,
                                             seed=repeat_seed(seed, i))
             row["bayesian_signed_rank"] = {
                 "rope": br.rope,
+                "rope_scale": cfg["rope_scale"],
                 "p_a_better": br.p_right if hib else br.p_left,
                 "p_equivalent": br.p_rope,
                 "p_b_better": br.p_left if hib else br.p_right,
@@ -431,7 +449,7 @@ def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict
         "correction": cfg["correction"],
         "test_set_test": cfg["test_set_test"],
         "test_set_metric_test": cfg["test_set_metric_test"],
-        "bayesian": {"enabled": bool(cfg["bayesian"]), "rope": float(cfg["rope"])},
+        "bayesian": {"enabled": bool(cfg["bayesian"]), "rope": float(cfg["rope"]), "rope_scale": cfg["rope_scale"]},
         "posthoc": {"method": cfg["posthoc"], "control": cfg["control"]},
         "round_before_ranking": cfg["round_before_ranking"],
         "seed": int(seed),

@@ -135,11 +135,14 @@ def _schemes():
 _TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
 _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
 
+# `models` (optional, every source): the keys of `models` that run on this dataset (default: all that can).
 DATASET_KEYS = {
-    "shipped": {"source": str},
-    "file": {"source": str, "path": str, "target": Optional_(str), "task": Choice(_TASKS + ("clustering",), "task")},
+    "shipped": {"source": str, "models": Optional_(ListOf(str))},
+    "file": {"source": str, "path": str, "target": Optional_(str), "task": Choice(_TASKS + ("clustering",), "task"),
+             "models": Optional_(ListOf(str))},
     "synthetic": {
         "source": str,
+        "models": Optional_(ListOf(str)),
         "generator": Choice(_GENERATORS, "generator"),
         "n_samples": int,
         "n_features": Optional_(int),
@@ -186,6 +189,7 @@ SCHEMA = {
         ),
         "bayesian": Optional_(bool),
         "rope": Optional_(float),
+        "rope_scale": Optional_(Choice(["absolute", "relative"], "ROPE scale")),
         "test_set_test": Choice(["mcnemar", "none"], "test-set test"),
         "mcnemar_method": Choice(["exact", "midp", "chi2", "chi2_cc"], "McNemar method"),
         "test_set_metric_test": Optional_(Choice(["permutation", "paired_bootstrap", "none"], "test-set metric test")),
@@ -317,6 +321,9 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
         _check(spec, DATASET_KEYS[source], key, errors)
         if source == "file" and spec.get("task") != "clustering" and not spec.get("target"):
             errors.append(f"{key}.target: missing (expected a string: the target column); only task clustering has none")
+        for m in spec.get("models") or []:
+            if m not in params["models"]:
+                errors.append(f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})")
         if source == "shipped" and name not in shipped:
             errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
 

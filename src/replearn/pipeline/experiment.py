@@ -46,10 +46,14 @@ def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpe
 
     Supervised models run on datasets of their task (``task`` is passed on to models that take it, unless
     the config fixes it); clusterers and decompositions run on any dataset (labels, when present, give the
-    adjusted Rand index). One experiment compares models of one kind per dataset.
+    adjusted Rand index). ``dataset.<name>.models`` restricts the models to the listed keys. One experiment
+    compares models of one kind per dataset.
     """
     by_kind: dict[str, list[ModelSpec]] = {}
+    only = (params.get("dataset", {}).get(name) or {}).get("models")
     for key, m in params["models"].items():
+        if only is not None and key not in only:
+            continue
         hp = dict(m.get("params") or {})
         kind = _model_kind(m["name"], hp, dataset_task)
         if kind is None:
@@ -220,4 +224,5 @@ def crossval_plot_rows(result: dict) -> list[dict]:
         {"dataset": result["dataset"], "model": key, "split": i, "metric": metric, "score": float(s)}
         for key, m in result["models"].items()
         for i, s in enumerate(m["scores"][metric])
+        if s is not None
     ]

@@ -610,16 +610,24 @@ def _bayes_verdict(a: str, b: str, p_a, p_eq, p_b) -> tuple[str, bool]:
     return "no decision", False
 
 
-def _bayesian_table(doc: _Document, entry: Mapping, f: _Fmt) -> None:
+def _rope_text(significance: Mapping, rope, f: _Fmt) -> str:
+    """"±0.010" for an absolute ROPE, "±1% of the pair's mean score" for a relative one."""
+    setting = significance.get("bayesian") or {}
+    if setting.get("rope_scale") == "relative" and setting.get("rope") is not None:
+        return f"±{100 * float(setting['rope']):g}% of the pair's mean score"
+    return f"±{f.num(rope)}"
+
+
+def _bayesian_table(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt) -> None:
     rows_in = sorted(entry.get("bayesian") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
     if not rows_in:
         return
-    rope = rows_in[0].get("rope")
+    rope = _rope_text(significance, rows_in[0].get("rope"), f)
     doc.add(_Heading(3, "Bayesian comparison (cross-validation)"))
     doc.add(
         _Paragraph(
             "Bayesian correlated t-test (Benavoli et al. 2017) on the same split scores: the posterior "
-            f"probabilities that model A is better by more than the region of practical equivalence (±{f.num(rope)}), "
+            f"probabilities that model A is better by more than the region of practical equivalence ({rope}), "
             "that the two are practically equivalent, or that B is better. A verdict needs a probability above "
             f"{_DECISION:g}; the posterior's scale includes the correlation of overlapping training sets."
         )
@@ -763,7 +771,7 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
                "Sign test p", "Rank-biserial", "Cliff's δ"]
     if bayes:
         rope = next(r["bayesian_signed_rank"].get("rope") for r in rows_in if r.get("bayesian_signed_rank"))
-        headers.append(f"Bayesian signed-rank P(A) / P(≈, ±{f.num(rope)}) / P(B)")
+        headers.append(f"Bayesian signed-rank P(A) / P(≈, {_rope_text(significance, rope, f)}) / P(B)")
     headers.append("Verdict")
     doc.add(_Table(tuple(headers), tuple(rows)))
 
@@ -963,7 +971,7 @@ def build_report(
         doc.add(_Heading(3, "Pairwise significance (cross-validation)"))
         entry = sig_datasets.get(ds) or {}
         _pairwise_table(doc, entry, cv, significance, f)
-        _bayesian_table(doc, entry, f)
+        _bayesian_table(doc, entry, significance, f)
         doc.add(_Heading(3, "McNemar's test (sealed test set)"))
         _mcnemar_table(doc, entry, cv, f)
         _test_set_metric_table(doc, entry, significance, f)

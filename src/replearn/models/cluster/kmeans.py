@@ -6,7 +6,6 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse
 
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
@@ -184,12 +183,21 @@ def initial_centers_param(init, n_clusters: int, n_features: int) -> np.ndarray 
     return centers.copy()
 
 
-def assign(X: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """Nearest centre of each row: ``argmin_j ||c_j||^2 - 2 x.c_j`` (one GEMM; ties to the lowest j)."""
-    scores = X @ centers.T
-    scores *= -2.0
+def assign(X: np.ndarray, centers: np.ndarray, *, with_distances: bool = False, x_sq: np.ndarray | None = None):
+    """Nearest centre of each row: ``argmin_j ||c_j||^2 - 2 x.c_j`` (one GEMM; ties to the lowest j).
+
+    With ``with_distances`` also returns ``||x - c_label||^2`` from the same expansion (plus
+    ``||x||^2``, clipped at 0): accurate to ``eps * (||x||^2 + ||c||^2)``, which is what the
+    iteration needs; exact distances are recomputed where they are reported (``inertia_``).
+    """
+    scores = X @ (-2.0 * centers).T
     scores += np.einsum("ij,ij->i", centers, centers)
-    return np.argmin(scores, axis=1)
+    labels = np.argmin(scores, axis=1)
+    if not with_distances:
+        return labels
+    x_sq = np.einsum("ij,ij->i", X, X) if x_sq is None else x_sq
+    d2 = scores[np.arange(X.shape[0]), labels] + x_sq
+    return labels, np.maximum(d2, 0.0, out=d2)
 
 
 def sum_sq_distances(X: np.ndarray, centers: np.ndarray, labels: np.ndarray) -> float:
@@ -223,10 +231,18 @@ def relocate_empty(labels: np.ndarray, d2: np.ndarray, n_clusters: int) -> tuple
 
 
 def cluster_means(X: np.ndarray, labels: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Mean of the rows of each cluster (every cluster must be non-empty); one sparse product."""
-    n = X.shape[0]
-    onehot = scipy.sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
-    sums = np.asarray(onehot @ X)
+    """Mean of the rows of each cluster (every cluster must be non-empty).
+
+    Sums by one-hot matrix products over row blocks (GEMM; the one-hot block stays below 4 MiB).
+    """
+    n, d = X.shape
+    sums = np.zeros((n_clusters, d))
+    block = max(1, (1 << 19) // n_clusters)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        onehot = np.zeros((n_clusters, stop - start))
+        onehot[labels[start:stop], np.arange(stop - start)] = 1.0
+        sums += onehot @ X[start:stop]
     counts = np.bincount(labels, minlength=n_clusters).astype(np.float64)
     return sums / counts[:, None]
 
@@ -239,10 +255,9 @@ def lloyd(X: np.ndarray, centers: np.ndarray, *, max_iter: int, tol: float) -> d
     strict = converged = False
     n_relocated = 0
     n_iter = 0
+    x_sq = np.einsum("ij,ij->i", X, X)
     for n_iter in range(1, max_iter + 1):
-        labels = assign(X, centers)
-        diff = X - centers[labels]
-        d2 = np.einsum("ij,ij->i", diff, diff)
+        labels, d2 = assign(X, centers, with_distances=True, x_sq=x_sq)
         history.append(float(d2.sum()))
         labels_for_means, moved = relocate_empty(labels, d2, k)
         n_relocated += moved
@@ -258,8 +273,10 @@ def lloyd(X: np.ndarray, centers: np.ndarray, *, max_iter: int, tol: float) -> d
         labels_old = labels
     if not strict:
         labels = assign(X, centers)
-    inertia = sum_sq_distances(X, centers, labels)
-    if not strict or inertia != history[-1]:
+    inertia = sum_sq_distances(X, centers, labels)  # exact, where the loop used the expansion
+    if strict:
+        history[-1] = inertia
+    else:
         history.append(inertia)
     return {
         "centers": centers,

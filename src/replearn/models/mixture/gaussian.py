@@ -24,6 +24,18 @@ COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
+def logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    """``log sum_k exp(a[i, k])`` per row, shifting by the row maximum so nothing overflows.
+
+    A lean version of :func:`scipy.special.logsumexp` (whose array-API dispatch costs more than the
+    arithmetic for EM's ``(n, K)`` arrays); rows that are all ``-inf`` give ``-inf``.
+    """
+    m = a.max(axis=1)
+    m[~np.isfinite(m)] = 0.0
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(a - m[:, None]).sum(axis=1)) + m
+
+
 def _cholesky(S: np.ndarray, which: str) -> np.ndarray:
     try:
         return scipy.linalg.cholesky(S, lower=True, check_finite=False)

@@ -9,13 +9,19 @@ import numpy as np
 
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
-from ...linalg import logsumexp
 from ...validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
 from ..cluster._mixin import ClusterMixin
 from ..cluster.kmeans import KMeans, assign
 from ..cluster.seeding import euclidean_d2_to, kmeans_plusplus_indices
 from .em import expectation_maximization
-from .gaussian import COVARIANCE_TYPES, check_covariances, log_gaussian, n_covariance_parameters, weighted_covariances
+from .gaussian import (
+    COVARIANCE_TYPES,
+    check_covariances,
+    log_gaussian,
+    logsumexp_rows,
+    n_covariance_parameters,
+    weighted_covariances,
+)
 
 _INITS = ("kmeans", "k-means++", "random")
 _EPS = np.finfo(np.float64).eps
@@ -165,7 +171,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             log_w = np.log(weights)
         a = log_gaussian(X, means, covs, self.covariance_type) + log_w
-        log_px = logsumexp(a, axis=1)
+        log_px = logsumexp_rows(a)
         log_resp = a - log_px[:, None]
         return log_resp, float(log_px.mean())
 
@@ -249,7 +255,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
 
     def score_samples(self, X) -> np.ndarray:
         """``log p(x_i)`` for each row of ``X``."""
-        return logsumexp(self._log_joint(self._check(X)), axis=1)
+        return logsumexp_rows(self._log_joint(self._check(X)))
 
     def score(self, X, y=None) -> float:
         """Mean per-example log-likelihood of ``X`` (higher is better)."""
@@ -258,7 +264,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     def predict_proba(self, X) -> np.ndarray:
         """Responsibilities ``p(z = k | x)``, shape (n, K); rows sum to 1."""
         a = self._log_joint(self._check(X))
-        return np.exp(a - logsumexp(a, axis=1)[:, None])
+        return np.exp(a - logsumexp_rows(a)[:, None])
 
     def predict(self, X) -> np.ndarray:
         """Most likely component of each row of ``X``."""
