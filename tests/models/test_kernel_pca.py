@@ -47,6 +47,18 @@ def test_matches_sklearn_kernel_pca(kernel, params):
     same_up_to_sign(ours.transform(Xnew), ref.transform(Xnew), rtol=1e-7, atol=1e-9)
 
 
+def test_arpack_equals_dense():
+    X = data(n=400, seed=7)
+    dense = KernelPCA(6, kernel="rbf", gamma=0.05, eigen_solver="dense").fit(X)
+    arpack = KernelPCA(6, kernel="rbf", gamma=0.05, eigen_solver="arpack").fit(X)
+    auto = KernelPCA(6, kernel="rbf", gamma=0.05).fit(X)  # n > 200 and k < n / 10: ARPACK
+    np.testing.assert_allclose(arpack.eigenvalues_, dense.eigenvalues_, rtol=1e-10)
+    np.testing.assert_array_equal(auto.eigenvalues_, arpack.eigenvalues_)
+    same_up_to_sign(arpack.transform(X[:50]), dense.transform(X[:50]), rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match="needs an explicit n_components"):
+        KernelPCA(eigen_solver="arpack").fit(X)
+
+
 def test_fit_transform_equals_transform_of_the_training_data():
     X = data(seed=4)
     model = KernelPCA(5, kernel="rbf", gamma=0.1)
@@ -72,7 +84,8 @@ def test_requested_null_components_score_zero():
 @pytest.mark.parametrize(
     "params, match",
     [({"n_components": 0}, "n_components must be >= 1"), ({"n_components": 500}, "n_components must be <= 120"),
-     ({"kernel": "laplacian"}, "kernel must be one of"), ({"degree": 0}, "degree must be >= 1")],
+     ({"kernel": "laplacian"}, "kernel must be one of"), ({"degree": 0}, "degree must be >= 1"),
+     ({"eigen_solver": "lobpcg"}, "eigen_solver must be one of")],
 )
 def test_invalid_parameters(params, match):
     with pytest.raises(ValueError, match=match):

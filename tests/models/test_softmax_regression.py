@@ -8,7 +8,7 @@ from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from replearn.exceptions import ConvergenceWarning
 from replearn.models.linear.logistic import LogisticRegression
-from replearn.models.linear.softmax import SoftmaxRegression, _hessian
+from replearn.models.linear.softmax import SoftmaxRegression, _hessian, _objective
 
 
 def standardized(loader):
@@ -47,6 +47,7 @@ def test_matches_sklearn_multinomial(loader, C):
     assert np.max(np.abs(gW)) < 1e-8 * len(y) * C and np.max(np.abs(gb)) < 1e-8 * len(y) * C
     assert ours.n_iter_ < 15
     assert abs(ours.intercept_.sum()) < 1e-12  # centred intercepts
+    np.testing.assert_allclose(ours.coef_.sum(axis=0), 0.0, atol=1e-12)  # the rows sum to 0 at the optimum
 
 
 def test_unpenalized_fixes_the_last_class_and_matches_sklearn_probabilities():
@@ -74,24 +75,26 @@ def test_two_classes_reduce_to_logistic_regression():
     np.testing.assert_allclose(soft.predict_proba(X), logi.predict_proba(X), rtol=1e-9, atol=1e-12)
 
 
-def test_gradient_and_hessian_match_finite_differences():
+@pytest.mark.parametrize("c", [-1.0, 0.0])  # deviation coding (l2) and the notes' theta_K = 0 (no penalty)
+def test_gradient_and_hessian_match_finite_differences(c):
     X, y = blobs(n=40, d=2, k=3, seed=4)
-    model = SoftmaxRegression(C=0.7)
     Xa = np.column_stack([X, np.ones(len(X))])
-    K, p = 3, 3
-    Y = np.eye(K)[y]
-    lam = np.zeros((K, p))
-    lam[:, :2] = 1 / (0.7 * len(X))
-    model._free = np.ones(K * p, dtype=bool)
-    theta = np.random.default_rng(0).normal(size=K * p)
-    f0, g, P = model._fun(theta, Xa, Y, lam)
+    Y = np.eye(3)[y]
+    lam = np.array([0.3, 0.3, 0.0]) * (c != 0)
+    v = np.random.default_rng(0).normal(size=2 * 3)
+
+    def f(u):
+        return _objective(u, Xa, Y, lam, c)[0]
+
+    def grad(u):
+        return _objective(u, Xa, Y, lam, c)[1]
+
     h = 1e-6
-    num_g = np.array([(model._fun(theta + h * e, Xa, Y, lam)[0] - model._fun(theta - h * e, Xa, Y, lam)[0]) / (2 * h)
-                      for e in np.eye(K * p)])
-    np.testing.assert_allclose(g, num_g, rtol=1e-6, atol=1e-9)
-    H = _hessian(Xa, P) / len(X) + np.diag(lam.ravel())
-    num_H = np.array([(model._fun(theta + h * e, Xa, Y, lam)[1] - model._fun(theta - h * e, Xa, Y, lam)[1]) / (2 * h)
-                      for e in np.eye(K * p)])
+    E = np.eye(6)
+    np.testing.assert_allclose(grad(v), [(f(v + h * e) - f(v - h * e)) / (2 * h) for e in E], rtol=1e-6, atol=1e-9)
+    P = _objective(v, Xa, Y, lam, c)[2]
+    H = _hessian(Xa, P, c) / len(X) + np.kron(np.eye(2) + c * c * np.ones((2, 2)), np.diag(lam))
+    num_H = np.array([(grad(v + h * e) - grad(v - h * e)) / (2 * h) for e in E])
     np.testing.assert_allclose(H, num_H, rtol=1e-5, atol=1e-8)
 
 

@@ -76,8 +76,9 @@ class KMeans(ClusterMixin, BaseEstimator):
         ``J`` at the returned centres and labels: the sum of squared distances (scikit-learn's
         ``inertia_``); ``replearn.evaluation.clustering.distortion`` is the mean instead.
     distortion_history_ : array
-        ``J(c_t, mu_{t-1})`` after each assignment step of the kept run (the last entry is
-        ``inertia_``); non-increasing.
+        ``J(c_t, mu_{t-1})`` after each assignment step of the kept run, from the distance expansion
+        the assignment uses (accurate to ``eps * sum ||x||^2``); the last entry is ``inertia_``,
+        computed directly. Non-increasing.
     n_iter_ : int
         Lloyd iterations of the kept run.
     converged_ : bool

@@ -6,6 +6,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.linalg.blas
 from scipy.special import log_softmax, softmax
 
 from ...base import BaseEstimator, ClassifierMixin
@@ -33,20 +34,23 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     divided by ``C n`` (the mean cross-entropy plus ``||W||^2 / (2 C n)``); ``loss_history_`` and
     ``tol`` refer to that scaled objective.
 
-    Identifiability. The softmax is unchanged when the same vector is added to every ``(w_k, b_k)``.
+    Identifiability. The softmax is unchanged when the same vector is added to every ``(w_k, b_k)``, so
+    only ``K - 1`` of the ``K`` parameter rows are free; the last one is tied to them:
 
-    * ``penalty=None``: as in the notes (L869-873) the last class's parameters are fixed at 0 and
-      ``K - 1`` vectors are fitted; ``coef_[-1]`` and ``intercept_[-1]`` are 0.
-    * ``penalty="l2"``: the penalty fixes the weights (all ``K`` rows are fitted, as scikit-learn
-      does), but not a common shift of the unpenalized intercepts, so the last intercept is fixed
-      during the fit and the intercepts are centred (``sum_k b_k = 0``) at the end.
+    * ``penalty=None``: as in the notes (L869-873) the last class's parameters are fixed at 0
+      (``Theta_K = 0``) and ``K - 1`` rows are fitted; ``coef_[-1]`` and ``intercept_[-1]`` are 0.
+    * ``penalty="l2"``: at the optimum of the penalized objective the rows sum to zero (the gradient
+      in a common shift ``v`` is ``sum_k (w_k + v) / C``), so the fit imposes ``Theta_K = -sum_{k<K}
+      Theta_k`` exactly -- the same solution as scikit-learn's K free rows, with a Newton system of
+      ``(K-1) p`` instead of ``K p`` unknowns (and a unique intercept: ``sum_k b_k = 0``).
 
     Solvers
     -------
     ``"newton"``: Newton's method with step halving (Armijo), as in ``logistic_regression``: the
-    Hessian of the mean cross-entropy is ``sum_i (diag(p_i) - p_i p_i^T) (x) x_i x_i^T / n``, built as
-    ``blockdiag_k(X^T diag(p_k) X) - A^T A`` with ``A = [X * p_1, ..., X * p_K]`` (one GEMM), and
-    the step is solved by Cholesky. Stops when the max-abs entry of the gradient is ``<= tol``.
+    Hessian of the mean cross-entropy is ``sum_i (diag(p_i) - p_i p_i^T) (x) x_i x_i^T / n``, taken
+    in the ``K - 1`` free rows and built from symmetric rank-k updates (see :func:`_hessian`); the
+    step is solved by Cholesky. Stops when the max-abs entry of the gradient (in the free rows) is
+    ``<= tol``.
     ``"gd"``: batch gradient descent with step ``learning_rate`` (the notes' gradient ascent on the
     log-likelihood, L955-961), via :func:`replearn.optim.gradient_descent`.
 
@@ -113,20 +117,16 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         Y = np.zeros((n, K))
         Y[np.arange(n), np.searchsorted(classes, y)] = 1.0
 
-        free = np.ones((K, p), dtype=bool)  # which entries of Theta (K x p) are optimized
-        lam = np.zeros((K, p))
+        lam = np.zeros(p)  # penalty weight per coordinate of every class (0 on the intercept)
         if self.penalty == "l2":
-            lam[:, :d] = 1.0 / (float(self.C) * n)
-            if self.fit_intercept:
-                free[K - 1, d] = False
-        else:
-            free[K - 1, :] = False
-        self._free = free.ravel()
+            lam[:d] = 1.0 / (float(self.C) * n)
+        # coding of the last class: Theta_K = c * sum_k V_k (see the class docstring)
+        c = -1.0 if self.penalty == "l2" else 0.0
 
         if self.solver == "newton":
-            theta, history, n_iter, converged, gmax = self._newton(Xa, Y, lam)
+            v, history, n_iter, converged, gmax = self._newton(Xa, Y, lam, c)
         else:
-            theta, history, n_iter, converged, gmax = self._gd(Xa, Y, lam)
+            v, history, n_iter, converged, gmax = self._gd(Xa, Y, lam, c)
         if not converged:
             hint = " With penalty=None this often means the classes are (quasi-)separable; use penalty='l2'." if (
                 self.penalty is None) else ""
@@ -136,50 +136,28 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        Theta = theta.reshape(K, p)
+        Theta = _expand(v.reshape(K - 1, p), c)
         self.classes_ = classes
         self.coef_ = np.ascontiguousarray(Theta[:, :d])
-        if self.fit_intercept:
-            b = Theta[:, d].copy()
-            self.intercept_ = b - b.mean() if self.penalty == "l2" else b
-        else:
-            self.intercept_ = np.zeros(K)
+        self.intercept_ = Theta[:, d].copy() if self.fit_intercept else np.zeros(K)
         self.n_iter_ = int(n_iter)
         self.loss_history_ = np.asarray(history)
         self.n_features_in_ = d
-        del self._free
         return self
 
-    # -- objective ---------------------------------------------------------------------------------
-    def _fun(self, theta, Xa, Y, lam):
-        K, p = lam.shape
-        Theta = theta.reshape(K, p)
-        Z = Xa @ Theta.T
-        logP = log_softmax(Z, axis=1)
-        f = -float(np.sum(Y * logP)) / Xa.shape[0] + 0.5 * float(np.sum(lam * Theta * Theta))
-        P = np.exp(logP)
-        G = (P - Y).T @ Xa / Xa.shape[0] + lam * Theta
-        g = G.ravel() * self._free
-        self._check_separable(Z, Y)
+    # -- solvers -----------------------------------------------------------------------------------
+    def _fun(self, v, Xa, Y, lam, c):
+        f, g, P, Z = _objective(v, Xa, Y, lam, c)
+        if self.penalty is None:
+            _check_separable(Z, Y)
         return f, g, P
 
-    def _check_separable(self, Z, Y) -> None:
-        if self.penalty is not None:
-            return
-        true = np.sum(Z * Y, axis=1)
-        other = np.max(np.where(Y > 0, -np.inf, Z), axis=1)
-        if np.all(true > other):
-            raise ValueError(
-                "the training data are linearly separable: with penalty=None the maximum-likelihood estimate "
-                "does not exist and the weights grow without bound. Use penalty='l2' (a finite C)"
-            )
-
-    def _newton(self, Xa, Y, lam):
+    def _newton(self, Xa, Y, lam, c):
         n, p = Xa.shape
-        K = Y.shape[1]
-        free = self._free
-        theta = np.zeros(K * p)
-        f, g, P = self._fun(theta, Xa, Y, lam)
+        m = Y.shape[1] - 1
+        v = np.zeros(m * p)
+        f, g, P = self._fun(v, Xa, Y, lam, c)
+        penalty_hessian = np.kron(np.eye(m) + c * c * np.ones((m, m)), np.diag(lam))
         history = [f]
         n_iter = 0
         converged = False
@@ -190,18 +168,17 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
                 break
             if n_iter >= self.max_iter:
                 break
-            H = _hessian(Xa, P) / n
-            H.flat[:: K * p + 1] += lam.ravel()
-            Hf = H[np.ix_(free, free)]
-            delta = np.zeros(K * p)
-            delta[free] = solve_spd(Hf, -g[free], overwrite_a=True)
+            H = _hessian(Xa, P, c)
+            H /= n
+            H += penalty_hessian
+            delta = solve_spd(H, -g, overwrite_a=True)
             slope = float(g @ delta)
             if not slope < 0.0:
                 break
             step = 1.0
             while True:
-                theta_new = theta + step * delta
-                f_new, g_new, P_new = self._fun(theta_new, Xa, Y, lam)
+                v_new = v + step * delta
+                f_new, g_new, P_new = self._fun(v_new, Xa, Y, lam, c)
                 if f_new <= f + 1e-4 * step * slope + 8 * _EPS * abs(f):
                     break
                 step *= 0.5
@@ -209,16 +186,16 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
                     break
             if step < 1e-10:
                 break
-            theta, f, g, P = theta_new, f_new, g_new, P_new
+            v, f, g, P = v_new, f_new, g_new, P_new
             n_iter += 1
             history.append(f)
-        return theta, history, n_iter, converged, float(np.max(np.abs(g)))
+        return v, history, n_iter, converged, float(np.max(np.abs(g)))
 
-    def _gd(self, Xa, Y, lam):
-        K = Y.shape[1]
+    def _gd(self, Xa, Y, lam, c):
+        m = Y.shape[1] - 1
         res = gradient_descent(
-            lambda th: self._fun(th, Xa, Y, lam)[:2],
-            np.zeros(K * Xa.shape[1]),
+            lambda v: self._fun(v, Xa, Y, lam, c)[:2],
+            np.zeros(m * Xa.shape[1]),
             learning_rate=self.learning_rate,
             max_iter=self.max_iter,
             tol=0.0,
@@ -247,13 +224,56 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
-def _hessian(Xa: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """``sum_i (diag(p_i) - p_i p_i^T) (x) x_i x_i^T`` (Kp x Kp, class-major blocks), unscaled."""
+def _expand(V: np.ndarray, c: float) -> np.ndarray:
+    """The K x p parameter matrix from the K - 1 free rows: the last row is ``c * sum_k V_k``."""
+    return np.vstack([V, c * V.sum(axis=0, keepdims=True)])
+
+
+def _objective(v, Xa, Y, lam, c):
+    """Mean cross-entropy + 1/2 sum_k lam . theta_k^2 at ``Theta = expand(V)``: (value, gradient in V, P, scores)."""
     n, p = Xa.shape
-    K = P.shape[1]
-    A = (P[:, :, None] * Xa[:, None, :]).reshape(n, K * p)  # [X * p_1, ..., X * p_K]
-    H = -(A.T @ A)
-    for k in range(K):
+    K = Y.shape[1]
+    Theta = _expand(v.reshape(K - 1, p), c)
+    Z = Xa @ Theta.T
+    logP = log_softmax(Z, axis=1)
+    f = -float(np.sum(Y * logP)) / n + 0.5 * float(np.sum(lam * Theta * Theta))
+    P = np.exp(logP)
+    G = (P - Y).T @ Xa / n + lam * Theta  # gradient in Theta
+    return f, (G[:-1] + c * G[-1]).ravel(), P, Z  # chain rule: d Theta_K / d V_k = c
+
+
+def _check_separable(Z, Y) -> None:
+    true = np.sum(Z * Y, axis=1)
+    other = np.max(np.where(Y > 0, -np.inf, Z), axis=1)
+    if np.all(true > other):
+        raise ValueError(
+            "the training data are linearly separable: with penalty=None the maximum-likelihood estimate "
+            "does not exist and the weights grow without bound. Use penalty='l2' (a finite C)"
+        )
+
+
+def _hessian(Xa: np.ndarray, P: np.ndarray, c: float) -> np.ndarray:
+    """Hessian of the summed cross-entropy in the free rows ``V`` ((K-1)p x (K-1)p, class-major blocks).
+
+    With ``Theta = D V``, ``D = [I; c 1^T]``, it is ``sum_i D^T (diag(p_i) - p_i p_i^T) D (x) x_i x_i^T``, and
+    ``D^T (diag(p) - p p^T) D = diag(p_{<K}) + c^2 p_K 1 1^T - q q^T`` with ``q = p_{<K} + c p_K 1``. So
+    ``H = blockdiag_k(S_k) + c^2 (1 1^T (x) S_K) - A^T A`` with ``S_k = X^T diag(p_k) X`` and
+    ``A = [X * q_1, ..., X * q_{K-1}]``; each Gram matrix is one BLAS ``syrk`` (half a general product).
+    """
+    n, p = Xa.shape
+    m = P.shape[1] - 1
+    q = P[:, :m] + c * P[:, m:]
+    A = (q[:, :, None] * Xa[:, None, :]).reshape(n, m * p)
+    H = -_gram(A)
+    for k in range(m):
         blk = slice(k * p, (k + 1) * p)
-        H[blk, blk] += Xa.T @ (Xa * P[:, k : k + 1])
+        H[blk, blk] += _gram(Xa * np.sqrt(P[:, k : k + 1]))
+    if c != 0.0:
+        H += np.kron(np.ones((m, m)), c * c * _gram(Xa * np.sqrt(P[:, m:])))
     return H
+
+
+def _gram(A: np.ndarray) -> np.ndarray:
+    """``A^T A`` by BLAS ``dsyrk`` (upper triangle), mirrored to a full symmetric matrix."""
+    C = scipy.linalg.blas.dsyrk(1.0, np.asfortranarray(A.T), trans=0, lower=0)
+    return np.triu(C) + np.triu(C, 1).T

@@ -34,8 +34,9 @@ looser ``monotone_tol``.
 The stopping rule on the *mean* per-example log-likelihood with ``tol = 1e-3`` is scikit-learn's
 (``GaussianMixture``); the notes' rule is the same "stop when the increase is below a tolerance"
 (CS229 L4596). Unlike scikit-learn, the loop stops on the increase produced by the latest
-M-step, so it makes one M-step fewer for the same ``tol``; with a fixed number of iterations
-(``tol=0``) both make exactly ``max_iter`` M-steps from the same start.
+M-step, so it makes one M-step fewer for the same ``tol``; with ``tol=0`` both make the same
+``max_iter`` M-steps from the same start (this loop stops earlier only at a fixed point, when an
+M-step lowers the log-likelihood by rounding).
 
 Users: :class:`~replearn.models.mixture.gaussian_mixture.GaussianMixture`,
 :class:`~replearn.models.mixture.grading.ExamGrader` (CIML §16.1) and
@@ -99,7 +100,7 @@ def expectation_maximization(
     m_step : ``stats -> params``.
     tol : float >= 0
         Stop when one M-step raises the log-likelihood by less than ``tol`` (``tol=0``: run
-        ``max_iter`` M-steps unless the likelihood stops changing exactly).
+        ``max_iter`` M-steps unless one lowers it by rounding, at a fixed point).
     max_iter : int >= 0
         Most M-steps. ``0`` evaluates the start only.
     monotone_tol : float >= 0 or ``inf``

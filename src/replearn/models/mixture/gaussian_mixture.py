@@ -106,7 +106,7 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     scikit-learn equivalent: ``sklearn.mixture.GaussianMixture`` with the same ``covariance_type``,
     ``reg_covar`` and ``tol``; from the same ``weights_init``, ``means_init`` and
     ``precisions_init = inv(covariances_init)``, the parameters after the same number of EM
-    iterations agree to about 1e-10 (tested). scikit-learn's loop makes one M-step more for the
+    iterations agree to about 1e-9 relative (tested). scikit-learn's loop makes one M-step more for the
     same ``tol`` (it tests the change of the previous iteration), and its ``lower_bound_`` is the
     log-likelihood before its last M-step.
     """
