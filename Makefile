@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test repro test ui params constraints clean bench
+.PHONY: help install install-test repro test ui params constraints clean bench calibration
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
@@ -18,6 +18,7 @@ help:
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000"
 	@echo "make params       recompose params.yaml from conf/"
 	@echo "make bench        run the benchmarks (writes benchmarks/results/)"
+	@echo "make calibration  type-I error and power of the significance tests (docs/statistics.md)"
 	@echo "make constraints  regenerate $(CONSTRAINTS) from a fresh resolve"
 
 $(BIN)/python:
@@ -49,6 +50,9 @@ params: install
 
 bench: install-test
 	$(BIN)/python -m benchmarks.run_all
+
+calibration: install-test
+	$(BIN)/python -m benchmarks.calibration
 
 # Resolve the declared ranges afresh in a scratch venv and pin the result.
 constraints:

@@ -18,7 +18,8 @@ def main(params: dict) -> None:
     experiment = {"name": params["experiment_name"], "params_hash": tracking.params_hash(params),
                   "datasets": list(params["dataset"]), "models": list(params["models"])}
     art = build_report(crossval=crossval, significance=significance, train_metrics=train_metrics,
-                       settings=params["report"], experiment=experiment, out_dir=paths.REPORTS)
+                       settings=params["report"], experiment=experiment, out_dir=paths.REPORTS,
+                       train_results=train_results)
     log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
     res = tracking.log_pipeline_run(params=params, crossval=crossval, significance=significance,
                                     train_metrics=train_metrics, train_results=train_results, project_root=project_root(),

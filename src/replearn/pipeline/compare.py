@@ -220,6 +220,8 @@ def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed
     kind = cfg["test_set_metric_test"]
     if kind == "none":
         return {"ran": False, "reason": "switched off (stats.test_set_metric_test: none)", "rows": []}
+    if metric not in METRICS:
+        return {"ran": False, "reason": f"{metric} scores a fitted model, not its test-set predictions", "rows": []}
     if METRICS[metric].needs != "label":
         return {"ran": False, "reason": f"{metric} needs probabilities, which the train stage does not keep",
                 "rows": []}
@@ -426,6 +428,7 @@ def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict
     ``seed`` seeds the resampling tests; by default the seed of the first dataset's cross-validation.
     """
     cfg = settings(cfg)
+    crossval, excluded = comparable(crossval)
     first = next(iter(crossval.values()))
     metric = first["primary_metric"]
     if seed is None:
@@ -456,7 +459,23 @@ def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict
         "datasets": datasets,
         "across_datasets": compare_across(crossval, cfg),
         "across_pairs": compare_across_pairs(crossval, cfg, seed=repeat_seed(seed, 200)),
+        "excluded": excluded,
     }
+
+
+def comparable(crossval: dict[str, dict]) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """Drop, per dataset, the models that have no score on the primary metric (e.g. kernel PCA without a
+    pre-image has no reconstruction error): they cannot enter a test. Returns the kept results and
+    ``{dataset: [excluded model keys]}`` (recorded in significance.json and shown in the report)."""
+    kept, excluded = {}, {}
+    for d, cv in crossval.items():
+        metric = cv["primary_metric"]
+        bad = sorted(k for k, m in cv["models"].items() if any(v is None for v in m["scores"][metric]))
+        if bad:
+            excluded[d] = bad
+            cv = {**cv, "models": {k: m for k, m in cv["models"].items() if k not in bad}}
+        kept[d] = cv
+    return kept, excluded
 
 
 def summary_metrics(result: dict) -> dict:

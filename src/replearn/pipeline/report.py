@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from replearn.exceptions import ConfigError
+from replearn.pipeline import figures as _figures
 from replearn.pipeline import plots as _plots
 
 __all__ = ["ReportArtifacts", "build_report"]
@@ -415,8 +416,9 @@ def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: M
 def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None:
     rows_in = list(entry.get("test_set") or [])
     if not rows_in:
-        if cv.get("task") == "regression":
-            doc.add(_Paragraph("McNemar's test needs per-example correctness; it is not run for regression."))
+        if cv.get("task") not in (None, "classification"):
+            doc.add(_Paragraph(f"McNemar's test needs per-example correctness; it is run for classification only, "
+                               f"not for {cv.get('task')}."))
         else:
             doc.add(_Paragraph("No sealed test-set comparisons were recorded for this dataset."))
         return
@@ -896,6 +898,7 @@ def build_report(
     settings: dict,
     experiment: dict,
     out_dir: Path,
+    train_results: dict | None = None,
 ) -> ReportArtifacts:
     """Write ``out_dir/report.html``, ``out_dir/report.md`` and ``out_dir/plots/*.png``.
 
@@ -916,6 +919,10 @@ def build_report(
     out_dir : Path
         Output folder (created). Stale ``plots/*.png`` from an earlier run are removed so the
         folder matches the report.
+    train_results : dict, optional
+        dataset -> the train stage's ``results/train/<dataset>.json`` (predictions and the data of
+        the model views: learning curves, decision regions, clusters, components), drawn by
+        :func:`replearn.pipeline.figures.model_views`.
 
     Returns
     -------
@@ -968,8 +975,22 @@ def build_report(
             )
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
+        if make_plots and (train_results or {}).get(ds):
+            views = _figures.model_views(train_results[ds], list(cv.get("classes") or []), plot_dir, slug, dpi)
+            if views:
+                doc.add(_Heading(3, "Model views"))
+            for caption, path in views:
+                written.append(path)
+                rel = f"plots/{path.name}"
+                images[rel] = path.read_bytes()
+                doc.add(_Image(rel, caption))
         doc.add(_Heading(3, "Pairwise significance (cross-validation)"))
         entry = sig_datasets.get(ds) or {}
+        left_out = (significance.get("excluded") or {}).get(ds)
+        if left_out:
+            doc.add(_Paragraph(
+                f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."
+            ))
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
         doc.add(_Heading(3, "McNemar's test (sealed test set)"))

@@ -129,18 +129,19 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = d
         return self
 
-    def _joint_log_likelihood(self, X) -> np.ndarray:
+    def _scores(self, X) -> np.ndarray:
+        """Joint log-likelihoods up to a term that is the same for every class (n, K).
+
+        Shared covariance: ``x^T Sigma^{-1} mu_k - 1/2 mu_k^T Sigma^{-1} mu_k + log phi_k`` -- linear in x;
+        the quadratic ``-1/2 x^T Sigma^{-1} x`` and the normalizer cancel in the posterior. Per class: the
+        full ``log phi_k + log N(x; mu_k, Sigma_k)``.
+        """
         X = self._validate_predict_input(X)
+        if self.covariance == "shared":
+            return X @ self.coef_.T + self.intercept_
         with np.errstate(divide="ignore"):
             log_prior = np.log(self.class_prior_)
         K, d = self.means_.shape
-        if self.covariance == "shared":
-            # log N(x; mu_k, Sigma) + log phi_k = x^T Sigma^{-1} mu_k - 1/2 mu_k^T Sigma^{-1} mu_k + log phi_k + c(x)
-            # The x-only term c(x) is the same for every class; keep it so the values are true log densities.
-            L = self.cholesky_
-            Z = scipy.linalg.solve_triangular(L, X.T, lower=True, check_finite=False)
-            common = -0.5 * np.einsum("dn,dn->n", Z, Z) - np.log(np.diag(L)).sum() - 0.5 * d * np.log(2 * np.pi)
-            return X @ self.coef_.T + self.intercept_ + common[:, None]
         jll = np.empty((X.shape[0], K))
         for k in range(K):
             L = self.cholesky_[k]
@@ -149,14 +150,26 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                          - 0.5 * d * np.log(2 * np.pi))
         return jll
 
+    def _joint_log_likelihood(self, X) -> np.ndarray:
+        """``log phi_k + log N(x; mu_k, Sigma_k)`` for each class, shape (n, K)."""
+        jll = self._scores(X)
+        if self.covariance == "shared":  # add the class-independent part: -1/2 x^T Sigma^{-1} x - log|L| - d/2 log 2 pi
+            X = np.asarray(X, dtype=np.float64)
+            L = self.cholesky_
+            Z = scipy.linalg.solve_triangular(L, X.T, lower=True, check_finite=False)
+            common = -0.5 * np.einsum("dn,dn->n", Z, Z) - np.log(np.diag(L)).sum() - 0.5 * X.shape[1] * np.log(2 * np.pi)
+            jll = jll + common[:, None]
+        return jll
+
     def decision_function(self, X):
-        """Log posterior odds ``theta^T x + theta_0`` (two classes) or joint log-likelihoods (n, K)."""
-        jll = self._joint_log_likelihood(X)
+        """Log posterior odds ``theta^T x + theta_0`` (two classes) or class scores (n, K): the joint
+        log-likelihoods up to a class-independent term."""
+        jll = self._scores(X)
         return jll[:, 1] - jll[:, 0] if jll.shape[1] == 2 else jll
 
     def predict_log_proba(self, X):
         """``log p(y = k | x)``, shape (n, K)."""
-        jll = self._joint_log_likelihood(X)
+        jll = self._scores(X)
         shifted = jll - jll.max(axis=1, keepdims=True)
         return shifted - logsumexp(shifted, axis=1, keepdims=True)
 
@@ -166,7 +179,7 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Most probable class (ties go to the class that comes first in ``classes_``)."""
-        scores = self._joint_log_likelihood(X)  # validates X and fittedness first
+        scores = self._scores(X)  # validates X and fittedness first
         return self.classes_[np.argmax(scores, axis=1)]
 
 

@@ -39,17 +39,6 @@ from ...kernels import KernelRows
 _TAU = 1e-12  # LIBSVM's TAU: curvature used when a_it <= 0 (non-PSD kernels, duplicate points)
 
 
-class PrecomputedRows:
-    """Kernel rows from a full kernel matrix held in memory."""
-
-    def __init__(self, K: np.ndarray):
-        self.K = K
-        self.diag = np.ascontiguousarray(np.diagonal(K))
-
-    def row(self, i: int) -> np.ndarray:
-        return self.K[i]
-
-
 class CachedRows:
     """Kernel rows computed on demand (one matrix-vector product each) and kept in an LRU cache.
 
