@@ -90,3 +90,20 @@ def test_requested_null_components_score_zero():
 def test_invalid_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         KernelPCA(**params).fit(data())
+
+
+def test_learned_pre_images_match_sklearn():
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+    from replearn.models import create
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 5))
+    ours = create("kernel_pca", n_components=3, kernel="rbf", gamma=0.2, eigen_solver="dense",
+                  fit_inverse_transform=True, alpha=0.1).fit(X)
+    ref = SkKernelPCA(n_components=3, kernel="rbf", gamma=0.2, eigen_solver="dense",
+                      fit_inverse_transform=True, alpha=0.1).fit(X)
+    np.testing.assert_allclose(ours.inverse_transform(ours.transform(X[:10])),
+                               ref.inverse_transform(ref.transform(X[:10])), rtol=1e-6, atol=1e-8)
+    with pytest.raises(NotImplementedError, match="fit_inverse_transform=True"):
+        create("kernel_pca", n_components=2).fit(X).inverse_transform(np.zeros((1, 2)))

@@ -33,8 +33,14 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     kernel trick and PCA.
 
     Components with ``lambda_j <= 0`` (up to rounding: ``<= 1e-12 lambda_1``) carry no variance:
-    with ``n_components=None`` they are dropped; requested explicitly, they score 0. There is no
-    ``inverse_transform``: the pre-image of a feature-space point is not defined in general.
+    with ``n_components=None`` they are dropped; requested explicitly, they score 0.
+
+    Pre-images: a feature-space point need not be the image of any input, so there is no exact
+    ``inverse_transform``. With ``fit_inverse_transform=True`` an approximate one is learned (Bakir,
+    Weston & Schoelkopf 2004, as in scikit-learn): kernel ridge regression from the training scores
+    ``Z`` back to ``X``, with the same kernel on the scores,
+    ``B = (K(Z, Z) + alpha I)^{-1} X`` (a Cholesky solve) and ``x_hat(z) = K(z, Z) B``. That gives kernel PCA
+    a reconstruction error comparable with PCA's.
     ``explained_variance_ratio_`` is ``lambda_j / trace(K~)``, the share of the total
     feature-space variance (for the linear kernel, PCA's ratio).
 
@@ -52,6 +58,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     degree : int >= 1, default 3
     coef0 : float, default 1.0
     eigen_solver : {"auto", "dense", "arpack"}, default "auto"
+    fit_inverse_transform : bool, default False -- learn the approximate pre-image map
+    alpha : float > 0, default 1.0 -- ridge penalty of that map
 
     Attributes
     ----------
@@ -63,6 +71,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     K_fit_all_ : float -- grand mean of the training Gram matrix
     n_components_ : int
     n_features_in_ : int
+    dual_coef_ : array (n_samples, n_features) -- pre-image map ``B`` (with ``fit_inverse_transform``)
+    X_transformed_fit_ : array (n_samples, k) -- training scores ``Z`` (with ``fit_inverse_transform``)
 
     scikit-learn equivalent: ``sklearn.decomposition.KernelPCA(n_components, kernel, gamma, degree,
     coef0, eigen_solver=...)``; ``eigenvalues_`` and ``transform`` agree up to the sign of
@@ -71,13 +81,16 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     _tasks = ("decomposition",)
 
-    def __init__(self, n_components=None, kernel="rbf", gamma=None, degree=3, coef0=1.0, eigen_solver="auto"):
+    def __init__(self, n_components=None, kernel="rbf", gamma=None, degree=3, coef0=1.0, eigen_solver="auto",
+                 fit_inverse_transform=False, alpha=1.0):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.eigen_solver = eigen_solver
+        self.fit_inverse_transform = fit_inverse_transform
+        self.alpha = alpha
 
     def _kernel(self, A, B):
         return kernel_matrix(A, B, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
@@ -122,7 +135,26 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.K_fit_all_ = total
         self.n_components_ = int(lam.size)
         self.n_features_in_ = X.shape[1]
+        if self.fit_inverse_transform:
+            check_scalar(self.alpha, "alpha", numbers.Real, low=0.0, low_inclusive=False)
+            Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)  # training scores
+            Kz = self._kernel(Z, Z)
+            Kz.flat[:: n + 1] += self.alpha
+            self.dual_coef_ = scipy.linalg.cho_solve(scipy.linalg.cho_factor(Kz, lower=True, check_finite=False), X)
+            self.X_transformed_fit_ = Z
         return self
+
+    def inverse_transform(self, Z) -> np.ndarray:
+        """Approximate pre-images of scores ``Z`` (needs ``fit_inverse_transform=True``)."""
+        check_is_fitted(self, "eigenvectors_")
+        if not self.fit_inverse_transform or not hasattr(self, "dual_coef_"):
+            raise NotImplementedError(
+                "KernelPCA has no exact inverse; fit with fit_inverse_transform=True to learn approximate pre-images"
+            )
+        Z = check_array(Z, name="Z")
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(f"Z has {Z.shape[1]} components, but KernelPCA was fitted with {self.n_components_}")
+        return self._kernel(Z, self.X_transformed_fit_) @ self.dual_coef_
 
     def _projection(self) -> np.ndarray:
         scale = np.zeros_like(self.eigenvalues_)
