@@ -17,7 +17,8 @@ def main(params: dict) -> None:
     for d, r in result["datasets"].items():
         sig = [f"{row['winner']} > {row['model_b'] if row['winner'] == row['model_a'] else row['model_a']}"
                for row in r["cv"] if row["significant"]]
-        log("significance", f"{d}: {', '.join(sig) if sig else 'no significant difference'} (CV, {params['stats']['correction']})")
+        shown = ", ".join(sig[:4]) + (f" and {len(sig) - 4} more" if len(sig) > 4 else "")
+        log("significance", f"{d}: {shown or 'no significant difference'} (CV, {params['stats']['correction']})")
     across = result["across_datasets"]
     log("significance", f"Friedman p = {across['friedman']['pvalue']:.4g}, CD = {across['nemenyi']['cd']:.3f}"
         if across["ran"] else f"across datasets: not run ({across['reason']})")

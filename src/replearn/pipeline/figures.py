@@ -20,6 +20,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 from matplotlib.colors import ListedColormap
+from matplotlib.ticker import MaxNLocator
 
 from .plots import _STYLE, _new_figure, _save
 
@@ -41,6 +42,7 @@ def curves_plot(curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int, 
             for j, (label, values) in enumerate(sorted(named.items())):
                 ax.plot(np.arange(1, len(values) + 1), values, color=_PALETTE[j % len(_PALETTE)], label=label, lw=1.4)
             ax.set_title(model)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("epoch / iteration")
             ax.legend(loc="best", frameon=False)
         fig.suptitle(title)

@@ -258,20 +258,18 @@ def _hessian(Xa: np.ndarray, P: np.ndarray, c: float) -> np.ndarray:
     With ``Theta = D V``, ``D = [I; c 1^T]``, it is ``sum_i D^T (diag(p_i) - p_i p_i^T) D (x) x_i x_i^T``, and
     ``D^T (diag(p) - p p^T) D = diag(p_{<K}) + c^2 p_K 1 1^T - q q^T`` with ``q = p_{<K} + c p_K 1``. So
     ``H = blockdiag_k(S_k) + c^2 (1 1^T (x) S_K) - A^T A`` with ``S_k = X^T diag(p_k) X`` and
-    ``A = [X * q_1, ..., X * q_{K-1}]``: ``A^T A`` is one BLAS ``syrk`` (half a general product) and the
-    ``S_k`` come from one GEMM ``X^T [X * p_1, ..., X * p_K]``.
+    ``A = [X * q_1, ..., X * q_{K-1}]``; each Gram matrix is one BLAS ``syrk`` (half a general product).
     """
     n, p = Xa.shape
     m = P.shape[1] - 1
-    B = P[:, :, None] * Xa[:, None, :]  # (n, K, p): X * p_k for every class
-    S = Xa.T @ B.reshape(n, -1)  # [S_1, ..., S_K] in one GEMM, S_k = X^T diag(p_k) X
-    A = B[:, :m, :] + c * B[:, m:, :] if c != 0.0 else B[:, :m, :]
-    H = -_gram(A.reshape(n, m * p))
+    q = P[:, :m] + c * P[:, m:]
+    A = (q[:, :, None] * Xa[:, None, :]).reshape(n, m * p)
+    H = -_gram(A)
     for k in range(m):
         blk = slice(k * p, (k + 1) * p)
-        H[blk, blk] += S[:, blk]
+        H[blk, blk] += _gram(Xa * np.sqrt(P[:, k : k + 1]))
     if c != 0.0:
-        H += np.kron(np.ones((m, m)), c * c * S[:, m * p :])
+        H += np.kron(np.ones((m, m)), c * c * _gram(Xa * np.sqrt(P[:, m:])))
     return H
 
 
