@@ -31,7 +31,8 @@ def _cmd_models(args) -> int:
     from . import models
 
     for name in models.available():
-        tasks = [t for t in ("classification", "regression") if models.supports(name, t)]
+        tasks = [t for t in ("classification", "regression", "clustering", "decomposition", "matrix_completion")
+                 if models.supports(name, t)]
         hp = ", ".join(f"{k}={v!r}" for k, v in models.hyperparameters(name).items())
         print(f"{name:24s} [{'/'.join(tasks)}]  {hp}")
     return 0

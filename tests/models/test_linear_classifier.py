@@ -110,6 +110,7 @@ def test_gradient_matches_finite_differences(loss, penalty):
     np.testing.assert_allclose(g, num, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.filterwarnings("ignore::replearn.exceptions.ConvergenceWarning")
 def test_truncated_gradient_gives_exact_zeros_and_more_with_more_penalty():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(300, 20))

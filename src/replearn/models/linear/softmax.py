@@ -50,7 +50,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     Hessian of the mean cross-entropy is ``sum_i (diag(p_i) - p_i p_i^T) (x) x_i x_i^T / n``, taken
     in the ``K - 1`` free rows and built from symmetric rank-k updates (see :func:`_hessian`); the
     step is solved by Cholesky. Stops when the max-abs entry of the gradient (in the free rows) is
-    ``<= tol``.
+    ``<= tol``. Both solvers start from ``W = 0`` with the intercepts of the intercept-only fit
+    (``b_k = log n_k + const``), as the GLM's IRLS does.
     ``"gd"``: batch gradient descent with step ``learning_rate`` (the notes' gradient ascent on the
     log-likelihood, L955-961), via :func:`replearn.optim.gradient_descent`.
 
@@ -155,7 +156,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     def _newton(self, Xa, Y, lam, c):
         n, p = Xa.shape
         m = Y.shape[1] - 1
-        v = np.zeros(m * p)
+        v = _intercept_only_start(Xa, Y, c, self.fit_intercept)
         f, g, P = self._fun(v, Xa, Y, lam, c)
         penalty_hessian = np.kron(np.eye(m) + c * c * np.ones((m, m)), np.diag(lam))
         history = [f]
@@ -195,7 +196,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         m = Y.shape[1] - 1
         res = gradient_descent(
             lambda v: self._fun(v, Xa, Y, lam, c)[:2],
-            np.zeros(m * Xa.shape[1]),
+            _intercept_only_start(Xa, Y, c, self.fit_intercept),
             learning_rate=self.learning_rate,
             max_iter=self.max_iter,
             tol=0.0,
@@ -240,6 +241,18 @@ def _objective(v, Xa, Y, lam, c):
     P = np.exp(logP)
     G = (P - Y).T @ Xa / n + lam * Theta  # gradient in Theta
     return f, (G[:-1] + c * G[-1]).ravel(), P, Z  # chain rule: d Theta_K / d V_k = c
+
+
+def _intercept_only_start(Xa, Y, c, fit_intercept) -> np.ndarray:
+    """Starting point ``W = 0`` with the intercepts of the intercept-only fit, ``b_k = log(n_k) + const``."""
+    K = Y.shape[1]
+    p = Xa.shape[1]
+    V = np.zeros((K - 1, p))
+    if fit_intercept:
+        log_freq = np.log(np.maximum(Y.sum(axis=0), 0.5))  # a class absent from the data: a finite start
+        # deviation coding (c = -1): centred log-frequencies; reference coding (c = 0): relative to the last class
+        V[:, -1] = (log_freq - log_freq.mean())[:-1] if c != 0.0 else (log_freq - log_freq[-1])[:-1]
+    return V.ravel()
 
 
 def _check_separable(Z, Y) -> None:
