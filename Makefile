@@ -50,6 +50,7 @@ params: install
 
 bench: install-test
 	$(BIN)/python -m benchmarks.run_all
+	$(BIN)/python -m benchmarks.summary
 
 calibration: install-test
 	$(BIN)/python -m benchmarks.calibration

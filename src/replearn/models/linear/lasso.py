@@ -11,7 +11,7 @@ import scipy.linalg
 from ...base import BaseEstimator, RegressorMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import center
-from ...optim.proximal import proximal_gradient, soft_threshold
+from ...optim.proximal import proximal_gradient
 from ...validation import check_scalar, check_X_y
 
 _SOLVERS = ("cd", "fista", "ista")
@@ -204,4 +204,4 @@ def _coordinate_descent(X, y, alpha, max_iter, gap_tol, tol):
     return w, history, max_iter, gap, False
 
 
-__all__ = ["Lasso", "soft_threshold"]
+__all__ = ["Lasso"]

@@ -119,12 +119,14 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
                 Xi = X.astype(np.int64)
                 V = Xi.max(axis=0) + 1  # categories per feature
                 vmax = int(V.max())
-                table = np.empty((K, d, vmax + 1))
-                for j in range(d):
-                    Nkv = np.zeros((K, vmax + 1))
-                    np.add.at(Nkv, (codes, Xi[:, j]), 1.0)
-                    table[:, j, :] = np.log(Nkv + alpha) - np.log(counts + alpha * V[j])[:, None]
-                    table[:, j, V[j]:] = (np.log(alpha) - np.log(counts + alpha * V[j]))[:, None]
+                width = vmax + 1
+                # N[k, j, v] = number of class-k examples with x_j = v, by one bincount over (k, j, v)
+                flat = (codes[:, None] * d + np.arange(d)) * width + Xi
+                N = np.bincount(flat.ravel(), minlength=K * d * width).reshape(K, d, width).astype(np.float64)
+                denom = np.log(counts[:, None] + alpha * V[None, :])[:, :, None]  # (K, d, 1)
+                table = np.log(N + alpha) - denom
+                unseen = np.arange(width)[None, None, :] >= V[None, :, None]
+                table = np.where(unseen, np.log(alpha) - denom, table)
                 self.feature_log_prob_ = table
                 self.n_categories_ = V.astype(np.int64)
         return self
@@ -177,9 +179,10 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             elif self.event_model == "multinomial":
                 jll = _safe_dot(X, lp.T)
             else:
-                Xi = np.minimum(X.astype(np.int64), lp.shape[2] - 1)
-                j = np.arange(X.shape[1])
-                jll = np.stack([lp[k][j, Xi].sum(axis=1) for k in range(lp.shape[0])], axis=1)
+                K, d, width = lp.shape
+                Xi = np.minimum(X.astype(np.int64), width - 1)
+                flat = np.arange(d) * width + Xi  # (n, d) positions in each class's (d * width) table
+                jll = lp.reshape(K, d * width)[:, flat].sum(axis=2).T
         return jll + self.class_log_prior_
 
     def predict_log_proba(self, X):
