@@ -132,9 +132,9 @@ def test_mcnemar_table_and_regression_note(built):
     assert ">exact<" in row and ">0<" in row and ">9<" in row
     assert "0.004" in row and "0.012" in row and "0.972" in row and "0.722" in row
     assert "gaussian_naive_bayes better" in row
-    assert "not run for regression" in _section(text, "diabetes")
-    assert "not run for regression" not in _section(text, "iris")
-    assert "not run for regression" in md
+    assert "run for classification only, not for regression" in _section(text, "diabetes")
+    assert "run for classification only" not in _section(text, "iris")
+    assert "run for classification only, not for regression" in md
 
 
 def test_across_datasets_section(built):
