@@ -110,3 +110,29 @@ class TransformerMixin:
 
     def fit_transform(self, X, y=None):
         return self.fit(X, y).transform(X)
+
+
+SUPERVISED_TASKS = ("classification", "regression")
+
+
+class TaskMixin:
+    """For models that are a classifier or a regressor according to their ``task`` hyperparameter
+    (``knn``, trees, ensembles, kernel machines, ``mlp``): ``_estimator_type`` follows ``task``, and
+    ``score`` is accuracy or R^2 accordingly. The pipeline passes a dataset's task to such models."""
+
+    _tasks = SUPERVISED_TASKS
+
+    @property
+    def _estimator_type(self) -> str:
+        return "classifier" if self.task == "classification" else "regressor"
+
+    def _check_task(self) -> None:
+        from .validation import check_scalar
+
+        check_scalar(self.task, "task", str, choices=SUPERVISED_TASKS)
+
+    def score(self, X, y) -> float:
+        """Accuracy (classification) or R^2 (regression)."""
+        if self.task == "classification":
+            return ClassifierMixin.score(self, X, y)
+        return RegressorMixin.score(self, X, y)

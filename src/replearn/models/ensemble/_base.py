@@ -6,11 +6,9 @@ import inspect
 
 import numpy as np
 
-from ...base import ClassifierMixin, RegressorMixin
+from ...base import TaskMixin
 from ...exceptions import ConfigError, NotFittedError
-from ...validation import check_scalar
 
-TASKS = ("classification", "regression")
 _SEED_MAX = 2**31 - 1
 
 
@@ -44,22 +42,9 @@ def accepts_sample_weight(estimator) -> bool:
     return "sample_weight" in inspect.signature(estimator.fit).parameters
 
 
-class EnsembleMixin:
+class EnsembleMixin(TaskMixin):
     """``task`` handling (like ``knn``) and the fitted-ness checks of a meta-estimator."""
 
-    _tasks = TASKS
-
-    @property
-    def _estimator_type(self) -> str:
-        return "classifier" if self.task == "classification" else "regressor"
-
-    def _check_task(self) -> None:
-        check_scalar(self.task, "task", str, choices=TASKS)
-
-    def score(self, X, y) -> float:
-        if self.task == "classification":
-            return ClassifierMixin.score(self, X, y)
-        return RegressorMixin.score(self, X, y)
 
     def _require_classification(self, method: str) -> None:
         if self.task != "classification":

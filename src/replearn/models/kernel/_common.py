@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...base import ClassifierMixin, RegressorMixin
+from ...base import TaskMixin as _BaseTaskMixin
 from ...exceptions import NotFittedError
 from ...kernels import kernel_matrix, resolve_kernel_params
-from ...validation import check_classification_targets, check_scalar
+from ...validation import check_classification_targets
 
-TASKS = ("classification", "regression")
 
 
 class KernelMixin:
@@ -26,21 +25,12 @@ class KernelMixin:
         return kernel_matrix(X, Z, self.kernel, gamma=self.gamma_, degree=self.degree_, coef0=self.coef0_)
 
 
-class TaskMixin:
+class TaskMixin(_BaseTaskMixin):
     """One class for both tasks, like ``knn``: ``_estimator_type`` follows the ``task`` hyperparameter.
 
     Classification regresses (or, for the perceptron, classifies) one-vs-rest on targets in
     {-1, +1}: one column for two classes (+1 = ``classes_[1]``), one per class otherwise.
     """
-
-    _tasks = TASKS
-
-    @property
-    def _estimator_type(self) -> str:
-        return "classifier" if self.task == "classification" else "regressor"
-
-    def _check_task(self) -> None:
-        check_scalar(self.task, "task", str, choices=TASKS)
 
     def _encode_targets(self, y: np.ndarray) -> np.ndarray:
         """Targets as an (n, k) float matrix; sets ``classes_`` for classification."""
@@ -69,9 +59,3 @@ class TaskMixin:
             raise NotFittedError(
                 f"this {type(self).__name__} was fitted with task='regression'; refit it for classification"
             )
-
-    def score(self, X, y) -> float:
-        """Accuracy (classification) or R^2 (regression)."""
-        if self.task == "classification":
-            return ClassifierMixin.score(self, X, y)
-        return RegressorMixin.score(self, X, y)

@@ -14,6 +14,7 @@ from ...linalg import add_intercept
 from ...optim.proximal import soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ._binary import binary_problems, store_fit
 
 _LOSSES = ("exponential", "hinge", "logistic", "squared")
 _PENALTIES = ("l1", "l2", "lp", None)
@@ -223,26 +224,13 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         n, d = X.shape
         Xa = add_intercept(X) if self.fit_intercept else X
         rng = check_random_state(self.random_state)
-        targets = [y == classes[1]] if classes.size == 2 else [y == c for c in classes]
         thetas, histories, n_iters = [], [], []
-        for k, t in enumerate(targets):
-            s = np.where(t, 1.0, -1.0)
-            label = classes[1] if classes.size == 2 else classes[k]
-            label = label.item() if isinstance(label, np.generic) else label
-            theta, history, n_iter = self._fit_binary(Xa, s, rng, label)
+        for t, label in binary_problems(y, classes):
+            theta, history, n_iter = self._fit_binary(Xa, np.where(t, 1.0, -1.0), rng, label)
             thetas.append(theta)
             histories.append(history)
             n_iters.append(n_iter)
-        thetas = np.vstack(thetas)
-        self.classes_ = classes
-        self.coef_ = np.ascontiguousarray(thetas[:, :d])
-        self.intercept_ = thetas[:, d].copy() if self.fit_intercept else np.zeros(len(thetas))
-        self.n_iter_ = np.asarray(n_iters, dtype=np.int64)
-        width = max(len(h) for h in histories)
-        self.loss_history_ = np.full((len(histories), width), np.nan)
-        for k, h in enumerate(histories):
-            self.loss_history_[k, : len(h)] = h
-        self.n_features_in_ = d
+        store_fit(self, classes, thetas, histories, n_iters, d)
         return self
 
     def _fit_binary(self, Xa, s, rng, label):

@@ -15,6 +15,7 @@ from ...optim import gradient_descent
 from ...optim.proximal import proximal_gradient, soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ._binary import binary_problems, store_fit
 
 _SOLVERS = ("gd", "newton", "sga")
 _PENALTIES = ("l1", "l2", None)
@@ -190,15 +191,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             lam1[:d] = 1.0 / (float(self.C) * n)
         rng = check_random_state(self.random_state) if self.solver == "sga" else None
 
-        if classes.size == 2:
-            targets = [(y == classes[1], classes[1])]
-        else:
-            targets = [(y == c, c) for c in classes]
-
         thetas, histories, n_iters = [], [], []
-        for t, label in targets:
+        for t, label in binary_problems(y, classes):
             t = t.astype(np.float64)
-            label = label.item() if isinstance(label, np.generic) else label
             if self.solver == "newton":
                 theta, history, n_iter = self._newton(Xa, t, lam, label)
             elif self.solver == "sga":
@@ -210,17 +205,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
             thetas.append(theta)
             histories.append(history)
             n_iters.append(n_iter)
-
-        thetas = np.vstack(thetas)
-        self.classes_ = classes
-        self.coef_ = np.ascontiguousarray(thetas[:, :d])
-        self.intercept_ = thetas[:, d].copy() if self.fit_intercept else np.zeros(len(thetas))
-        self.n_iter_ = np.asarray(n_iters, dtype=np.int64)
-        width = max(len(h) for h in histories)
-        self.loss_history_ = np.full((len(histories), width), np.nan)
-        for k, h in enumerate(histories):
-            self.loss_history_[k, : len(h)] = h
-        self.n_features_in_ = d
+        store_fit(self, classes, thetas, histories, n_iters, d)
         return self
 
     def _newton(self, Xa, t, lam, label):

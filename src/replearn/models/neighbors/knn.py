@@ -6,16 +6,15 @@ import numbers
 
 import numpy as np
 
-from ...base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
 from ...linalg import sq_euclidean_chunks
 from ...validation import check_classification_targets, check_scalar, check_X_y
 
 _WEIGHTS = ("distance", "uniform")
-_TASKS = ("classification", "regression")
 
 
-class KNearestNeighbors(BaseEstimator):
+class KNearestNeighbors(TaskMixin, BaseEstimator):
     """k-NN: predict from the ``n_neighbors`` training points closest to the query (Euclidean).
 
     CIML §3.2 Alg. 3 KNN-Predict (seed 001 L692-710): sort the training points by their distance
@@ -60,23 +59,18 @@ class KNearestNeighbors(BaseEstimator):
     ``algorithm="brute"`` and the same ``n_neighbors`` and ``weights``.
     """
 
-    _tasks = _TASKS
 
     def __init__(self, n_neighbors=5, weights="uniform", task="classification"):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.task = task
 
-    @property
-    def _estimator_type(self) -> str:
-        return "classifier" if self.task == "classification" else "regressor"
-
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, y):
         """Store the training data (k-NN is non-parametric); returns ``self``."""
         check_scalar(self.n_neighbors, "n_neighbors", numbers.Integral, low=1)
         check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
-        check_scalar(self.task, "task", str, choices=_TASKS)
+        self._check_task()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression")
         if self.n_neighbors > X.shape[0]:
             raise ValueError(
@@ -128,7 +122,7 @@ class KNearestNeighbors(BaseEstimator):
         from .loo import loo_errors
 
         check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
-        check_scalar(self.task, "task", str, choices=_TASKS)
+        self._check_task()
         return loo_errors(X, y, max_k=max_k, weights=self.weights, task=self.task)
 
     def _neighbor_weights(self, dist: np.ndarray) -> np.ndarray:
@@ -164,12 +158,6 @@ class KNearestNeighbors(BaseEstimator):
             return y_nb.mean(axis=1)
         w = self._neighbor_weights(dist)
         return np.sum(y_nb * w, axis=1) / np.sum(w, axis=1)
-
-    def score(self, X, y) -> float:
-        """Accuracy (classification) or R^2 (regression)."""
-        if self.task == "classification":
-            return ClassifierMixin.score(self, X, y)
-        return RegressorMixin.score(self, X, y)
 
     def _require_task(self, task: str, method: str) -> None:
         if self.task != task:

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from scipy.special import expit
 
-from ...base import ClassifierMixin, RegressorMixin
+from ...base import TaskMixin
 from ...exceptions import NotFittedError
 from ...validation import check_classification_targets, check_scalar, check_X_y
 from .activations import ACTIVATIONS, softmax
@@ -15,7 +15,6 @@ from .init import resolve_init
 from .layers import Dense, Dropout, Maxout
 from .network import NeuralNetworkBase
 
-_TASKS = ("classification", "regression")
 
 
 def check_layer_sizes(sizes, name: str = "hidden_layer_sizes") -> list[int]:
@@ -32,7 +31,7 @@ def check_layer_sizes(sizes, name: str = "hidden_layer_sizes") -> list[int]:
     return out
 
 
-class MLP(NeuralNetworkBase):
+class MLP(TaskMixin, NeuralNetworkBase):
     """Fully connected feed-forward network trained by mini-batch stochastic optimization.
 
     Architecture: input -> [Dense(m_k) -> activation -> Dropout] for each m_k in
@@ -116,7 +115,6 @@ class MLP(NeuralNetworkBase):
     y_mean_, y_scale_ : float (regression)
     """
 
-    _tasks = _TASKS
 
     def __init__(
         self,
@@ -174,10 +172,6 @@ class MLP(NeuralNetworkBase):
         self.task = task
         self.random_state = random_state
 
-    @property
-    def _estimator_type(self) -> str:
-        return "classifier" if self.task == "classification" else "regressor"
-
     # -- architecture -------------------------------------------------------------------------------
     def _hidden_sizes(self) -> list[int]:
         return [100] if self.hidden_layer_sizes is None else check_layer_sizes(self.hidden_layer_sizes)
@@ -216,7 +210,7 @@ class MLP(NeuralNetworkBase):
     # -- fitting ------------------------------------------------------------------------------------
     def fit(self, X, y):
         """Train the network on ``X`` (n, d) and ``y`` (n,); returns ``self``."""
-        check_scalar(self.task, "task", str, choices=_TASKS)
+        self._check_task()
         self._hidden_sizes()
         self._check_training_params()
         check_scalar(self.maxout_pieces, "maxout_pieces", numbers.Integral, low=1)
@@ -267,12 +261,6 @@ class MLP(NeuralNetworkBase):
             idx = (Z[:, 0] > 0).astype(int) if Z.shape[1] == 1 else np.argmax(Z, axis=1)
             return self.classes_[idx]
         return Z[:, 0] * self.y_scale_ + self.y_mean_
-
-    def score(self, X, y) -> float:
-        """Accuracy (classification) or R^2 (regression)."""
-        if self.task == "classification":
-            return ClassifierMixin.score(self, X, y)
-        return RegressorMixin.score(self, X, y)
 
     def _require_classification(self, method: str) -> None:
         if self.task != "classification":

@@ -6,18 +6,17 @@ import numbers
 
 import numpy as np
 
-from ...base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
 from ...validation import check_array, check_classification_targets, check_random_state, check_scalar, check_X_y
 from ._builder import build_tree
 from ._criteria import CLASSIFICATION, REGRESSION
 
-_TASKS = ("classification", "regression")
 _ARRAYS = ("feature_", "threshold_", "split_kind_", "children_left_", "children_right_", "value_", "impurity_",
            "n_node_samples_", "weighted_n_node_samples_")
 
 
-class DecisionTree(BaseEstimator):
+class DecisionTree(TaskMixin, BaseEstimator):
     """Binary decision tree grown greedily top-down, for classification or regression.
 
     CIML §1.3 Alg. 1 DecisionTreeTrain / Alg. 2 DecisionTreeTest, seed 001 L197-244: at each node
@@ -78,7 +77,6 @@ class DecisionTree(BaseEstimator):
     on a random feature order, ours go to the lowest index).
     """
 
-    _tasks = _TASKS
 
     def __init__(self, task="classification", criterion=None, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_features=None, categorical_features=None, validation_fraction=None,
@@ -94,14 +92,10 @@ class DecisionTree(BaseEstimator):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    @property
-    def _estimator_type(self) -> str:
-        return "classifier" if self.task == "classification" else "regressor"
-
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Grow the tree (and prune it if ``validation_fraction`` is set); returns ``self``."""
-        check_scalar(self.task, "task", str, choices=_TASKS)
+        self._check_task()
         criterion = self._criterion()
         max_depth = self._check_limits()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression")
@@ -317,12 +311,6 @@ class DecisionTree(BaseEstimator):
             return self.classes_[np.argmax(proba, axis=1)]
         leaf = self.apply(X)
         return self.value_[leaf, 0]
-
-    def score(self, X, y) -> float:
-        """Accuracy (classification) or R^2 (regression)."""
-        if self.task == "classification":
-            return ClassifierMixin.score(self, X, y)
-        return RegressorMixin.score(self, X, y)
 
     def _require_task(self, task: str, method: str) -> None:
         if self.task != task:
