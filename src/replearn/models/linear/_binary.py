@@ -32,3 +32,21 @@ def store_fit(estimator, classes, thetas, histories, n_iters, n_features: int) -
     for k, h in enumerate(histories):
         estimator.loss_history_[k, : len(h)] = h
     estimator.n_features_in_ = d
+
+
+class LinearScoresMixin:
+    """``decision_function`` and ``predict`` of a linear classifier fitted by :func:`store_fit`."""
+
+    def decision_function(self, X):
+        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes, (n, n_classes) otherwise."""
+        X = self._validate_predict_input(X)
+        scores = X @ self.coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """``classes_[1]`` where the score is > 0 (two classes), else the class with the largest score
+        (ties go to the class that comes first in ``classes_``)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]

@@ -14,7 +14,7 @@ from ...linalg import add_intercept
 from ...optim.proximal import soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
-from ._binary import binary_problems, store_fit
+from ._binary import LinearScoresMixin, binary_problems, store_fit
 
 _LOSSES = ("exponential", "hinge", "logistic", "squared")
 _PENALTIES = ("l1", "l2", "lp", None)
@@ -52,7 +52,7 @@ def margin_loss_derivative(loss: str, z: np.ndarray) -> np.ndarray:
     raise ValueError(f"loss must be one of {list(_LOSSES)}, got {loss!r}")
 
 
-class LinearClassifier(ClassifierMixin, BaseEstimator):
+class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     """Regularized linear classifier: CIML ch. 7's optimization framework and ch. 14's stochastic variants.
 
     Objective (CIML eq. 7.8, seed 001 L2229-2291, written with the *mean* loss)::
@@ -276,19 +276,6 @@ class LinearClassifier(ClassifierMixin, BaseEstimator):
         return result.params, result.loss_history, result.n_iter
 
     # -- prediction --------------------------------------------------------------------------------
-    def decision_function(self, X):
-        """Scores ``w^T x + b``: shape (n,) for two classes, (n, n_classes) otherwise."""
-        X = self._validate_predict_input(X)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """``classes_[1]`` where the score is > 0 (binary), else the class with the largest score."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
     @property
     def predict_proba(self):
         """``p(y = +1 | x) = sigmoid(w^T x + b)``; only for ``loss="logistic"`` (others are not probabilistic)."""

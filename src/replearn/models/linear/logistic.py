@@ -15,14 +15,14 @@ from ...optim import gradient_descent
 from ...optim.proximal import proximal_gradient, soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
-from ._binary import binary_problems, store_fit
+from ._binary import LinearScoresMixin, binary_problems, store_fit
 
 _SOLVERS = ("gd", "newton", "sga")
 _PENALTIES = ("l1", "l2", None)
 _EPS = np.finfo(np.float64).eps
 
 
-class LogisticRegression(ClassifierMixin, BaseEstimator):
+class LogisticRegression(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     """Binary logistic regression (one-vs-rest for more classes), optionally L2- or L1-penalized.
 
     Model (CS229 notes §2.1, seed 000 L503-592): ``p(y=1 | x) = g(w^T x + b)`` with the sigmoid
@@ -365,12 +365,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         )
 
     # -- prediction -------------------------------------------------------------------------------
-    def decision_function(self, X):
-        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes, (n, n_classes) otherwise."""
-        X = self._validate_predict_input(X)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
     def predict_proba(self, X):
         """Class probabilities, shape (n, n_classes), columns in the order of ``classes_``."""
         scores = self.decision_function(X)
@@ -380,13 +374,6 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         proba = expit(scores)
         proba /= proba.sum(axis=1, keepdims=True)
         return proba
-
-    def predict(self, X):
-        """Most probable class (ties go to the class that comes first in ``classes_``)."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 def _objective(z, t, theta, lam) -> float:
