@@ -86,3 +86,46 @@ def test_a_dataset_no_model_can_handle_is_a_config_error():
     params = _params({"ridge": {"name": "ridge", "params": {}}})
     with pytest.raises(ConfigError, match="dataset 'iris' is a classification problem but none of the configured models"):
         experiment.plan(params, "iris", "classification")
+
+
+def test_clusterers_and_decompositions_run_on_any_dataset_one_kind_at_a_time():
+    params = _params({"km": {"name": "kmeans", "params": {"n_clusters": 3}}, "pca": {"name": "pca", "params": {}},
+                      "lr": {"name": "logistic_regression", "params": {}}})
+    with pytest.raises(ConfigError, match=r"models are of different kinds \(clustering: km; decomposition: pca; classification: lr\)"):
+        experiment.plan(params, "iris", "classification")
+    params["dataset"] = {"iris": {"source": "shipped", "models": ["km"]}, "faithful": {"source": "shipped", "models": ["pca"]}}
+    assert experiment.plan(params, "iris", "classification") == ("clustering", [ModelSpec("km", "kmeans", {"n_clusters": 3})])
+    kind, specs = experiment.plan(params, "faithful", "clustering")
+    assert kind == "decomposition" and [s.key for s in specs] == ["pca"]
+
+
+def test_unsupervised_cross_validation_scores(wine):
+    from replearn.evaluation.unsupervised import score_unsupervised
+
+    splits = make_splits("stratified_kfold", wine.y, folds=3, seed=2)
+    specs = [ModelSpec("km", "kmeans", {"n_clusters": 3, "n_init": 2}), ModelSpec("gmm", "gmm", {"n_components": 3})]
+    res = cross_validate(wine.X, wine.y, splits, specs, task="clustering", metrics=["distortion", "log_likelihood", "ari"],
+                         feature_steps=[{"name": "standardize", "params": {}}], classes=wine.classes,
+                         model_seeds={"km": [1, 2, 3], "gmm": [4, 5, 6]}, progress=False)
+    km, gmm = res["models"]["km"]["scores"], res["models"]["gmm"]["scores"]
+    assert km["log_likelihood"] == [None, None, None]  # k-means has no likelihood: never a made-up number
+    assert all(isinstance(v, float) and np.isfinite(v) for v in gmm["log_likelihood"])
+    assert all(0.5 < a <= 1.0 for a in km["ari"])  # the wine cultivars are well separated after standardization
+    assert "correct" not in res["models"]["km"]
+    # the distortion is the k-means objective per example on the held-out fold
+    from replearn.features import FeaturePipeline
+    from replearn.models import create
+
+    s = splits[0]
+    fmap = FeaturePipeline([{"name": "standardize", "params": {}}]).fit(wine.X[s.train])
+    model = create("kmeans", n_clusters=3, n_init=2, random_state=1).fit(fmap.transform(wine.X[s.train]))
+    Xte = fmap.transform(wine.X[s.test])
+    expected = np.mean(np.min(((Xte[:, None, :] - model.cluster_centers_[None]) ** 2).sum(-1), axis=1))
+    assert km["distortion"][0] == pytest.approx(expected)
+    # decompositions: PCA's held-out reconstruction error; kernel PCA without learned pre-images has none
+    pca = create("pca", n_components=2).fit(fmap.transform(wine.X[s.train]))
+    scores = score_unsupervised(pca, ["reconstruction_error", "explained_variance"], Xte)
+    assert scores["reconstruction_error"] == pytest.approx(np.mean(np.sum((Xte - pca.inverse_transform(pca.transform(Xte))) ** 2, axis=1)))
+    assert 0 < scores["explained_variance"] < 1
+    kpca = create("kernel_pca", n_components=2).fit(fmap.transform(wine.X[s.train]))
+    assert score_unsupervised(kpca, ["reconstruction_error"], Xte) == {"reconstruction_error": None}

@@ -70,7 +70,9 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     cv, sig, train = _results()
     (tmp_path / "report.md").write_text("# report\n")
     params = {"experiment_name": "t", "seed": 1, "tracking": {"enabled": True, "experiment": "replearn-test", "tracking_uri": None}}
-    kw = dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[tmp_path / "report.md"], project_root=tmp_path)
+    curves = {"iris": {"models": {"knn": {"figures": {}}, "nb": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.0]}}}}}}
+    kw = dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[tmp_path / "report.md"],
+              project_root=tmp_path, train_results=curves)
     first = tracking.log_pipeline_run(**kw)
     assert first["status"] == "logged"
     second = tracking.log_pipeline_run(**kw)
@@ -93,6 +95,9 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     assert [(m.step, m.value) for m in sorted(history, key=lambda m: m.step)] == [(0, 0.9), (1, 0.8)]
     assert knn.data.metrics["test_accuracy"] == 0.9 and knn.data.params["params.n_neighbors"] == "3"
     assert [a.path for a in client.list_artifacts(first["run_id"])] == ["report.md"]
+    nb = next(c for c in children if c.data.tags["mlflow.runName"] == "iris/nb")
+    curve = sorted(client.get_metric_history(nb.info.run_id, "curve_training_loss"), key=lambda m: m.step)
+    assert [(m.step, m.value) for m in curve] == [(0, 3.0), (1, 2.0), (2, 1.0)]  # learning curves as step metrics
 
     # changed results -> a new parent run
     cv["iris"]["models"]["knn"]["scores"]["accuracy"] = [0.95, 0.8]
