@@ -1,5 +1,5 @@
 """Stage `train`: fit every configured model on each dataset's whole training part, save it
-(models/<dataset>/<model>.npz + .json, never pickle) and evaluate it once on the sealed test part.
+(models/<dataset>/<model>.npz + .json, never pickled) and evaluate it once on the sealed test part.
 Writes metrics/train.json and results/train/<dataset>.json (test predictions, for McNemar's test)."""
 
 from replearn.pipeline import experiment, paths

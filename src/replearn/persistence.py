@@ -138,7 +138,7 @@ def save_model(estimator, stem: str | Path, *, registry_name: str, extra: dict |
 
 
 def load_model(stem: str | Path):
-    """Recreate a model saved by :func:`save_model` (through the registry, without pickle)."""
+    """Recreate a model saved by :func:`save_model` (through the registry; nothing is unpickled)."""
     from .models import create
 
     stem = Path(stem)
