@@ -11,18 +11,17 @@ from pathlib import Path
 import numpy as np
 
 from .. import models as registry
-from ..evaluation.crossval import ModelSpec, n_iter_of, align_proba, cross_validate, fit_recording_convergence
+from ..evaluation.crossval import ModelSpec, align_proba, cross_validate, fit_recording_convergence, n_iter_of
 from ..evaluation.metrics import METRICS, score_predictions
-from ..evaluation.unsupervised import score_unsupervised
-from .figures_data import decision_regions, figure_data
 from ..evaluation.splits import make_splits
+from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
 from ..persistence import save_model
 from . import paths
-from .data import check_class_counts, load_meta, load_part
+from .data import Dataset, check_class_counts, load_meta, load_part
+from .figures_data import decision_regions, figure_data
 from .seeding import derive_seed
-
 
 SUPERVISED = ("classification", "regression")
 UNSUPERVISED = ("clustering", "decomposition")
@@ -122,9 +121,9 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, dict]:
         model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, None if unsupervised else y)
         save_model(model, root / paths.MODELS / name / spec.key, registry_name=spec.name, extra={"dataset": name, "key": spec.key})
         if unsupervised:
-            labels = (lambda b: b) if classes is not None else (lambda b: None)
-            metrics[spec.key] = {
-                part: _none_free(score_unsupervised(model, metric_names, A, labels(b), train_mean=X.mean(axis=0)))
+            metrics[spec.key] = {  # labels, when the dataset has them, only for the adjusted Rand index
+                part: _none_free(score_unsupervised(model, metric_names, A, b if classes is not None else None,
+                                                    train_mean=X.mean(axis=0)))
                 for part, A, b in (("train", X, y), ("test", Xt, yt))
             }
         else:
@@ -169,10 +168,8 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
     cv = params["cv"]
     scheme = cv["scheme"]
     if meta["task"] != "classification" and "stratified" in scheme:
-        scheme = scheme.replace("stratified_", "")  # stratification needs classes; documented in conf/cv
+        scheme = scheme.replace("stratified_", "")  # stratification needs class labels
     if meta["task"] == "classification" and ("stratified" in scheme or scheme == "5x2"):
-        from .data import Dataset
-
         check_class_counts(
             Dataset(name, X, y, task, meta["feature_names"], meta["target"], meta["source"], meta["classes"]),
             cv["folds"],
