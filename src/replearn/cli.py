@@ -27,6 +27,27 @@ def _cmd_validate(args) -> int:
     return 0
 
 
+def _cmd_deps(args) -> int:
+    from .pipeline import deps
+    from .pipeline.config import project_root
+
+    root = project_root()
+    if args.write:
+        changed = deps.write(root)
+        print(f"dvc.yaml: src/ deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: src/ deps already in sync")
+        return 0
+    problems = deps.check(root)
+    for stage, p in problems.items():
+        for kind in ("missing", "superfluous"):
+            for entry in p[kind]:
+                print(f"{stage}: {kind} dep {entry}", file=sys.stderr)
+    if problems:
+        print("run `python -m replearn deps --write` to regenerate them", file=sys.stderr)
+        return 1
+    print("dvc.yaml: every stage's src/ deps match its imports")
+    return 0
+
+
 def _cmd_models(args) -> int:
     from . import models
 
@@ -86,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("validate", help="validate params.yaml")
     p.add_argument("params", nargs="?", default="params.yaml")
     p.set_defaults(func=_cmd_validate)
+    p = sub.add_parser("deps", help="check (or --write) the src/ deps of each stage in dvc.yaml against its imports")
+    p.add_argument("--write", action="store_true", help="rewrite them instead of checking")
+    p.set_defaults(func=_cmd_deps)
     sub.add_parser("models", help="list registry models and their hyperparameters").set_defaults(func=_cmd_models)
     sub.add_parser("datasets", help="list shipped datasets").set_defaults(func=_cmd_datasets)
     sub.add_parser("where", help="print where the report and the MLflow store are").set_defaults(func=_cmd_where)

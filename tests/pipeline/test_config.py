@@ -64,9 +64,9 @@ def _broken(params, path, value):
     [
         (("models", "knn", "name"), "k_nearest", r"models\.knn\.name: unknown model 'k_nearest'; valid choices: .*gaussian_naive_bayes.*knn"),
         (("cv", "fodls"), 5, r"cv\.fodls: unknown key; valid keys here: folds, n_jobs, progress, repeats, scheme"),
-        (("cv", "folds"), "five", r"cv\.folds: expected an integer, got str 'five'"),
-        (("cv", "folds"), True, r"cv\.folds: expected an integer, got bool"),
-        (("split", "test_size"), 1.5, r"split\.test_size: must be between 0 and 1"),
+        (("cv", "folds"), "five", r"cv\.folds: expected an integer in \[2, 1000\], got str 'five'"),
+        (("cv", "folds"), True, r"cv\.folds: expected an integer in \[2, 1000\], got bool"),
+        (("split", "test_size"), 1.5, r"split\.test_size: expected a finite number in \(0\.0, 1\.0\), got float 1\.5"),
         (("stats", "pairwise_test"), "t_test", r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, paired_ttest"),
         (("cv", "scheme"), "bootstrap_magic", r"cv\.scheme: unknown resampling scheme 'bootstrap_magic'; valid choices: .*repeated_stratified_kfold"),
         (("report", "title"), KeyError, r"report\.title: missing"),
@@ -113,8 +113,13 @@ def test_stage_stops_before_any_work_on_a_bad_config(tmp_path, params):
         ({("stats", "control"): "svm"}, r"stats\.control: 'svm' is not one of the models"),
         ({("stats", "control"): "knn"}, r"stats\.posthoc: bergmann_hommel compares all pairs; with stats\.control"),
         ({("stats", "posthoc"): "bonferroni_dunn"}, r"bonferroni_dunn compares every model with a control"),
-        ({("stats", "rope"): -0.1}, r"stats\.rope: must be >= 0"),
-        ({("stats", "resamples"): 10}, r"stats\.resamples: must be >= 99"),
+        ({("stats", "rope"): -0.1}, r"stats\.rope: expected a finite number in \[0\.0, inf\)"),
+            ({("stats", "rope"): float("nan")}, r"stats\.rope: expected a finite number"),
+            ({("stats", "resamples"): 10**12}, r"stats\.resamples: expected an integer in \[99, 1000000\]"),
+            ({("report", "decimals"): 50}, r"report\.decimals: expected an integer in \[0, 12\], got int 50"),
+            ({("report", "formats"): ["pdf"]}, r"report\.formats\[0\]: unknown report format 'pdf'"),
+            ({("seed",): 2**32}, r"seed: expected an integer in \[0, 4294967295\]"),
+        ({("stats", "resamples"): 10}, r"stats\.resamples: expected an integer in \[99, "),
         ({("stats", "across_pairs_test"): "ttest"}, r"stats\.across_pairs_test: unknown across-datasets pairwise test"),
         ({("stats", "test_set_metric_test"): "exact"}, r"stats\.test_set_metric_test: unknown test-set metric test"),
     ],
@@ -139,3 +144,29 @@ def test_stats_settings_by_design_are_valid(params):
         del old["stats"][key]
     config.validate(old, root=ROOT)
 
+
+
+def test_report_formats_accepted_by_the_schema(params):
+    """report.formats was accepted by the report but rejected by the schema; one schema owns it now."""
+    p = _broken(params, ("report", "formats"), ["markdown"])
+    config.validate(p)
+
+
+def test_compose_rejected_keeps_the_previous_params_file(tmp_path):
+    import shutil
+
+    from replearn.pipeline.config import compose
+
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "conf", tmp_path / "conf")
+    for f in ("dvc.yaml", "data/registry.yaml"):
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / f, tmp_path / f)
+    out = compose(["+experiment=smoke"], root=tmp_path)
+    before = out.read_bytes()
+    with pytest.raises(ConfigError, match=r"cv\.fodls: unknown key"):
+        compose(["+experiment=smoke", "+cv.fodls=5"], root=tmp_path)
+    with pytest.raises(ConfigError, match=r"models: unknown option 'svm'; valid choices: .*svm_rbf"):
+        compose(["models=[svm]"], root=tmp_path)
+    assert out.read_bytes() == before
+    assert not list(tmp_path.glob(".params-*"))

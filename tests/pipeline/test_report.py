@@ -290,12 +290,12 @@ def test_defaults_for_optional_settings(tmp_path, report_inputs):
 @pytest.mark.parametrize(
     ("update", "match"),
     [
-        ({"decimals": -1}, "report.decimals must be an integer"),
-        ({"decimals": 2.5}, "report.decimals must be an integer"),
-        ({"dpi": 0}, "report.dpi must be an integer"),
-        ({"plots": "yes"}, "report.plots must be true or false"),
-        ({"formats": ["pdf"]}, r"unknown format\(s\) \['pdf'\]"),
-        ({"formats": "html"}, "report.formats must be a list"),
+        ({"decimals": -1}, r"report.decimals: expected an integer in \[0, 12\]"),
+        ({"decimals": 2.5}, r"report.decimals: expected an integer in \[0, 12\]"),
+        ({"dpi": 0}, r"report.dpi: expected an integer in \[10, 1200\]"),
+        ({"plots": "yes"}, "report.plots: expected true/false"),
+        ({"formats": ["pdf"]}, r"report.formats\[0\]: unknown report format 'pdf'"),
+        ({"formats": "html"}, "report.formats: expected a list"),
     ],
 )
 def test_bad_settings_raise_config_error(tmp_path, report_inputs, update, match):

@@ -33,17 +33,101 @@ def project_root(start: str | os.PathLike | None = None) -> Path:
     raise ConfigError(f"no dvc.yaml found in {here} or its parents; run replearn from inside the project")
 
 
+#: Version of the configuration schema below; written to results/config.json by the validate stage.
+SCHEMA_VERSION = 2
+REJECTED_FILE = "params.rejected.yaml"
+
+
 def compose(overrides: list[str] | None = None, *, root: Path | None = None, output: Path | None = None) -> Path:
-    """Compose ``conf/`` with Hydra ``overrides`` and write ``params.yaml`` exactly as DVC does."""
+    """Compose ``conf/`` with Hydra ``overrides`` and write ``params.yaml`` exactly as DVC does.
+
+    The composition is written to a temporary file next to ``output`` and validated first; only a valid
+    configuration replaces ``output`` (atomically), so a rejected one never overwrites the last good file.
+    A Hydra error about an unknown option of a config group is rewritten to name the group and its options.
+    """
+    import tempfile
+
     from dvc.utils.hydra import compose_and_dump  # the same function `dvc exp run -S` calls
 
     root = Path(root or project_root())
     output = Path(output or root / PARAMS_FILE)
-    compose_and_dump(
-        output, str(root / CONF_DIR), None, CONFIG_NAME, str(root), list(overrides or [])
-    )
-    validate(load_params(output), root=root)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=".params-", suffix=".yaml", dir=output.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        try:
+            compose_and_dump(tmp, str(root / CONF_DIR), None, CONFIG_NAME, str(root), list(overrides or []))
+        except Exception as exc:  # Hydra's own errors: rewrite the common ones, keep the rest verbatim
+            raise ConfigError(hydra_error_message(exc, root / CONF_DIR)) from exc
+        validate(load_params(tmp), root=root)
+        os.replace(tmp, output)
+    finally:
+        tmp.unlink(missing_ok=True)
     return output
+
+
+def group_options(conf_dir: Path, group: str) -> list[str]:
+    """The options of config group ``group`` (the YAML files in ``conf/<group>/``)."""
+    folder = Path(conf_dir) / group
+    return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+def hydra_error_message(exc: Exception, conf_dir: Path) -> str:
+    """A Hydra composition error in replearn's form: the group, the unknown option and the valid options."""
+    import re
+
+    text = str(exc)
+    m = re.search(r"Could not (?:find|load) '([\w/]+)/([^'/]+)'", text)
+    if m:
+        group, option = m.group(1), m.group(2)
+        return (f"{group}: unknown option {option!r}; valid choices: {', '.join(group_options(conf_dir, group))}"
+                f" (the files of {Path(conf_dir).name}/{group}/)")
+    m = re.search(r"Could not override '([\w.]+)'", text)
+    if m:
+        return (f"{m.group(1)}: unknown key; to add a new key use '+{m.group(1)}=...', but replearn rejects keys "
+                f"its schema does not know (see conf/ and README.md)\n{text}")
+    return f"Hydra could not compose the configuration: {text}"
+
+
+def restore_after_rejected_experiment(params_file: str | os.PathLike = PARAMS_FILE) -> str | None:
+    """After a configuration was rejected inside ``dvc exp run`` in the workspace, move it aside and recompose.
+
+    ``dvc exp run -S ...`` writes the composed parameters into the workspace's ``params.yaml`` before any
+    stage runs; a rejected one would stay there. Here (only when DVC runs an experiment in this very
+    workspace, not in a temporary copy) it is moved to ``params.rejected.yaml`` and ``params.yaml`` is
+    recomposed from ``conf/``. Returns a note for the user, or None when nothing was done.
+    """
+    if not os.environ.get("DVC_EXP_NAME"):
+        return None
+    path = Path(params_file).resolve()
+    try:
+        root = project_root(path.parent)
+    except ConfigError:
+        return None
+    if Path(os.environ.get("DVC_ROOT", root)).resolve() != root or not path.is_file():
+        return None  # a temporary or queued run: its copy of params.yaml is thrown away anyway
+    rejected = root / REJECTED_FILE
+    os.replace(path, rejected)
+    try:
+        compose(root=root, output=path)
+    except ConfigError as exc:
+        os.replace(rejected, path)
+        return f"params.yaml was left as it is: conf/ itself does not compose ({exc})"
+    return f"the rejected parameters were moved to {REJECTED_FILE}; params.yaml was recomposed from conf/"
+
+
+def validation_record() -> dict:
+    """What the validate stage writes: changes only when the schema does, not with the parameters."""
+    return {"schema_version": SCHEMA_VERSION, "valid": True}
+
+
+def check_section(section: str, value) -> None:
+    """Validate one top-level section with the same schema :func:`validate` uses (for callers given only it)."""
+    errors: list[str] = []
+    _check(value, SCHEMA[section], section, errors)
+    if errors:
+        raise ConfigError(f"invalid {section} settings:\n  - " + "\n  - ".join(errors))
 
 
 def load_params(path: str | os.PathLike = PARAMS_FILE) -> dict:
@@ -98,6 +182,30 @@ class Optional_:
         self.item = item
 
 
+class Range:
+    """A finite number of type ``kind`` (int or float) within ``[lo, hi]`` (bounds exclusive when ``open_lo``/``open_hi``)."""
+
+    def __init__(self, kind, lo=None, hi=None, *, open_lo: bool = False, open_hi: bool = False, why: str = ""):
+        self.kind, self.lo, self.hi, self.open_lo, self.open_hi, self.why = kind, lo, hi, open_lo, open_hi, why
+
+    def describe(self) -> str:
+        lo = "-inf" if self.lo is None else repr(self.lo)
+        hi = "inf" if self.hi is None else repr(self.hi)
+        left = "(" if self.open_lo or self.lo is None else "["
+        right = ")" if self.open_hi or self.hi is None else "]"
+        what = "an integer" if self.kind is int else "a finite number"
+        return f"{what} in {left}{lo}, {hi}{right}" + (f" ({self.why})" if self.why else "")
+
+    def ok(self, value) -> bool:
+        import math
+
+        if not _is_type(value, self.kind) or not math.isfinite(value):
+            return False
+        if self.lo is not None and (value <= self.lo if self.open_lo else value < self.lo):
+            return False
+        return not (self.hi is not None and (value >= self.hi if self.open_hi else value > self.hi))
+
+
 class AnyMapping:
     """Free-form mapping (checked elsewhere, e.g. model hyperparameters against the registry)."""
 
@@ -132,6 +240,7 @@ def _schemes():
     return list(SCHEMES)
 
 
+REPORT_FORMATS = ("html", "markdown")
 _TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
 _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
 
@@ -155,8 +264,8 @@ DATASET_KEYS = {
 
 SCHEMA = {
     "experiment_name": str,
-    "seed": int,
-    "split": {"test_size": float, "stratify": bool},
+    "seed": Range(int, 0, 2**32 - 1, why="numpy seeds are 32-bit"),
+    "split": {"test_size": Range(float, 0.0, 1.0, open_lo=True, open_hi=True), "stratify": bool},
     "metrics": {
         "classification": ListOf(Choice(_metrics, "metric")),
         "regression": ListOf(Choice(_metrics, "metric")),
@@ -174,13 +283,13 @@ SCHEMA = {
     "models": MapOf({"name": Choice(_models, "model"), "params": AnyMapping()}, min_items=1),
     "cv": {
         "scheme": Choice(_schemes, "resampling scheme"),
-        "folds": int,
-        "repeats": int,
+        "folds": Range(int, 2, 1000),
+        "repeats": Range(int, 1, 1000),
         "n_jobs": int,
         "progress": (bool, Choice(["auto"], "progress")),
     },
     "stats": {
-        "alpha": float,
+        "alpha": Range(float, 0.0, 1.0, open_lo=True, open_hi=True),
         "pairwise_test": Choice(
             ["auto", "corrected_resampled_ttest", "cv52_ttest", "cv52_ftest", "paired_ttest"], "pairwise test"
         ),
@@ -188,21 +297,27 @@ SCHEMA = {
             ["holm", "bonferroni", "hochberg", "hommel", "shaffer", "bergmann_hommel", "none"], "correction"
         ),
         "bayesian": Optional_(bool),
-        "rope": Optional_(float),
+        "rope": Optional_(Range(float, 0.0, None, why="half-width of the region of practical equivalence")),
         "rope_scale": Optional_(Choice(["absolute", "relative"], "ROPE scale")),
         "test_set_test": Choice(["mcnemar", "none"], "test-set test"),
         "mcnemar_method": Choice(["exact", "midp", "chi2", "chi2_cc"], "McNemar method"),
         "test_set_metric_test": Optional_(Choice(["permutation", "paired_bootstrap", "none"], "test-set metric test")),
-        "resamples": Optional_(int),
+        "resamples": Optional_(Range(int, 99, 1_000_000, why="99 gives a usable p-value; the upper limit bounds memory")),
         "across_pairs_test": Optional_(Choice(["wilcoxon", "sign_test", "none"], "across-datasets pairwise test")),
         "across_datasets": Choice(["friedman_nemenyi", "none"], "across-datasets test"),
         "posthoc": Optional_(Choice(
             ["nemenyi", "bonferroni_dunn", "holm", "hochberg", "hommel", "shaffer", "bergmann_hommel", "bonferroni",
              "none"], "post-hoc procedure")),
         "control": Optional_(str),
-        "round_before_ranking": Optional_(int),
+        "round_before_ranking": Optional_(Range(int, 0, 15)),
     },
-    "report": {"title": str, "decimals": int, "dpi": int, "plots": bool},
+    "report": {
+        "title": str,
+        "decimals": Range(int, 0, 12),
+        "dpi": Range(int, 10, 1200),
+        "plots": bool,
+        "formats": Optional_(ListOf(Choice(REPORT_FORMATS, "report format"))),
+    },
     "tracking": {"enabled": bool, "experiment": str, "tracking_uri": Optional_(str)},
 }
 
@@ -231,6 +346,10 @@ def _check(value, spec, key: str, errors: list[str]) -> None:
             return
         if not isinstance(value, dict):
             errors.append(f"{key}: expected a mapping, got {type(value).__name__} {value!r}")
+        return
+    if isinstance(spec, Range):
+        if not spec.ok(value):
+            errors.append(f"{key}: expected {spec.describe()}, got {type(value).__name__} {value!r}")
         return
     if isinstance(spec, Choice):
         if not isinstance(value, str) or value not in spec.choices:
@@ -266,18 +385,18 @@ def _check(value, spec, key: str, errors: list[str]) -> None:
                 continue
             _check(value[k], sub, _join(key, k), errors)
         return
-    # plain python types
-    ok = (
-        isinstance(value, bool)
-        if spec is bool
-        else isinstance(value, numbers.Real) and not isinstance(value, bool)
-        if spec is float
-        else isinstance(value, numbers.Integral) and not isinstance(value, bool)
-        if spec is int
-        else isinstance(value, spec)
-    )
-    if not ok:
+    if not _is_type(value, spec):
         errors.append(f"{key}: expected {_type_name(spec)}, got {type(value).__name__} {value!r}")
+
+
+def _is_type(value, spec) -> bool:
+    if spec is bool:
+        return isinstance(value, bool)
+    if spec is float:
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if spec is int:
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    return isinstance(value, spec)
 
 
 def _join(prefix: str, key) -> str:
@@ -291,6 +410,8 @@ def _describe(spec) -> str:
         return f"one of {', '.join(spec.choices)}"
     if isinstance(spec, (ListOf, MapOf)):
         return "a list" if isinstance(spec, ListOf) else "a mapping"
+    if isinstance(spec, Range):
+        return spec.describe()
     return _type_name(spec)
 
 
@@ -377,13 +498,7 @@ def _check_like_default(value, default, key: str, errors: list[str]) -> None:
 def _check_values(params: dict, errors: list[str]) -> None:
     from ..evaluation.metrics import METRICS
 
-    if not 0.0 < params["split"]["test_size"] < 1.0:
-        errors.append(f"split.test_size: must be between 0 and 1 (exclusive), got {params['split']['test_size']}")
     cv = params["cv"]
-    if cv["folds"] < 2:
-        errors.append(f"cv.folds: must be >= 2, got {cv['folds']}")
-    if cv["repeats"] < 1:
-        errors.append(f"cv.repeats: must be >= 1, got {cv['repeats']}")
     if cv["scheme"] == "5x2" and (cv["folds"], cv["repeats"]) != (2, 5):
         errors.append(f"cv: scheme 5x2 needs folds=2 and repeats=5, got folds={cv['folds']}, repeats={cv['repeats']}")
     if cv["scheme"] in ("kfold", "stratified_kfold") and cv["repeats"] != 1:
@@ -405,26 +520,16 @@ def _check_values(params: dict, errors: list[str]) -> None:
         primary = params["metrics"]["primary"][task]
         if primary not in listed:
             errors.append(f"metrics.primary.{task}: {primary!r} must be one of metrics.{task} ({', '.join(listed)})")
-    if params["report"]["decimals"] < 0 or params["report"]["dpi"] <= 0:
-        errors.append("report: decimals must be >= 0 and dpi > 0")
 
 
 def _check_stats(params: dict, errors: list[str]) -> None:
     """Values of the ``stats`` section that the schema alone cannot check (see conf/stats/default.yaml)."""
     st = params["stats"]
-    if not 0.0 < st["alpha"] < 1.0:
-        errors.append(f"stats.alpha: must be between 0 and 1 (exclusive), got {st['alpha']}")
     if st["pairwise_test"] in ("cv52_ttest", "cv52_ftest") and params["cv"]["scheme"] != "5x2":
         errors.append(
             f"stats.pairwise_test: {st['pairwise_test']} needs cv.scheme 5x2 (five repeats of 2-fold), "
             f"got {params['cv']['scheme']}; use auto or corrected_resampled_ttest"
         )
-    if st.get("rope") is not None and st["rope"] < 0:
-        errors.append(f"stats.rope: must be >= 0 (half-width of the region of practical equivalence), got {st['rope']}")
-    if st.get("resamples") is not None and st["resamples"] < 99:
-        errors.append(f"stats.resamples: must be >= 99 for a usable p-value, got {st['resamples']}")
-    if st.get("round_before_ranking") is not None and st["round_before_ranking"] < 0:
-        errors.append(f"stats.round_before_ranking: must be >= 0 decimals or null, got {st['round_before_ranking']}")
     control = st.get("control")
     posthoc = st.get("posthoc", "bergmann_hommel")
     if control is not None:

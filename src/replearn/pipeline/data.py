@@ -18,12 +18,9 @@ import numpy as np
 
 from ..exceptions import DataValidationError
 from ..evaluation.splits import train_test_split_indices
+from .paths import PREPARED, REGISTRY_FILE, SEALED
 from .seeding import derive_seed
 from .synthetic import GENERATORS
-
-PREPARED_DIR = Path("data/prepared")
-SEALED_DIR = Path("data/sealed")
-REGISTRY_FILE = Path("data/registry.yaml")
 
 
 @dataclass
@@ -229,9 +226,9 @@ def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None 
         "stratified": stratify,
         "test_size": split["test_size"],
     }
-    _save_part(root / PREPARED_DIR / name / "train.npz", ds.X[train_idx], ds.y[train_idx], train_idx)
-    _save_part(root / SEALED_DIR / name / "test.npz", ds.X[test_idx], ds.y[test_idx], test_idx)
-    write_json(root / PREPARED_DIR / name / "meta.json", meta)
+    _save_part(root / PREPARED / name / "train.npz", ds.X[train_idx], ds.y[train_idx], train_idx)
+    _save_part(root / SEALED / name / "test.npz", ds.X[test_idx], ds.y[test_idx], test_idx)
+    write_json(root / PREPARED / name / "meta.json", meta)
     return meta
 
 
@@ -248,7 +245,7 @@ def load_part(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_meta(name: str, root: Path | None = None) -> dict:
-    return json.loads((Path(root or ".") / PREPARED_DIR / name / "meta.json").read_text(encoding="utf-8"))
+    return json.loads((Path(root or ".") / PREPARED / name / "meta.json").read_text(encoding="utf-8"))
 
 
 def write_json(path: Path, obj) -> None:

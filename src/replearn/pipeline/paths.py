@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+REGISTRY_FILE = Path("data/registry.yaml")  # the shipped datasets (read by prepare and validation)
 PREPARED = Path("data/prepared")      # prepare -> training parts + meta.json
 SEALED = Path("data/sealed")          # prepare -> sealed test parts (read only by featurize and train)
 FEATURES = Path("data/features")      # featurize -> mapped parts + fitted feature maps

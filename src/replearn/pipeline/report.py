@@ -30,7 +30,6 @@ from replearn.pipeline import plots as _plots
 
 __all__ = ["ReportArtifacts", "build_report"]
 
-_FORMATS = ("html", "markdown")
 _DASH = "—"
 
 
@@ -146,25 +145,14 @@ class _Fmt:
 
 
 def _validate_settings(settings: Mapping) -> tuple[str, int, int, bool, tuple[str, ...]]:
-    title = settings.get("title") or "replearn report"
-    if not isinstance(title, str):
-        raise ConfigError(f"report.title must be a string, got {type(title).__name__}")
-    decimals = settings.get("decimals", 3)
-    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or not 0 <= decimals <= 12:
-        raise ConfigError(f"report.decimals must be an integer in [0, 12], got {decimals!r}")
-    dpi = settings.get("dpi", 100)
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)) or not 10 <= dpi <= 1200:
-        raise ConfigError(f"report.dpi must be an integer in [10, 1200], got {dpi!r}")
-    make_plots = settings.get("plots", True)
-    if not isinstance(make_plots, bool):
-        raise ConfigError(f"report.plots must be true or false, got {make_plots!r}")
-    formats = settings.get("formats", list(_FORMATS))
-    if isinstance(formats, str) or not isinstance(formats, Sequence):
-        raise ConfigError(f"report.formats must be a list drawn from {list(_FORMATS)}, got {formats!r}")
-    unknown = [f for f in formats if f not in _FORMATS]
-    if unknown:
-        raise ConfigError(f"report.formats has unknown format(s) {unknown}; expected a subset of {list(_FORMATS)}")
-    return title, int(decimals), int(dpi), make_plots, tuple(f for f in _FORMATS if f in formats)
+    """The report settings, checked by the configuration schema (the one owner of every key's rules)."""
+    from replearn.pipeline.config import REPORT_FORMATS, check_section
+
+    settings = {"title": "replearn report", "decimals": 3, "dpi": 100, "plots": True, **dict(settings)}
+    check_section("report", settings)
+    formats = settings.get("formats") or list(REPORT_FORMATS)
+    return (settings["title"], int(settings["decimals"]), int(settings["dpi"]), settings["plots"],
+            tuple(f for f in REPORT_FORMATS if f in formats))
 
 
 def _slug(name: str) -> str:
