@@ -9,7 +9,8 @@ import pytest
 
 from replearn.features import FeaturePipeline
 from replearn.models import create
-from replearn.pipeline import figures, figures_data
+from replearn.pipeline import figures_data
+from replearn.pipeline.report import figures
 
 
 @pytest.fixture(scope="module")

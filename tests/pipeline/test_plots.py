@@ -1,4 +1,4 @@
-"""Tests of the deterministic report plots (replearn.pipeline.plots)."""
+"""Tests of the deterministic report plots (replearn.pipeline.report.plots)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from replearn.pipeline.plots import critical_difference_diagram, score_distribution_plot, train_test_plot
+from replearn.pipeline.report.plots import critical_difference_diagram, score_distribution_plot, train_test_plot
 
 RANKS = {"gaussian_naive_bayes": 2.6667, "knn": 2.0, "logistic_regression": 1.3333}
 CLIQUES = [["logistic_regression", "knn", "gaussian_naive_bayes"]]

@@ -80,7 +80,7 @@ def test_cv52_rows_use_the_repeat_fold_layout():
 
 
 def test_full_result_schema_and_json():
-    cv, train = _experiment()
+    cv, train = _experiment(n_datasets=5)
     res = compare(cv, train, CFG)
     json.dumps(res, allow_nan=False)  # strict JSON
     assert res["pairwise_test"] == "corrected_resampled_ttest" and res["pairwise_test_config"] == "auto"
@@ -95,7 +95,7 @@ def test_full_result_schema_and_json():
     assert len(across["posthoc"]["comparisons"]) == 3 and "kendall_w" in across["friedman"]
     assert {"cd", "cliques"} <= set(across["nemenyi"])
     pairs = res["across_pairs"]
-    assert pairs["ran"] and len(pairs["rows"]) == 3 and pairs["smallest_possible_pvalue"] == 0.25
+    assert pairs["ran"] and len(pairs["rows"]) == 3 and pairs["smallest_possible_pvalue"] == 2 / 2**5
     assert all("bayesian_signed_rank" in r for r in pairs["rows"])
     summary = summary_metrics(res)
     assert "posthoc_significant_pairs" in summary and "across_pairs_significant" in summary
@@ -126,7 +126,7 @@ def test_two_models_on_many_datasets():
 def test_posthoc_against_a_control_and_lower_is_better():
     cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 3100.0, "c": 2500.0}, task="regression", seed=j) for j in range(4)}
     train = {d: _train(["a", "b", "c"], task="regression", seed=j) for j, d in enumerate(cv)}
-    res = compare(cv, train, {**CFG, "posthoc": "holm", "control": "c"})
+    res = compare(cv, train, {**CFG, "posthoc": "holm", "control": "c", "min_datasets": 4})
     ph = res["across_datasets"]["posthoc"]
     assert ph["control"] == "c" and [(r["a"], r["b"]) for r in ph["comparisons"]] == [("c", "a"), ("c", "b")]
     assert all(r["rank_difference"] > 0 and r["cliffs_delta"] > 0 for r in ph["comparisons"])  # c has lower mse
@@ -135,7 +135,8 @@ def test_posthoc_against_a_control_and_lower_is_better():
             assert row["p_b_better"] > 0.95
     tm = res["datasets"]["d0"]["test_set_metric"]
     assert tm["ran"] and tm["metric"] == "mse" and res["datasets"]["d0"]["test_set"] == []
-    missing = compare(cv, train, {**CFG, "posthoc": "holm", "control": "zzz"})["across_datasets"]["posthoc"]
+    missing = compare(cv, train, {**CFG, "posthoc": "holm", "control": "zzz", "min_datasets": 4}
+                      )["across_datasets"]["posthoc"]
     assert not missing["ran"] and "zzz" in missing["reason"]
 
 
@@ -171,3 +172,49 @@ def test_wins_follow_the_direction_of_the_metric():
     assert (row["wins_a"], row["wins_b"]) == (0, 4)  # b has the lower mse everywhere
     assert row["rank_biserial"] == -1.0 and row["bayesian_signed_rank"]["p_b_better"] > 0.9
 
+
+
+def test_few_datasets_give_average_ranks_and_no_test():
+    """With N = 3 the old stage declared a winner by ranks alone (rank difference 2 > CD)."""
+    cv, train = _experiment(n_datasets=3)
+    across = compare(cv, train, CFG)["across_datasets"]
+    assert not across["ran"] and across["n_datasets"] == 3
+    assert "N = 3" in across["reason"] and "no across-datasets test" in across["reason"]
+    assert across["average_ranks"] == {"gnb": 3.0, "knn": 2.0, "logreg": 1.0}
+    assert "friedman" not in across and "posthoc" not in across
+
+
+def test_friedman_on_few_datasets_is_exact_when_asked_for():
+    cv, train = _experiment(n_datasets=3)
+    across = compare(cv, train, {**CFG, "min_datasets": 3})["across_datasets"]
+    assert across["ran"] and across["friedman"]["pvalue_method"] == "exact"
+    assert across["friedman"]["pvalue"] == pytest.approx(1 / 36)
+    assert across["friedman"]["f_statistic"] is None  # unbounded: null, never the string "inf"
+    assert across["significant"] and across["posthoc"]["ran"]
+
+
+def test_no_posthoc_when_friedman_does_not_reject():
+    rng = np.random.default_rng(0)
+    cv = {f"d{j}": _cv(f"d{j}", {m: 0.9 + 0.01 * rng.normal() for m in "abc"}, seed=j) for j in range(6)}
+    train = {d: _train("abc", seed=j) for j, d in enumerate(cv)}
+    across = compare(cv, train, CFG)["across_datasets"]
+    if not across["significant"]:
+        assert not across["posthoc"]["ran"] and "did not reject" in across["posthoc"]["reason"]
+    assert across["n_datasets"] == 6
+
+
+def test_resampling_seeds_follow_names_not_positions():
+    cv, train = _experiment(n_datasets=2)
+    a = compare(cv, train, CFG)
+    renamed = {"zz" + d: {**v, "dataset": "zz" + d} for d, v in cv.items()}
+    # adding a dataset that sorts first must not change the other datasets' resampling tests
+    extra = {"a_first": {**cv["d0"], "dataset": "a_first"}, **cv}
+    b = compare(extra, {"a_first": train["d0"], **train}, CFG)
+    assert a["datasets"]["d1"]["test_set_metric"] == b["datasets"]["d1"]["test_set_metric"]
+    assert renamed  # names, not positions, decide the seeds
+
+
+def test_decision_rule_is_p_at_most_alpha():
+    from replearn.stats.registry import is_significant
+
+    assert is_significant(0.05, 0.05) and not is_significant(0.0500001, 0.05) and not is_significant(None, 0.05)

@@ -23,10 +23,11 @@ PAPER_RANKS = {"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.893, "C4.5+m+cf": 1.
 def test_tie_corrected_matches_scipy(seed, shape):
     rng = np.random.default_rng(seed)
     scores = np.round(rng.normal(size=shape), 0)  # coarse rounding: many ties
-    r = friedman(scores, tie_correction=True)
+    r = friedman(scores, tie_correction=True, exact=False)
     ref = stats.friedmanchisquare(*scores.T)
     assert r.statistic == pytest.approx(ref.statistic, rel=1e-12)
     assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert r.chi2_pvalue == pytest.approx(ref.pvalue, rel=1e-12)
     assert r.df == shape[1] - 1
 
 
@@ -202,3 +203,51 @@ def test_rounding_before_ranking():
     assert r.conventions["decimals"] == 6 and r.extra["average_ranks"][0] == pytest.approx((1.5 + 3) / 2)
     with pytest.raises(ValueError, match="decimals must be an integer"):
         rank_scores(scores, decimals=0.5)
+
+
+# ----------------------------------------------------------------------------- exact small-sample p-values
+def test_unanimous_ranking_of_three_models_on_three_datasets_has_exact_p_one_in_36():
+    """All 3 data sets rank 3 models alike: under the null 6 of the 6^3 equally likely rankings do so."""
+    r = friedman([[0.9, 0.8, 0.7], [0.95, 0.85, 0.6], [0.7, 0.6, 0.5]])
+    assert r.pvalue_method == "exact"
+    assert r.pvalue == pytest.approx(1 / 36, rel=1e-12)
+    assert r.chi2_pvalue == pytest.approx(stats.chi2.sf(6.0, 2))  # 0.0498: the approximation is far off
+    assert r.f_statistic == np.inf and r.df_f == (2, 4)
+    assert (r.n_datasets, r.k_models) == (3, 3)
+
+
+@pytest.mark.parametrize("seed, shape", [(0, (3, 3)), (1, (4, 3)), (2, (3, 4)), (3, (2, 5))])
+def test_exact_pvalue_equals_brute_force_enumeration(seed, shape):
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.normal(size=shape), 0)  # ties included
+    r = friedman(scores, exact=True)
+    ranks = rank_scores(scores)
+    observed = np.sum(ranks.sum(axis=0) ** 2)
+    per_row = [sorted(set(itertools.permutations(row))) for row in ranks]
+    hits = total = 0
+    for combo in itertools.product(*per_row):
+        total += 1
+        hits += np.sum(np.sum(combo, axis=0) ** 2) >= observed - 1e-9
+    assert r.pvalue == pytest.approx(hits / total, rel=1e-12)
+
+
+def test_exact_pvalue_is_exact_in_size_where_iman_davenport_is_liberal():
+    """Over every ranking configuration of N = 3, k = 3, the exact test rejects at most alpha of them."""
+    import itertools
+
+    perms = list(itertools.permutations([1.0, 2.0, 3.0]))
+    configs = list(itertools.product(perms, repeat=3))
+    exact_rej = sum(friedman(np.array(c), higher_is_better=False).pvalue <= 0.05 for c in configs) / len(configs)
+    f_rej = sum(friedman(np.array(c), higher_is_better=False).f_pvalue <= 0.05 for c in configs) / len(configs)
+    assert exact_rej <= 0.05
+    assert f_rej > 0.15  # the liberal Iman-Davenport approximation at N = 3 (issue: 19 %)
+
+
+def test_large_n_uses_the_chi_square_approximation():
+    rng = np.random.default_rng(5)
+    r = friedman(rng.normal(size=(14, 4)))
+    assert r.pvalue_method == "chi2" and r.pvalue == r.chi2_pvalue
+    with pytest.raises(ValueError, match="exact Friedman p-value needs k <= 6"):
+        friedman(rng.normal(size=(3, 8)), exact=True)

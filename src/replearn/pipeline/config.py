@@ -234,6 +234,18 @@ def _unsupervised_metrics():
     return list(UNSUPERVISED_METRICS)
 
 
+def _procedures(role: str) -> list[str]:
+    from ..stats.registry import names
+
+    return names(role)
+
+
+def _posthoc_options() -> list[str]:
+    from ..stats.registry import POSTHOC_CONFIG
+
+    return list(POSTHOC_CONFIG)
+
+
 def _schemes():
     from ..evaluation.splits import SCHEMES
 
@@ -290,24 +302,21 @@ SCHEMA = {
     },
     "stats": {
         "alpha": Range(float, 0.0, 1.0, open_lo=True, open_hi=True),
-        "pairwise_test": Choice(
-            ["auto", "corrected_resampled_ttest", "cv52_ttest", "cv52_ftest", "paired_ttest"], "pairwise test"
-        ),
-        "correction": Choice(
-            ["holm", "bonferroni", "hochberg", "hommel", "shaffer", "bergmann_hommel", "none"], "correction"
-        ),
+        "pairwise_test": Choice(lambda: ["auto", *_procedures("cv_pairwise")], "pairwise test"),
+        "correction": Choice(lambda: _procedures("correction"), "correction"),
         "bayesian": Optional_(bool),
         "rope": Optional_(Range(float, 0.0, None, why="half-width of the region of practical equivalence")),
         "rope_scale": Optional_(Choice(["absolute", "relative"], "ROPE scale")),
-        "test_set_test": Choice(["mcnemar", "none"], "test-set test"),
+        "test_set_test": Choice(lambda: [*_procedures("test_set"), "none"], "test-set test"),
         "mcnemar_method": Choice(["exact", "midp", "chi2", "chi2_cc"], "McNemar method"),
-        "test_set_metric_test": Optional_(Choice(["permutation", "paired_bootstrap", "none"], "test-set metric test")),
+        "test_set_metric_test": Optional_(Choice(lambda: [*_procedures("test_set_metric"), "none"],
+                                                 "test-set metric test")),
         "resamples": Optional_(Range(int, 99, 1_000_000, why="99 gives a usable p-value; the upper limit bounds memory")),
-        "across_pairs_test": Optional_(Choice(["wilcoxon", "sign_test", "none"], "across-datasets pairwise test")),
-        "across_datasets": Choice(["friedman_nemenyi", "none"], "across-datasets test"),
-        "posthoc": Optional_(Choice(
-            ["nemenyi", "bonferroni_dunn", "holm", "hochberg", "hommel", "shaffer", "bergmann_hommel", "bonferroni",
-             "none"], "post-hoc procedure")),
+        "across_pairs_test": Optional_(Choice(lambda: [*_procedures("across_pairs"), "none"],
+                                              "across-datasets pairwise test")),
+        "across_datasets": Choice(lambda: [*_procedures("across_datasets"), "none"], "across-datasets test"),
+        "min_datasets": Optional_(Range(int, 2, 10_000, why="fewer datasets: average ranks only, no test")),
+        "posthoc": Optional_(Choice(lambda: _posthoc_options(), "post-hoc procedure")),
         "control": Optional_(str),
         "round_before_ranking": Optional_(Range(int, 0, 15)),
     },

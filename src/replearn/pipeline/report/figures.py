@@ -7,7 +7,7 @@
 * :func:`decomposition_plots` -- explained-variance spectrum, the leading components (as 8x8 images for
   digits) and the 2-D projection coloured by label.
 
-Same rules as :mod:`replearn.pipeline.plots`: the object API on an Agg canvas, a fixed style, no
+Same rules as :mod:`replearn.pipeline.report.plots`: the object API on an Agg canvas, a fixed style, no
 randomness, PNGs without a software tag, so reruns write identical bytes.
 """
 

@@ -1,0 +1,192 @@
+"""Report builder: a self-contained HTML report, a Markdown summary and PNG plots.
+
+Inputs are the JSON results written by the earlier pipeline stages (cross-validation,
+significance tests, final train/test metrics). The report is assembled once as a small
+document model (headings, paragraphs, tables, images, lists) and rendered twice, to HTML and
+to Markdown, so both carry exactly the same information.
+
+Reproducibility: nothing machine-dependent goes in (no timestamps, no absolute paths, no
+library versions); datasets and models are listed in sorted order; the plots are
+byte-deterministic (see :mod:`replearn.pipeline.report.plots`). Rerunning with the same inputs
+writes byte-identical files.
+
+The package: :mod:`.document` (the document model and formatting), :mod:`.sections` (one builder per
+part of the report), :mod:`.summary` (the verdicts at the top), :mod:`.html` and :mod:`.markdown` (the
+renderers), :mod:`.plots` and :mod:`.figures` (the deterministic PNG plots).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import figures as _figures
+from . import plots as _plots
+from .document import _Document, _Fmt, _Heading, _Image, _Paragraph
+from .html import _render_html
+from .markdown import _render_markdown
+from .sections import (
+    _across_metric, _across_pairs_section, _across_section, _alpha, _bayesian_table, _crossval_table, _header,
+    _how_to_read, _join_names, _mcnemar_table, _pairwise_table, _slug, _test_set_metric_table, _test_table,
+    _validate_settings, describe_scheme,
+)
+
+__all__ = ["ReportArtifacts", "build_report", "describe_scheme"]
+
+@dataclass(frozen=True)
+class ReportArtifacts:
+    """Paths of what :func:`build_report` wrote.
+
+    ``html`` / ``markdown`` are None when that format is not in ``settings["formats"]``;
+    ``plots`` is sorted (empty when ``settings["plots"]`` is false).
+    """
+
+    html: Path | None
+    markdown: Path | None
+    plots: list[Path]
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def build_report(
+    *,
+    crossval: dict[str, dict],
+    significance: dict,
+    train_metrics: dict,
+    settings: dict,
+    experiment: dict,
+    out_dir: Path,
+    train_results: dict | None = None,
+) -> ReportArtifacts:
+    """Write ``out_dir/report.html``, ``out_dir/report.md`` and ``out_dir/plots/*.png``.
+
+    Parameters
+    ----------
+    crossval : dict
+        dataset name -> cross-validation result (schema of the ``crossval`` stage).
+    significance : dict
+        Output of the ``compare`` stage: per-dataset pairwise tests and the across-datasets
+        Friedman/Nemenyi analysis.
+    train_metrics : dict
+        dataset -> model -> {"train": {metric: value}, "test": {metric: value}}.
+    settings : dict
+        The ``report`` config section: title, decimals (3), dpi (100), plots (true),
+        formats (["html", "markdown"]).
+    experiment : dict
+        name, params_hash, datasets, models (shown in the header).
+    out_dir : Path
+        Output folder (created). Stale ``plots/*.png`` from an earlier run are removed so the
+        folder matches the report.
+    train_results : dict, optional
+        dataset -> the train stage's ``results/train/<dataset>.json`` (predictions and the data of
+        the model views: learning curves, decision regions, clusters, components), drawn by
+        :func:`replearn.pipeline.figures.model_views`.
+
+    Returns
+    -------
+    ReportArtifacts
+        The written paths (``html``/``markdown`` None for a format not requested).
+
+    Raises
+    ------
+    ConfigError
+        Invalid ``settings`` values (decimals, dpi, plots, formats).
+    """
+    title, decimals, dpi, make_plots, formats = _validate_settings(settings)
+    f = _Fmt(decimals)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plot_dir = out_dir / "plots"
+    written: list[Path] = []
+    images: dict[str, bytes] = {}
+
+    def plot(relname: str, draw) -> str | None:
+        if not make_plots:
+            return None
+        path = plot_dir / relname
+        draw(path)
+        written.append(path)
+        rel = f"plots/{relname}"
+        images[rel] = path.read_bytes()
+        return rel
+
+    doc = _Document(title)
+    _header(doc, experiment, crossval)
+    sig_datasets = significance.get("datasets") or {}
+    for ds in sorted(crossval):
+        cv = crossval[ds]
+        slug = _slug(ds)
+        doc.add(_Heading(2, f"Dataset: {ds}"))
+        doc.add(_Heading(3, "Cross-validation"))
+        _crossval_table(doc, cv, f)
+        primary = cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
+        if primary is not None and cv.get("models"):
+            rel = plot(f"cv_{slug}.png", lambda p: _plots.score_distribution_plot(ds, cv, primary, p, dpi))
+            if rel:
+                doc.add(_Image(rel, f"Score distribution of {primary} on {ds}"))
+        doc.add(_Heading(3, "Sealed test set"))
+        _test_table(doc, ds, cv, train_metrics, f)
+        if primary is not None and train_metrics.get(ds):
+            rel = plot(
+                f"train_test_{slug}.png",
+                lambda p: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),
+            )
+            if rel:
+                doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
+        if make_plots and (train_results or {}).get(ds):
+            views = _figures.model_views(train_results[ds], list(cv.get("classes") or []), plot_dir, slug, dpi)
+            if views:
+                doc.add(_Heading(3, "Model views"))
+            for caption, path in views:
+                written.append(path)
+                rel = f"plots/{path.name}"
+                images[rel] = path.read_bytes()
+                doc.add(_Image(rel, caption))
+        doc.add(_Heading(3, "Pairwise significance (cross-validation)"))
+        entry = sig_datasets.get(ds) or {}
+        left_out = (significance.get("excluded") or {}).get(ds)
+        if left_out:
+            doc.add(_Paragraph(
+                f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."
+            ))
+        _pairwise_table(doc, entry, cv, significance, f)
+        _bayesian_table(doc, entry, significance, f)
+        doc.add(_Heading(3, "McNemar's test (sealed test set)"))
+        _mcnemar_table(doc, entry, cv, f)
+        _test_set_metric_table(doc, entry, significance, f)
+
+    across = significance.get("across_datasets")
+    cd_image = None
+    if across and across.get("ran") and len(across.get("average_ranks") or {}) >= 2:
+        nem = across.get("nemenyi") or {}
+        rel = plot(
+            "critical_difference.png",
+            lambda p: _plots.critical_difference_diagram(
+                across["average_ranks"], nem.get("cd"), nem.get("cliques") or [], p, dpi,
+                title=f"Average ranks on {_across_metric(across, significance, crossval)[0]} "
+                f"(Nemenyi, α = {_alpha(nem.get('alpha'))})",
+            ),
+        )
+        if rel:
+            cd_image = _Image(rel, "Critical difference diagram of the average ranks")
+    _across_section(doc, across, significance, crossval, f, cd_image)
+    _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
+    _how_to_read(doc, significance)
+
+    # Remove plots left over from an earlier run so the folder matches this report.
+    if plot_dir.is_dir():
+        keep = set(written)
+        for stale in sorted(plot_dir.glob("*.png")):
+            if stale not in keep:
+                stale.unlink()
+
+    html_path = md_path = None
+    if "html" in formats:
+        html_path = out_dir / "report.html"
+        html_path.write_text(_render_html(doc, images), encoding="utf-8", newline="\n")
+    if "markdown" in formats:
+        md_path = out_dir / "report.md"
+        md_path.write_text(_render_markdown(doc), encoding="utf-8", newline="\n")
+    return ReportArtifacts(html=html_path, markdown=md_path, plots=sorted(written))
+
