@@ -140,18 +140,17 @@ def test_mcnemar_table_and_regression_note(built):
 def test_across_datasets_section(built):
     art, text, md = built
     for doc in (text, md):
-        assert "χ²_F = 4.667 (df = 2), p = 0.097" in doc
+        assert "χ²_F = 4.667 (df = 2, N = 3 datasets, k = 3 models), p = 0.097 (chi-square approximation)" in doc
         assert "F_F = 7.000 (df = 2, 4), p = 0.049" in doc
         assert "CD = 1.914" in doc
         assert "q_α = 2.343" in doc
-        assert "does not reject, at α = 0.05," in doc
+        assert "does not reject, at α = 0.05 over N = 3 datasets," in doc
     # average ranks table sorted best first, best in bold
     ranks = re.search(r"<th>Average rank</th>.*?</table>", text, flags=re.S).group(0)
     assert ranks.index("logistic_regression") < ranks.index("knn") < ranks.index("gaussian_naive_bayes")
     assert "<strong>1.333</strong>" in ranks
-    # one sentence for the clique, members in rank order
-    assert "logistic_regression, knn and gaussian_naive_bayes: not significantly different" in text
-    assert "span 1.333 ≤ CD = 1.914" in text
+    # Friedman does not reject: no clique or pair verdicts, the diagram is descriptive
+    assert "not significantly different by Nemenyi" not in text and "the rank diagram is descriptive" in text
     assert "critical_difference.png" in md
     assert "significantly better than" not in text  # no rank difference exceeds the CD
 
@@ -163,10 +162,12 @@ def test_across_pairs_beyond_cd_are_named(tmp_path, report_inputs):
     report_inputs["significance"]["across_datasets"]["significant"] = True
     report_inputs["settings"]["plots"] = False
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
-    expected = "logistic_regression is significantly better than gaussian_naive_bayes (rank difference 1.333 &gt; CD"
+    expected = ("logistic_regression is significantly better than gaussian_naive_bayes by Nemenyi's CD over N = 3 "
+                "datasets (rank difference 1.333 ≥ CD")
+    text = __import__("html").unescape(text)
     assert expected in text
     assert "knn is significantly better" not in text
-    assert "The Friedman test rejects" in text
+    assert "Friedman's test rejects" in text
 
 
 def test_across_not_ran_reports_reason_and_no_cd_diagram(tmp_path, report_inputs, significance_not_ran):
@@ -416,3 +417,72 @@ def test_relative_rope_is_described(tmp_path, report_inputs):
     assert "region of practical equivalence (±1% of the pair&#x27;s mean score)" in text
     assert "P(≈, ±1% of the pair&#x27;s mean score)" in text
 
+
+
+def _summary(text: str) -> str:
+    return re.search(r"<h2>Summary</h2>.*?</ul>", text, flags=re.S).group(0)
+
+
+def test_summary_comes_first_and_names_every_dataset_in_the_configured_order(tmp_path, report_inputs):
+    report_inputs["experiment"]["datasets"] = ["wine", "iris", "diabetes"]
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    body = text[text.index("<body>"):]
+    assert body.index("<h2>Summary</h2>") < body.index("<table>")
+    summary = _summary(text)
+    assert summary.index("wine:") < summary.index("iris:") < summary.index("diabetes:")
+    assert "Across N = 3 datasets" in summary
+    assert text.index("Dataset: wine") < text.index("Dataset: iris")
+
+
+def test_summary_reconciles_frequentist_and_bayesian_verdicts(tmp_path, report_inputs):
+    """A pair significant after correction but practically equivalent by the ROPE: both said, and why."""
+    sig = report_inputs["significance"]
+    entry = sig["datasets"]["iris"]
+    cv = report_inputs["crossval"]["iris"]
+    means = {m: sum(v["scores"]["accuracy"]) / len(v["scores"]["accuracy"]) for m, v in cv["models"].items()}
+    best, runner = sorted(means, key=lambda m: -means[m])[:2]
+    for row in entry["cv"]:
+        if {row["model_a"], row["model_b"]} == {best, runner}:
+            row.update(significant=True, pvalue=0.001, pvalue_adjusted=0.003, winner=best)
+    for row in entry["bayesian"]:
+        if {row["model_a"], row["model_b"]} == {best, runner}:
+            row.update(p_a_better=0.01, p_equivalent=0.98, p_b_better=0.01)
+    report_inputs["settings"]["plots"] = False
+    summary = _summary(_build(tmp_path, **report_inputs).html.read_text(encoding="utf-8"))
+    line = next(li for li in summary.split("<li>") if li.startswith("iris:"))
+    assert f"iris: {best} has the best mean cross-validation accuracy" in line
+    assert "significant by the corrected resampled t-test after Holm (adjusted p = 0.003" in line
+    assert "practically equivalent" in line and "disagree in words only" in line
+    assert "Holm" in line
+
+
+def test_summary_never_declares_a_winner_across_few_datasets(tmp_path, report_inputs):
+    across = report_inputs["significance"]["across_datasets"]
+    ranks = across["average_ranks"]
+    report_inputs["significance"]["across_datasets"] = {
+        "ran": False, "n_datasets": 3, "average_ranks": ranks, "models": across["models"],
+        "datasets": across["datasets"], "scores": across["scores"], "metric": across["metric"],
+        "reason": "only N = 3 datasets (stats.min_datasets = 5)"}
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    assert "no across-datasets test was run, so no model is declared better" in _summary(text)
+    assert "significantly better than" not in text
+    assert "Average rank" in text
+
+
+def test_exact_friedman_hides_the_liberal_iman_davenport_pvalue(tmp_path, report_inputs):
+    fr = report_inputs["significance"]["across_datasets"]["friedman"]
+    fr.update(pvalue=1 / 36, pvalue_method="exact", f_statistic=None)
+    report_inputs["significance"]["across_datasets"]["significant"] = True
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    assert "p = 0.028 (exact" in text and "Iman–Davenport F_F =" not in text
+
+
+def test_unadjusted_ci_excluding_zero_is_explained(tmp_path, report_inputs):
+    row = report_inputs["significance"]["datasets"]["iris"]["cv"][0]
+    row.update(significant=False, pvalue=0.04, pvalue_adjusted=0.145, ci=[0.001, 0.03], winner=None)
+    report_inputs["settings"]["plots"] = False
+    text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
+    assert "no significant difference after Holm (the unadjusted CI excludes 0" in text

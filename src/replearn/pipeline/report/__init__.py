@@ -6,7 +6,7 @@ document model (headings, paragraphs, tables, images, lists) and rendered twice,
 to Markdown, so both carry exactly the same information.
 
 Reproducibility: nothing machine-dependent goes in (no timestamps, no absolute paths, no
-library versions); datasets and models are listed in sorted order; the plots are
+library versions); datasets are listed in the configured order and models in sorted order; the plots are
 byte-deterministic (see :mod:`replearn.pipeline.report.plots`). Rerunning with the same inputs
 writes byte-identical files.
 
@@ -22,14 +22,28 @@ from pathlib import Path
 
 from . import figures as _figures
 from . import plots as _plots
-from .document import _Document, _Fmt, _Heading, _Image, _Paragraph
+from .document import _Document, _Fmt, _Heading, _Image, _List, _Paragraph
 from .html import _render_html
 from .markdown import _render_markdown
 from .sections import (
-    _across_metric, _across_pairs_section, _across_section, _alpha, _bayesian_table, _crossval_table, _header,
-    _how_to_read, _join_names, _mcnemar_table, _pairwise_table, _slug, _test_set_metric_table, _test_table,
-    _validate_settings, describe_scheme,
+    _across_metric,
+    _across_pairs_section,
+    _across_section,
+    _alpha,
+    _bayesian_table,
+    _crossval_table,
+    _header,
+    _how_to_read,
+    _join_names,
+    _mcnemar_table,
+    _pairwise_table,
+    _slug,
+    _test_set_metric_table,
+    _test_table,
+    _validate_settings,
+    describe_scheme,
 )
+from .summary import summary_lines
 
 __all__ = ["ReportArtifacts", "build_report", "describe_scheme"]
 
@@ -112,9 +126,17 @@ def build_report(
         return rel
 
     doc = _Document(title)
+    order = [d for d in experiment.get("datasets") or [] if d in crossval]  # the configured order
+    order += [d for d in sorted(crossval) if d not in order]
+    doc.add(_Heading(2, "Summary"))
+    doc.add(_List(tuple(summary_lines(crossval, significance, f, order))))
+    doc.add(_Paragraph(
+        "Each verdict names the test that made it; the sections below give every number. How often these tests "
+        "reject a true null hypothesis (their calibration) is measured in docs/statistics.md, section Calibration "
+        "(../docs/statistics.md#calibration)."))
     _header(doc, experiment, crossval)
     sig_datasets = significance.get("datasets") or {}
-    for ds in sorted(crossval):
+    for ds in order:
         cv = crossval[ds]
         slug = _slug(ds)
         doc.add(_Heading(2, f"Dataset: {ds}"))

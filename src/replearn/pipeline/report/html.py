@@ -9,8 +9,6 @@ from collections.abc import Mapping
 
 from .document import _Document, _Heading, _Image, _List, _Paragraph, _Table
 
-
-
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222; margin: 2em auto;
        max-width: 72em; padding: 0 1em; line-height: 1.45; }

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from .html import _NUMERIC
 from .document import _Document, _Heading, _Image, _List, _Paragraph, _Table
+from .html import _NUMERIC
 
 _MD_SPECIAL = re.compile(r"([\\`*|]|<(?=[A-Za-z/!?])|^[#>]|!(?=\[)|\](?=[(\[]))")
 _MD_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_|_(?!\w)")

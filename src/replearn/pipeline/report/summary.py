@@ -1,0 +1,143 @@
+"""The summary at the top of the report: one verdict per dataset and one across datasets.
+
+Each line reads the same rows the sections below show (the pairwise test after correction, the
+Bayesian analysis with its ROPE, the across-datasets analysis), so the summary can never say more
+than the sections do; where the frequentist and the Bayesian analyses disagree it says so and why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ...stats.registry import label
+from .document import _DASH, _Fmt
+
+DECISION = 0.95  # posterior probability needed for a Bayesian verdict (Benavoli et al. 2017)
+
+
+def _mean(values) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals and len(vals) == len(values) else None
+
+
+def _pair_row(rows, a: str, b: str) -> tuple[Mapping | None, bool]:
+    """The row comparing ``a`` and ``b`` and whether ``a`` is its model A."""
+    for r in rows or []:
+        if (r.get("model_a"), r.get("model_b")) == (a, b):
+            return r, True
+        if (r.get("model_a"), r.get("model_b")) == (b, a):
+            return r, False
+    return None, True
+
+
+def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> str:
+    """One dataset's verdict: the best model on the primary metric and what the tests say together."""
+    metric = cv.get("primary_metric") or significance.get("metric")
+    higher = (cv.get("greater_is_better") or {}).get(metric, True)
+    excluded = set((significance.get("excluded") or {}).get(name) or [])
+    means = {m: _mean(v.get("scores", {}).get(metric) or []) for m, v in (cv.get("models") or {}).items()
+             if m not in excluded}
+    means = {m: v for m, v in means.items() if v is not None and math.isfinite(v)}
+    if not means:
+        return f"{name}: no model has a {metric} score to compare."
+    ordered = sorted(means, key=lambda m: (-means[m] if higher else means[m], m))
+    best = ordered[0]
+    if len(ordered) == 1:
+        return f"{name}: {best} is the only model with a {metric} score ({f.num(means[best])}); nothing to compare."
+    runner = ordered[1]
+    diff = abs(means[best] - means[runner])
+    head = (f"{name}: {best} has the best mean cross-validation {metric} ({f.num(means[best])}), "
+            f"{f.num(diff)} {'above' if higher else 'below'} the runner-up {runner} ({f.num(means[runner])})")
+    row, _ = _pair_row(entry.get("cv"), best, runner)
+    correction = label(significance.get("correction") if significance.get("correction") != "none" else None)
+    if row is None:
+        return head + "; no pairwise test was recorded."
+    test = label(row.get("test") or significance.get("pairwise_test"))
+    sig = bool(row.get("significant"))
+    p_adj = row.get("pvalue_adjusted", row.get("pvalue"))
+    alpha = float(significance.get("alpha", 0.05))
+    freq = (f"{'significant' if sig else 'not significant'} by the {test} after {correction} "
+            f"(adjusted p = {f.pvalue(p_adj)}, α = {alpha:g})")
+    brow, best_is_a = _pair_row(entry.get("bayesian"), best, runner)
+    if brow is None:
+        return f"{head}; {freq}."
+    p_better = brow.get("p_a_better") if best_is_a else brow.get("p_b_better")
+    p_worse = brow.get("p_b_better") if best_is_a else brow.get("p_a_better")
+    p_eq = brow.get("p_equivalent")
+    rope = brow.get("rope")
+    rope_txt = f"±{f.num(rope)}" if rope is not None else _DASH
+    if p_better is not None and p_better >= DECISION:
+        bayes, kind = f"Bayesian: practically better with probability {f.num(p_better)}", "better"
+    elif p_eq is not None and p_eq >= DECISION:
+        bayes, kind = (f"Bayesian: practically equivalent (within the ROPE {rope_txt}) with probability "
+                       f"{f.num(p_eq)}"), "equivalent"
+    elif p_worse is not None and p_worse >= DECISION:
+        bayes, kind = f"Bayesian: practically worse with probability {f.num(p_worse)}", "worse"
+    else:
+        bayes, kind = (f"Bayesian: undecided (P(better) = {f.num(p_better)}, P(equivalent within {rope_txt}) = "
+                       f"{f.num(p_eq)})"), "undecided"
+    if sig and kind == "better":
+        why = "both analyses agree"
+    elif not sig and kind in ("equivalent", "undecided"):
+        why = ("both analyses agree that the data show no meaningful difference" if kind == "equivalent"
+               else "both analyses agree that the data cannot tell them apart")
+    elif sig and kind == "equivalent":
+        why = (f"they disagree in words only: the difference is detectable but smaller than the ROPE ({rope_txt}), "
+               "so it is of no practical size")
+    elif sig and kind == "undecided":
+        why = ("the test detects a difference, but the Bayesian analysis cannot yet say whether it exceeds the ROPE "
+               f"({rope_txt})")
+    elif not sig and kind == "better":
+        why = (f"they disagree: the Bayesian analysis (one pair, no multiplicity adjustment) favours {best}, while the "
+               f"{correction}-adjusted test over all pairs does not reject; treat the difference as suggestive")
+    else:
+        why = "the analyses disagree; see the pairwise and Bayesian tables"
+    return f"{head}; {freq}; {bayes} — {why}."
+
+
+def across_line(significance: Mapping, f: _Fmt) -> str | None:
+    """The verdict across datasets (ranks, Friedman and the post-hoc procedure), stating N."""
+    across = significance.get("across_datasets") or {}
+    ranks = across.get("average_ranks") or {}
+    n = across.get("n_datasets", len(across.get("datasets") or []))
+    if not ranks:
+        pairs = significance.get("across_pairs") or {}
+        if pairs.get("ran"):
+            sig = [r for r in pairs.get("rows") or [] if r.get("significant")]
+            verdicts = "; ".join(f"{r['winner']} better than "
+                                 f"{r['model_b'] if r['winner'] == r['model_a'] else r['model_a']}" for r in sig
+                                 if r.get("winner"))
+            return (f"Across N = {len(pairs.get('datasets') or [])} datasets ({label(pairs.get('test'))}, "
+                    f"smallest attainable p = {f.pvalue(pairs.get('smallest_possible_pvalue'))}): "
+                    + (verdicts or "no pair differs significantly") + ".")
+        return None if not across.get("reason") else f"Across datasets: not compared ({across['reason']})."
+    order = sorted(ranks, key=lambda m: (ranks[m], m))
+    ranking = ", ".join(f"{m} ({f.num(ranks[m])})" for m in order)
+    if not across.get("ran"):
+        return (f"Across N = {n} datasets: average ranks {ranking}; no across-datasets test was run, so no model is "
+                f"declared better ({across.get('reason')}).")
+    fr = across.get("friedman") or {}
+    method = "exact" if fr.get("pvalue_method") == "exact" else "chi-square approximation"
+    head = f"Across N = {n} datasets: average ranks {ranking}; Friedman p = {f.pvalue(fr.get('pvalue'))} ({method})"
+    if not across.get("significant"):
+        return head + ": no significant difference among the models."
+    ph = across.get("posthoc") or {}
+    if not ph.get("ran"):
+        return head + f": significant, but no post-hoc comparison was run ({ph.get('reason')})."
+    found = [c for c in ph.get("comparisons") or [] if c.get("significant")]
+    proc = label(ph.get("method_used") or ph.get("method"))
+    if not found:
+        return head + f": significant overall, but no pair differs after {proc}."
+    better = [f"{c['a'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['b']} better than "
+              f"{c['b'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['a']}" for c in found]
+    return head + f"; post-hoc ({proc}): " + "; ".join(better) + "."
+
+
+def summary_lines(crossval: Mapping, significance: Mapping, f: _Fmt, order: list[str]) -> list[str]:
+    sig = significance.get("datasets") or {}
+    lines = [dataset_line(d, crossval[d], sig.get(d) or {}, significance, f) for d in order if d in crossval]
+    across = across_line(significance, f)
+    if across:
+        lines.append(across)
+    return lines
