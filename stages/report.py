@@ -1,11 +1,11 @@
 """Stage `report`: the self-contained HTML report and Markdown summary with plots (reports/), then one
-MLflow parent run with nested per-dataset x model runs (the only stage that talks to MLflow)."""
-
-from pathlib import Path
+MLflow parent run with nested per-dataset x model runs (the only stage that talks to MLflow), holding the
+dvc.lock this run ends with."""
 
 from replearn.pipeline import paths, tracking
 from replearn.pipeline.config import project_root
 from replearn.pipeline.data import read_json
+from replearn.pipeline.lockfile import final_lock_text
 from replearn.pipeline.report import build_report
 from replearn.pipeline.stage import log, run
 
@@ -21,12 +21,16 @@ def main(params: dict) -> None:
                        settings=params["report"], experiment=experiment, out_dir=paths.REPORTS,
                        train_results=train_results)
     log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
+    if not params["tracking"]["enabled"]:
+        log("report", "MLflow tracking is off (tracking.enabled: false)")
+        return
+    lock = final_lock_text(project_root(), "report")
     res = tracking.log_pipeline_run(params=params, crossval=crossval, significance=significance,
                                     train_metrics=train_metrics, train_results=train_results, project_root=project_root(),
-                                    artifacts=[art.html, art.markdown, paths.REPORTS / "plots", Path("dvc.lock")])
+                                    artifacts=[p for p in (art.html, art.markdown, paths.REPORTS / "plots") if p],
+                                    extra_files={"dvc.lock": lock} if lock else None)
     log("report", {"logged": f"MLflow run {res['run_id']} in {res['tracking_uri']}",
-                   "exists": f"MLflow run {res['run_id']} already holds these results; nothing logged",
-                   "disabled": "MLflow tracking is off (tracking.enabled: false)"}[res["status"]])
+                   "exists": f"MLflow run {res['run_id']} already holds these results; nothing logged"}[res["status"]])
 
 
 if __name__ == "__main__":

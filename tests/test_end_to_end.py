@@ -55,6 +55,22 @@ def _mlflow_runs(proj: Path):
     return client.search_runs([exp.experiment_id], max_results=1000)
 
 
+def _check_tracking(proj: Path, parent, runs) -> None:
+    """Finished runs, real timestamps, the classic-ML experiment view and the final dvc.lock as an artifact."""
+    import yaml
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{proj}/mlflow.db")
+    assert {r.info.status for r in runs} == {"FINISHED"}
+    exp = client.get_experiment_by_name("replearn")
+    assert exp.tags.get("mlflow.experimentKind") == "custom_model_development"
+    history = client.get_metric_history(parent.info.run_id, next(iter(parent.data.metrics)))
+    assert all(m.timestamp > 1_600_000_000_000 for m in history)  # not 1970
+    logged = Path(client.download_artifacts(parent.info.run_id, "dvc.lock", str(proj / "dl")))
+    assert logged.read_text() == (proj / "dvc.lock").read_text()  # byte for byte
+    shutil.rmtree(proj / "dl")
+
+
 def test_pipeline_end_to_end(tmp_path):
     proj = tmp_path / "proj"
     _copy_project(proj)
@@ -78,12 +94,14 @@ def test_pipeline_end_to_end(tmp_path):
     assert 0.8 < cv["iris"]["knn"]["accuracy_mean"] <= 1.0
     sig = json.loads((proj / "results" / "significance.json").read_text())
     assert sig["pairwise_test"] == "corrected_resampled_ttest" and len(sig["datasets"]["iris"]["cv"]) == 3
-    assert sig["across_datasets"]["ran"]  # 2 datasets x 3 models
+    across = sig["across_datasets"]  # 2 datasets x 3 models: ranks only, no test below stats.min_datasets
+    assert not across["ran"] and across["n_datasets"] == 2 and len(across["average_ranks"]) == 3
     runs = _mlflow_runs(proj)
     parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     assert len(parents) == 1
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parents[0].info.run_id]
     assert len(children) == 6
+    _check_tracking(proj, parents[0], runs)
     before = _digests(proj)
 
     second = _run(dvc + ["repro"], proj, env)
@@ -106,3 +124,36 @@ def test_pipeline_end_to_end(tmp_path):
     kids = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == tagged[0].info.run_id]
     assert sorted(r.data.tags["mlflow.runName"] for r in kids) == [
         "iris/gaussian_naive_bayes", "iris/knn", "wine/gaussian_naive_bayes", "wine/knn"]
+
+
+def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp_path):
+    """`dvc exp run -S +cv.fodls=5` used to exit 0; restricting `dataset.iris.models` used to rerun nothing."""
+    proj = tmp_path / "proj"
+    _copy_project(proj)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}", DVC_NO_ANALYTICS="1",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.invalid", CI="1")
+    dvc = [sys.executable, "-m", "dvc"]
+    _run(["git", "init", "-q", "-b", "main"], proj, env)
+    _run([sys.executable, "-m", "replearn", "compose", "+experiment=smoke", "tracking=off"], proj, env)
+    _run(dvc + ["repro"], proj, env, timeout=600)
+    _run(["git", "add", "-A"], proj, env)
+    _run(["git", "commit", "-qm", "baseline"], proj, env)
+    committed = (proj / "params.yaml").read_text()
+
+    bad = subprocess.run(dvc + ["exp", "run", "-S", "+experiment=smoke", "-S", "tracking=off", "-S", "+cv.fodls=5"],
+                         cwd=proj, env=env, capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0
+    assert "cv.fodls: unknown key" in bad.stdout + bad.stderr
+    assert (proj / "params.yaml").read_text() == committed, "a rejected experiment left its params.yaml behind"
+
+    res = _run(dvc + ["exp", "run", "-S", "+experiment=smoke", "-S", "tracking=off",
+                      "-S", "+dataset.iris.models=[knn,logistic_regression]"], proj, env, timeout=600)
+    out = res.stdout + res.stderr
+    assert "Running stage 'train'" in out and "Running stage 'crossval'" in out
+    cv = json.loads((proj / "results" / "crossval" / "iris.json").read_text())
+    assert sorted(cv["models"]) == ["knn", "logistic_regression"]
+    train = json.loads((proj / "metrics" / "train.json").read_text())
+    assert sorted(train["iris"]) == ["knn", "logistic_regression"]
+    assert sorted(train["wine"]) == ["gaussian_naive_bayes", "knn", "logistic_regression"]

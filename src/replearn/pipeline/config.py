@@ -91,12 +91,13 @@ def hydra_error_message(exc: Exception, conf_dir: Path) -> str:
 
 
 def restore_after_rejected_experiment(params_file: str | os.PathLike = PARAMS_FILE) -> str | None:
-    """After a configuration was rejected inside ``dvc exp run`` in the workspace, move it aside and recompose.
+    """After a configuration was rejected inside ``dvc exp run`` in the workspace, move it aside and restore.
 
     ``dvc exp run -S ...`` writes the composed parameters into the workspace's ``params.yaml`` before any
     stage runs; a rejected one would stay there. Here (only when DVC runs an experiment in this very
     workspace, not in a temporary copy) it is moved to ``params.rejected.yaml`` and ``params.yaml`` is
-    recomposed from ``conf/``. Returns a note for the user, or None when nothing was done.
+    restored to the committed version (the experiment's baseline) when that one is valid, else recomposed
+    from ``conf/``. Returns a note for the user, or None when nothing was done.
     """
     if not os.environ.get("DVC_EXP_NAME"):
         return None
@@ -109,12 +110,32 @@ def restore_after_rejected_experiment(params_file: str | os.PathLike = PARAMS_FI
         return None  # a temporary or queued run: its copy of params.yaml is thrown away anyway
     rejected = root / REJECTED_FILE
     os.replace(path, rejected)
+    committed = _committed_text(root, path.relative_to(root).as_posix())
+    if committed is not None:
+        try:
+            validate(yaml.safe_load(committed) or {}, root=root)
+        except (ConfigError, yaml.YAMLError):
+            committed = None
+    if committed is not None:
+        path.write_text(committed, encoding="utf-8")
+        return f"the rejected parameters were moved to {REJECTED_FILE}; params.yaml was restored to the committed version"
     try:
         compose(root=root, output=path)
     except ConfigError as exc:
         os.replace(rejected, path)
         return f"params.yaml was left as it is: conf/ itself does not compose ({exc})"
     return f"the rejected parameters were moved to {REJECTED_FILE}; params.yaml was recomposed from conf/"
+
+
+def _committed_text(root: Path, relpath: str) -> str | None:
+    import subprocess
+
+    try:
+        res = subprocess.run(["git", "show", f"HEAD:{relpath}"], cwd=root, capture_output=True, text=True,
+                             timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return res.stdout if res.returncode == 0 else None
 
 
 def validation_record() -> dict:

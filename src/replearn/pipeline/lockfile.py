@@ -1,0 +1,71 @@
+"""The ``dvc.lock`` a pipeline run ends with, as seen from inside its last stage.
+
+DVC writes a stage's entry of ``dvc.lock`` only after the stage's command has finished, so the report
+stage (the last one, and the one that logs to MLflow) would otherwise log the lock file of the previous
+run. :func:`final_lock_text` asks DVC to hash this stage's deps, params and outs exactly as it is about to
+(``Stage.save`` without the run cache) and merges that entry into the current ``dvc.lock``: the result is
+the file DVC writes a moment later, up to YAML formatting.
+
+:func:`check_lock_file` reads ``dvc.lock`` the way DVC will, so a file truncated by a killed run is
+reported with the way out instead of a schema error from every later ``dvc`` command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from ..exceptions import ConfigError
+
+LOCK_FILE = "dvc.lock"
+
+
+def check_lock_file(root: Path) -> None:
+    """Raise ``ConfigError`` naming the recovery when ``dvc.lock`` exists but is not a valid lock file."""
+    path = Path(root) / LOCK_FILE
+    if not path.exists():
+        return
+    how = (f"{path} is {{}}; it was probably cut short by a run that was killed while DVC wrote it. Recover with "
+           "`git checkout dvc.lock` (the committed version) or delete it and run `dvc repro` again "
+           "(stages whose outputs are in the cache are restored, not rerun)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(how.format(f"not valid YAML ({type(exc).__name__})")) from exc
+    if data is None:
+        raise ConfigError(how.format("empty"))
+    if not isinstance(data, dict) or "stages" not in data or not isinstance(data["stages"], dict):
+        raise ConfigError(how.format("not a DVC lock file (no 'stages' mapping)"))
+    for name, entry in data["stages"].items():
+        if not isinstance(entry, dict) or "cmd" not in entry:
+            raise ConfigError(how.format(f"incomplete (stage {name!r} has no 'cmd')"))
+
+
+def final_lock_text(root: Path, stage_name: str) -> str | None:
+    """``dvc.lock`` with ``stage_name``'s entry as DVC will write it after this stage; None outside a DVC repo.
+
+    The same steps as DVC's ``Lockfile.dump_stages``: the current file parsed for update, the stage's
+    entry replaced, and the result dumped by DVC's YAML writer, so the text is the file DVC writes.
+    """
+    root = Path(root)
+    if not (root / ".dvc").is_dir():
+        return None
+    from dvc.repo import Repo
+    from dvc.stage.serialize import to_lockfile
+    from dvc.utils.serialize import dumps_yaml, parse_yaml_for_update
+
+    with Repo(str(root)) as repo:
+        stages = [s for s in repo.index.stages if getattr(s, "name", None) == stage_name]
+        if not stages:
+            return None
+        stage = stages[0]
+        stage.save(allow_missing=False, run_cache=False)
+        entry = to_lockfile(stage)
+    path = root / LOCK_FILE
+    data = parse_yaml_for_update(path.read_text(encoding="utf-8"), str(path)) if path.is_file() else None
+    if not data:
+        data = {"schema": "2.0"}
+    data["stages"] = data.get("stages", {})
+    data["stages"].update(entry)
+    return dumps_yaml(data)
