@@ -1,5 +1,5 @@
-"""Every experiment preset in conf/experiment/ runs end to end through the six stages (tracking off),
-in a throwaway copy of the project: the "the preset runs end to end" checks of the model-family issues."""
+"""Every experiment preset in conf/experiment/ runs end to end through every stage with MLflow tracking on,
+into a throwaway SQLite database in a copy of the project; no run is left RUNNING."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml"))
-STAGES = ["prepare", "featurize", "train", "crossval", "significance", "report"]
+STAGES = ["validate", "prepare", "featurize", "train", "crossval", "significance", "report"]
 pytestmark = pytest.mark.slow
 
 
@@ -32,10 +32,10 @@ def tree(tmp_path_factory) -> Path:
 def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     work = tmp_path / preset
     shutil.copytree(tree, work)
-    env = {**os.environ, "CI": "1"}
-    env.pop("MLFLOW_TRACKING_URI", None)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env["CI"] = "1"
     run = lambda *args: subprocess.run([sys.executable, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600)  # noqa: E731
-    res = run("-m", "replearn", "compose", f"+experiment={preset}", "tracking=off")
+    res = run("-m", "replearn", "compose", f"+experiment={preset}")
     assert res.returncode == 0, res.stderr
     for stage in STAGES:
         res = run(f"stages/{stage}.py")
@@ -49,3 +49,12 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     assert "data:image/png;base64" in report and all(d in report for d in params["dataset"])
     sig = json.loads((work / "results" / "significance.json").read_text())
     assert set(sig["datasets"]) == set(params["dataset"])
+    assert params["tracking"]["enabled"]
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{work}/mlflow.db")
+    exp = client.get_experiment_by_name(params["tracking"]["experiment"])
+    runs = client.search_runs([exp.experiment_id], max_results=1000)
+    parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
+    assert len(parents) == 1 and len(runs) == 1 + sum(len(m) for m in cv.values())
+    assert {r.info.status for r in runs} == {"FINISHED"}, "a run was left RUNNING or FAILED"
