@@ -10,7 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "src" / "replearn"
-ALGORITHM_DIRS = ["models", "features", "evaluation", "stats", "optim"]
+ALGORITHM_DIRS = ["models", "features", "evaluation", "stats", "optim", "rl", "control", "structured", "theory",
+                  "adaptation", "autodiff", "deep", "variational", "graphical", "embeddings"]
 
 
 def _imports(path: Path) -> set[str]:

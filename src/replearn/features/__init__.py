@@ -26,6 +26,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "bag_of_words": ("text", "BagOfWords"),
     "df_prune": ("text", "DocumentFrequencyPrune"),
     "hashing": ("hashing", "FeatureHasher"),
+    "tree_leaves": ("tree_leaves", "TreeLeaves"),  # CIML §5.4 decision-tree meta-features
 }
 
 

@@ -6,4 +6,5 @@ REGISTRY = {
     "bagging": ("bagging", "Bagging"),
     "random_forest": ("random_forest", "RandomForest"),
     "adaboost": ("adaboost", "AdaBoost"),
+    "random_structure_forest": ("random_structure_forest", "RandomStructureForest"),  # CIML Alg. 33
 }

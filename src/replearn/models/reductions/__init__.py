@@ -11,4 +11,5 @@ REGISTRY = {
     "tree_reduction": ("multiclass", "TreeReduction"),
     "imbalanced": ("imbalanced", "ImbalancedClassifier"),
     "pairwise_ranking": ("ranking", "PairwiseRanking"),
+    "bradley_terry": ("bradley_terry", "BradleyTerry"),  # pairwise preferences (RLHF reward model)
 }

@@ -1,22 +1,118 @@
-"""Ranking by reduction to binary classification of pairs (CIML §6.3, Algorithms 17-18)."""
+"""Ranking by reduction to binary classification of pairs (CIML §6.3, Algorithms 17-20).
+
+* :class:`PairwiseRanking` — NaiveRankTrain/Test (Alg. 17-18), and with ``omega`` the importance-
+  weighted RankTrain (Alg. 19) for omega-ranking (eq. 6.7), with ``rank_method="quicksort"`` the
+  randomized-quicksort RankTest (Alg. 20);
+* the cost functions omega of §6.3 — :func:`omega_kemeny`, :func:`omega_top_k` (eq. 6.8),
+  :func:`omega_auc` (eq. 6.9) — and the omega-ranking loss :func:`omega_loss` (eq. 6.7);
+* :func:`rank_test_quicksort` — Alg. 20 for any pairwise comparator.
+"""
 
 from __future__ import annotations
 
+import inspect
+import math
 import numbers
 
 import numpy as np
 
 from ...base import BaseEstimator
 from ...validation import check_array, check_random_state, check_scalar, check_X_y
-from ._base import make_estimator, positive_prediction, positive_score, require_classifier
+from ._base import (
+    make_estimator,
+    positive_prediction,
+    positive_score,
+    require_classifier,
+)
 
 #: pair rows built at once when scoring (bounds the temporaries)
 _PAIR_BLOCK = 200_000
 
+OMEGAS = ("kemeny", "top_k", "auc")
+
+
+# -- omega: the cost of putting at position j what belongs at position i (CIML §6.3, L2097-2121) ---------
+def omega_kemeny(i, j):
+    """omega(i, j) = 1 for i != j: the Kemeny distance counts misordered pairs (L2105)."""
+    i, j = np.asarray(i), np.asarray(j)
+    return (i != j).astype(np.float64)
+
+
+def omega_top_k(i, j, k):
+    """Eq. 6.8: omega(i, j) = 1 if min(i, j) <= K and i != j, else 0 — only errors in the top K count."""
+    i, j = np.asarray(i), np.asarray(j)
+    return ((np.minimum(i, j) <= k) & (i != j)).astype(np.float64)
+
+
+def omega_auc(i, j, n_items, n_positive):
+    """Eq. 6.9: C(M, 2) / (M+ (M - M+)) if exactly one of i, j is <= M+ (a good and a bad position), else 0."""
+    M, P = int(n_items), int(n_positive)
+    if not 0 < P < M:
+        raise ValueError(f"omega_auc needs 0 < M+ < M, got M+={P}, M={M}")
+    i, j = np.asarray(i), np.asarray(j)
+    cross = (i <= P) != (j <= P)
+    return np.where(cross, math.comb(M, 2) / (P * (M - P)), 0.0)
+
+
+def ranking_positions(relevance) -> np.ndarray:
+    """sigma from relevance grades (higher = better): 1 + the number of strictly better items.
+
+    Ties share the best of their positions ("1224" competition ranking), so tied items are never a
+    preference pair (SIGN(sigma_v - sigma_u) = 0, skipped as in Alg. 17).
+    """
+    r = check_array(relevance, name="relevance", ndim=1)
+    return 1 + np.sum(r[None, :] > r[:, None], axis=1)
+
+
+def omega_loss(sigma_true, sigma_pred, omega) -> float:
+    """Eq. 6.7 for one query: sum over u != v of [sigma_u < sigma_v][sigma_hat_v < sigma_hat_u] omega(sigma_u, sigma_v).
+
+    ``omega`` is a function of two position arrays (e.g. ``omega_kemeny`` or
+    ``lambda i, j: omega_top_k(i, j, 10)``).
+    """
+    s = check_array(sigma_true, name="sigma_true", ndim=1)
+    p = check_array(sigma_pred, name="sigma_pred", ndim=1)
+    if s.shape != p.shape:
+        raise ValueError(f"sigma_true and sigma_pred must have the same length, got {s.shape} and {p.shape}")
+    U, V = np.meshgrid(np.arange(s.size), np.arange(s.size), indexing="ij")
+    bad = (s[U] < s[V]) & (p[V] < p[U])
+    return float(np.sum(np.where(bad, omega(s[U], s[V]), 0.0)))
+
+
+def rank_test_quicksort(compare, items, rng) -> tuple[np.ndarray, int]:
+    """CIML Alg. 20 RankTest: randomized quicksort with a (possibly probabilistic) comparator.
+
+    ``compare(us, p)`` returns, for an array of items ``us`` and a pivot ``p``, the probability that
+    each u precedes p (values in [0, 1]; a hard +-1 / 0-1 comparator also works: U < yhat).
+    A random pivot is chosen, each other item goes left when a uniform draw is below its
+    probability, and both sides are sorted recursively. Returns (items in ranked order, number of
+    comparator evaluations) — O(M log M) in expectation (L2176) instead of Alg. 18's M (M - 1).
+    """
+    rng = check_random_state(rng)
+    items = np.asarray(items)
+    out, calls = [], 0
+    stack = [items]  # explicit stack; a part is either a sub-array to sort or a finished pivot
+    while stack:
+        part = stack.pop()
+        if not isinstance(part, np.ndarray):
+            out.append(part[0])
+            continue
+        if part.size <= 1:
+            out.extend(part.tolist())
+            continue
+        k = int(rng.integers(part.size))
+        p, rest = part[k], np.delete(part, k)
+        prob = np.asarray(compare(rest, p), dtype=np.float64)
+        calls += rest.size
+        left = rng.random(rest.size) < prob
+        # pushed in reverse: left part first out, then the pivot, then the right part
+        stack.extend([rest[~left], (p,), rest[left]])
+    return np.asarray(out, dtype=items.dtype), calls
+
 
 class PairwiseRanking(BaseEstimator):
-    """Learn to rank items by classifying ordered pairs (CIML NaiveRankTrain/Test, Alg. 17-18,
-    §6.3, seed 001 L2039-2089).
+    """Learn to rank items by classifying ordered pairs (CIML NaiveRankTrain/Test, Alg. 17-18, and
+    RankTrain/RankTest, Alg. 19-20; §6.3, seed 001 L2039-2180).
 
     Input: ``X`` holds one row per item and ``y`` a relevance grade (higher = preferred).
     Optionally ``group_column`` is the index of a column of ``X`` holding a query id: pairs are
@@ -30,14 +126,25 @@ class PairwiseRanking(BaseEstimator):
     scorers (CIML leaves ``x_ij`` open). ``max_pairs`` caps the number of pairs by a uniform random
     subset (the ``O(M^2)`` pairs of a large query).
 
-    Prediction (Alg. 18): for every ordered pair ``(i, j)`` of items of the same query,
-    ``score_i += f(x_ij)`` and ``score_j -= f(x_ij)``, where ``f`` is the +-1 prediction
+    omega-ranking (Alg. 19): with ``omega="top_k"`` or ``"auc"`` each pair (u, v) gets the weight
+    ``omega(sigma_u, sigma_v)`` — the cost of misordering it in the loss (6.7) — where sigma are the
+    positions implied by the grades within the query (:func:`ranking_positions`). ``"kemeny"`` (the
+    default) weighs every pair 1 and is Alg. 17. The weights go to the classifier's
+    ``sample_weight`` when its ``fit`` takes one, else the pairs are resampled (with replacement,
+    seeded) in proportion to them (CIML §6.1's equivalence of weighting and sampling);
+    zero-weight pairs are dropped.
+
+    Prediction, ``rank_method="scores"`` (Alg. 18): for every ordered pair ``(i, j)`` of items of the
+    same query, ``score_i += f(x_ij)`` and ``score_j -= f(x_ij)``, where ``f`` is the +-1 prediction
     (``use_scores=False``) or the classifier's centred confidence (``True``, the default; smoother
-    and tie-free for linear learners). ``predict`` returns the scores, ``rank`` the items sorted by
-    decreasing score (``ARGSORT``), ``score`` the fraction of correctly ordered pairs (ties in the
-    predicted score count 1/2) -- the AUC for bipartite relevance (eq. 6.9). Error bound 2 eps in
-    general, eps for bipartite ranking (Thm. 7, L2180). The quicksort-based RankTest (Alg. 20) is
-    not implemented: scoring all pairs is O(M^2) classifier calls per query.
+    and tie-free for linear learners). ``rank_method="quicksort"`` (Alg. 20): each query is ordered
+    by :func:`rank_test_quicksort` with f = the classifier's probability that u precedes the pivot
+    (``predict_proba``; its 0/1 prediction if it has none), O(M log M) calls instead of M(M - 1);
+    ``predict`` then returns M - position (higher is better), drawn with a generator seeded from
+    ``random_state`` so repeated calls agree. ``predict`` returns the scores, ``rank`` the items
+    sorted by decreasing score (``ARGSORT``), ``score`` the fraction of correctly ordered pairs (ties
+    in the predicted score count 1/2) -- the AUC for bipartite relevance (eq. 6.9). Error bound 2 eps
+    in general, eps for bipartite ranking (Thm. 7, L2180).
 
     Parameters
     ----------
@@ -47,12 +154,16 @@ class PairwiseRanking(BaseEstimator):
     group_column : int or None, default None
     max_pairs : int or None, default 100000
     use_scores : bool, default True
+    omega : "kemeny", "top_k" or "auc", default "kemeny"
+    top_k : int, default 10 — K of eq. 6.8 (``omega="top_k"``)
+    rank_method : "scores" or "quicksort", default "scores"
     random_state : None or int
 
     Attributes
     ----------
     estimator_ : the fitted pair classifier
     n_pairs_ : int
+    pair_weighting_ : "none", "sample_weight" or "resample"
     n_features_in_ : int
         Columns of ``X`` (including the group column).
 
@@ -62,12 +173,15 @@ class PairwiseRanking(BaseEstimator):
     _estimator_type = "ranker"
 
     def __init__(self, estimator="logistic_regression", estimator_params=None, group_column=None, max_pairs=100_000,
-                 use_scores=True, random_state=None):
+                 use_scores=True, omega="kemeny", top_k=10, rank_method="scores", random_state=None):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.group_column = group_column
         self.max_pairs = max_pairs
         self.use_scores = use_scores
+        self.omega = omega
+        self.top_k = top_k
+        self.rank_method = rank_method
         self.random_state = random_state
 
     def _split(self, X):
@@ -81,6 +195,28 @@ class PairwiseRanking(BaseEstimator):
             raise ValueError("X has no feature column besides group_column")
         return feats, X[:, g]
 
+    def _pair_weights(self, y, groups, I, J):
+        """omega(sigma_I, sigma_J) with sigma the positions within each query (Alg. 19 line 5)."""
+        sigma = np.empty(y.size, dtype=np.int64)
+        M = np.empty(y.size, dtype=np.int64)
+        P = np.empty(y.size, dtype=np.int64)
+        for g in np.unique(groups):
+            idx = np.flatnonzero(groups == g)
+            sigma[idx] = ranking_positions(y[idx])
+            M[idx] = idx.size
+            levels = np.unique(y[idx])
+            if self.omega == "auc" and levels.size > 2:
+                raise ValueError(f"omega='auc' needs bipartite relevance (two grades per query); query {g!r} has "
+                                 f"{levels.size}")
+            P[idx] = np.sum(y[idx] == levels[-1])
+        if self.omega == "top_k":
+            return omega_top_k(sigma[I], sigma[J], int(self.top_k))
+        w = np.zeros(I.size)
+        for m, p in set(zip(M[I].tolist(), P[I].tolist())):  # eq. 6.9's constant depends on the query's M, M+
+            sel = (M[I] == m) & (P[I] == p)
+            w[sel] = omega_auc(sigma[I][sel], sigma[J][sel], m, p)
+        return w
+
     def fit(self, X, y):
         """Build the preference pairs and fit the pair classifier; returns ``self``."""
         if self.group_column is not None:
@@ -88,6 +224,9 @@ class PairwiseRanking(BaseEstimator):
         if self.max_pairs is not None:
             check_scalar(self.max_pairs, "max_pairs", numbers.Integral, low=2)
         check_scalar(self.use_scores, "use_scores", bool, choices=(True, False))
+        check_scalar(self.omega, "omega", str, choices=OMEGAS)
+        check_scalar(self.top_k, "top_k", numbers.Integral, low=1)
+        check_scalar(self.rank_method, "rank_method", str, choices=("scores", "quicksort"))
         X, y = check_X_y(X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         F, groups = self._split(X)
@@ -102,15 +241,36 @@ class PairwiseRanking(BaseEstimator):
         I, J = np.concatenate(I), np.concatenate(J)
         if I.size == 0:
             raise ValueError("no pair of items with different relevance: nothing to rank")
+        weights = None
+        if self.omega != "kemeny":
+            weights = self._pair_weights(y, groups, I, J)
+            keep = weights > 0
+            I, J, weights = I[keep], J[keep], weights[keep]
+            if I.size == 0:
+                raise ValueError(f"omega={self.omega!r} gives every preference pair weight 0: nothing to learn")
         if self.max_pairs is not None and I.size > self.max_pairs:
             pick = np.sort(rng.choice(I.size, size=int(self.max_pairs), replace=False))
             I, J = I[pick], J[pick]
+            weights = None if weights is None else weights[pick]
         labels = (y[I] > y[J]).astype(np.int64)
         if labels.min() == labels.max():  # possible only after subsampling
             raise ValueError("the sampled pairs all have the same label; increase max_pairs")
         est = make_estimator(self.estimator, self.estimator_params, seed=int(rng.integers(0, 2**31 - 1)))
         require_classifier(est, self.estimator)
-        self.estimator_ = est.fit(F[I] - F[J], labels)
+        D = F[I] - F[J]
+        self.pair_weighting_ = "none"
+        if weights is not None and np.ptp(weights) > 0:
+            if "sample_weight" in inspect.signature(est.fit).parameters:
+                self.estimator_ = est.fit(D, labels, sample_weight=weights)
+                self.pair_weighting_ = "sample_weight"
+            else:
+                pick = rng.choice(I.size, size=I.size, replace=True, p=weights / weights.sum())
+                if np.unique(labels[pick]).size < 2:
+                    raise ValueError("the weighted resample of pairs holds one label only; use more data")
+                self.estimator_ = est.fit(D[pick], labels[pick])
+                self.pair_weighting_ = "resample"
+        else:
+            self.estimator_ = est.fit(D, labels)
         self.n_pairs_ = int(I.size)
         self.n_features_in_ = X.shape[1]
         return self
@@ -120,11 +280,30 @@ class PairwiseRanking(BaseEstimator):
             return positive_score(self.estimator_, D)
         return np.where(positive_prediction(self.estimator_, D), 1.0, -1.0)
 
+    def _precedes(self, F):
+        """compare(us, p) of Alg. 20: the probability that each item u precedes the pivot p."""
+        def compare(us, p):
+            D = F[us] - F[p][None, :]
+            if hasattr(self.estimator_, "predict_proba"):
+                proba = np.asarray(self.estimator_.predict_proba(D), dtype=np.float64)
+                return proba[:, list(self.estimator_.classes_).index(1)]
+            return positive_prediction(self.estimator_, D).astype(np.float64)
+        return compare
+
     def predict(self, X):
-        """Alg. 18's score of each item (pairs within its query), shape (n,)."""
+        """Alg. 18's score of each item (pairs within its query), shape (n,); with
+        ``rank_method="quicksort"``, M - (position in Alg. 20's order) within the query."""
         X = self._validate_predict_input(X)
         F, groups = self._split(X)
         scores = np.zeros(X.shape[0])
+        if self.rank_method == "quicksort":
+            rng = check_random_state(self.random_state)
+            compare = self._precedes(F)
+            for g in np.unique(groups):
+                idx = np.flatnonzero(groups == g)
+                order, _ = rank_test_quicksort(compare, idx, rng)
+                scores[order] = idx.size - np.arange(idx.size)
+            return scores
         for g in np.unique(groups):
             idx = np.flatnonzero(groups == g)
             m = idx.size
@@ -144,15 +323,21 @@ class PairwiseRanking(BaseEstimator):
 
     def score(self, X, y) -> float:
         """Fraction of pairs with different relevance (within a query) that the scores order correctly."""
-        s = self.predict(X)
-        y = check_array(y, name="y", ndim=1)
-        _, groups = self._split(check_array(X))
-        good = total = 0.0
-        for g in np.unique(groups):
-            idx = np.flatnonzero(groups == g)
-            dy = np.sign(y[idx][:, None] - y[idx][None, :])
-            ds = np.sign(s[idx][:, None] - s[idx][None, :])
-            pairs = dy > 0
-            total += pairs.sum()
-            good += np.sum((ds > 0) & pairs) + 0.5 * np.sum((ds == 0) & pairs)
-        return float(good / total) if total else float("nan")
+        return pairwise_accuracy(self.predict(X), y, self._split(check_array(X))[1])
+
+
+def pairwise_accuracy(scores, y, groups=None) -> float:
+    """Fraction of pairs with different relevance (within a group) ordered correctly by ``scores``;
+    ties in the scores count 1/2 (the AUC for bipartite relevance)."""
+    s = check_array(scores, name="scores", ndim=1)
+    y = check_array(y, name="y", ndim=1)
+    groups = np.zeros(s.size) if groups is None else np.asarray(groups)
+    good = total = 0.0
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        dy = np.sign(y[idx][:, None] - y[idx][None, :])
+        ds = np.sign(s[idx][:, None] - s[idx][None, :])
+        pairs = dy > 0
+        total += pairs.sum()
+        good += np.sum((ds > 0) & pairs) + 0.5 * np.sum((ds == 0) & pairs)
+    return float(good / total) if total else float("nan")

@@ -1,0 +1,31 @@
+"""Deep generative and sequence models on :mod:`replearn.autodiff`.
+
+* :mod:`.layers`: ``Linear``, ``Embedding``, ``BatchNorm``, ``LayerNorm``, ``ELU`` and the other
+  activations, ``Sequential``, :func:`mlp`;
+* :mod:`.losses`: cross-entropy, Bernoulli and Gaussian likelihoods, Gaussian KL, NT-Xent;
+* :mod:`.attention` and :mod:`.transformer`: scaled dot-product and multi-head attention, positional
+  encodings, :class:`TransformerLM`; :mod:`.sequences`: copy/reverse tasks and character text;
+  :class:`NGramLM`: the smoothed n-gram baseline;
+* :class:`VAE`, :class:`GAN`, :class:`RealNVP`, :class:`SimCLR`.
+"""
+
+from .attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention, sinusoidal_positional_encoding
+from .contrastive import SimCLR, augment_images, linear_probe_accuracy
+from .flow import RealNVP
+from .gan import GAN
+from .layers import ELU, BatchNorm, Embedding, LayerNorm, Linear, Module, Sequential, mlp
+from .losses import binary_cross_entropy_with_logits, cross_entropy, gaussian_kl, gaussian_log_likelihood, nt_xent
+from .ngram import NGramLM
+from .sequences import CharVocabulary, make_copy_task, sequence_accuracy, strided_windows
+from .toy_data import gaussian_ring_log_density, make_gaussian_ring, mode_coverage, ring_centers
+from .transformer import CausalTransformer, TransformerLM
+from .vae import VAE
+
+__all__ = [
+    "Module", "Linear", "Embedding", "BatchNorm", "LayerNorm", "ELU", "Sequential", "mlp",
+    "cross_entropy", "binary_cross_entropy_with_logits", "gaussian_kl", "gaussian_log_likelihood", "nt_xent",
+    "scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding", "MultiHeadAttention",
+    "CausalTransformer", "TransformerLM", "NGramLM", "make_copy_task", "sequence_accuracy", "CharVocabulary",
+    "strided_windows", "VAE", "GAN", "RealNVP", "SimCLR", "augment_images", "linear_probe_accuracy",
+    "make_gaussian_ring", "gaussian_ring_log_density", "mode_coverage", "ring_centers",
+]

@@ -1,0 +1,54 @@
+"""Structured prediction and imitation learning (CIML ch. 17-18).
+
+* :func:`viterbi` (Alg. 42, with the loss-augmented variant of eq. 17.53), :func:`brute_force_argmax`
+  (the K^L reference), :func:`sequence_score`, :func:`hamming_loss`, :func:`structured_hinge_loss`;
+* :func:`joint_features` — phi(x, y): unary features (outer) label plus label-transition indicators;
+* :class:`StructuredPerceptron` (Alg. 40) and :class:`StructuredSVM` (Alg. 41), estimator-like with
+  ``fit(X_seqs, Y_seqs)`` / ``predict(X_seqs)`` on lists of (L_i, D) arrays;
+* :func:`make_hmm_sequences` — seeded synthetic HMM data, :func:`hmm_viterbi` its Bayes decoder;
+* imitation learning: :func:`supervised_imitation_train` (Alg. 43), :func:`supervised_imitation_test`
+  (Alg. 44), :class:`DAgger` (Alg. 45), :func:`depth_limited_dfs` (Alg. 46), and the tasks
+  :class:`SequenceLabelingTask` (§18.5) and :class:`GridNavigation` (§18.4).
+"""
+
+from .data import (
+    HMMSequences,
+    hmm_viterbi,
+    make_hmm_params,
+    make_hmm_sequences,
+    sample_hmm,
+)
+from .features import check_sequences, joint_features, split_weights
+from .imitation import (
+    DAgger,
+    Trajectory,
+    depth_limited_dfs,
+    evaluate_policy,
+    rollout,
+    supervised_imitation_test,
+    supervised_imitation_train,
+)
+from .imitation_tasks import (
+    GridNavigation,
+    SequenceLabelingTask,
+    hamming_best,
+    sequence_expert,
+)
+from .perceptron import StructuredPerceptron
+from .ssvm import StructuredSVM
+from .viterbi import (
+    brute_force_argmax,
+    hamming_loss,
+    loss_augmented_viterbi,
+    sequence_score,
+    structured_hinge_loss,
+    viterbi,
+)
+
+__all__ = [
+    "DAgger", "GridNavigation", "HMMSequences", "SequenceLabelingTask", "StructuredPerceptron", "StructuredSVM",
+    "Trajectory", "brute_force_argmax", "check_sequences", "depth_limited_dfs", "evaluate_policy", "hamming_best",
+    "hamming_loss", "hmm_viterbi", "joint_features", "loss_augmented_viterbi", "make_hmm_params",
+    "make_hmm_sequences", "rollout", "sample_hmm", "sequence_expert", "sequence_score", "split_weights",
+    "structured_hinge_loss", "supervised_imitation_test", "supervised_imitation_train", "viterbi",
+]

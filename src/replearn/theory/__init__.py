@@ -1,0 +1,56 @@
+"""Learning theory you can run (CS229 notes §8.3, CIML ch. 12, EPFL test-set bounds).
+
+* bounds: :func:`hoeffding_bound`, :func:`hoeffding_sample_size`, :func:`uniform_convergence_gap`,
+  :func:`erm_generalization_bound`, :func:`occam_sample_size`, :func:`occam_error_bound`,
+  :func:`test_set_bound`, class sizes :func:`conjunction_class_size` / :func:`complete_tree_class_size`;
+* :func:`hoeffding_simulation` — coin flips against the Hoeffding bound;
+* :class:`ConjunctionLearner` — CIML Alg. 31 ("Throw Out Bad Terms");
+* VC dimension by brute-force shattering: :func:`vc_dimension`, :func:`vc_search`, :func:`shatters`,
+  :func:`realizable` for "thresholds", "intervals", "halfplanes", "rectangles".
+"""
+
+from .bounds import (
+    HoeffdingSimulation,
+    complete_tree_class_size,
+    conjunction_class_size,
+    erm_generalization_bound,
+    hoeffding_bound,
+    hoeffding_sample_size,
+    hoeffding_simulation,
+    occam_error_bound,
+    occam_sample_size,
+    test_set_bound,
+    uniform_convergence_gap,
+)
+from .pac import ConjunctionLearner
+from .vc import (
+    HYPOTHESIS_CLASSES,
+    VCSearchResult,
+    candidate_point_sets,
+    realizable,
+    shatters,
+    vc_dimension,
+    vc_search,
+)
+
+__all__ = [
+    "HYPOTHESIS_CLASSES",
+    "ConjunctionLearner",
+    "HoeffdingSimulation",
+    "VCSearchResult",
+    "candidate_point_sets",
+    "complete_tree_class_size",
+    "conjunction_class_size",
+    "erm_generalization_bound",
+    "hoeffding_bound",
+    "hoeffding_sample_size",
+    "hoeffding_simulation",
+    "occam_error_bound",
+    "occam_sample_size",
+    "realizable",
+    "shatters",
+    "test_set_bound",
+    "uniform_convergence_gap",
+    "vc_dimension",
+    "vc_search",
+]
