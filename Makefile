@@ -10,14 +10,16 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test repro test ui params constraints clean bench calibration
+.PHONY: help install install-test repro test ui params constraints clean bench calibration bench-docs bench-check
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
 	@echo "make test         set up .venv with test extras and run the test suite"
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000"
 	@echo "make params       recompose params.yaml from conf/"
-	@echo "make bench        run the benchmarks (writes benchmarks/results/)"
+	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
+	@echo "make bench-check  fresh run vs the committed results; fails when a case is >25% slower relative to scikit-learn"
+	@echo "make bench-docs   run the benchmarks and publish them (benchmarks/results/*.json, docs/performance.md)"
 	@echo "make calibration  type-I error and power of the significance tests (docs/statistics.md)"
 	@echo "make constraints  regenerate $(CONSTRAINTS) from a fresh resolve"
 
@@ -48,9 +50,16 @@ ui: install
 params: install
 	$(BIN)/python -m replearn compose
 
+# Benchmarks write to benchmarks/results/local/ (git-ignored); only bench-docs changes committed files.
 bench: install-test
 	$(BIN)/python -m benchmarks.run_all
 	$(BIN)/python -m benchmarks.summary
+
+bench-check: install-test
+	$(BIN)/python -m benchmarks.gate
+
+bench-docs: bench
+	$(BIN)/python -m benchmarks.summary --publish
 
 calibration: install-test
 	$(BIN)/python -m benchmarks.calibration

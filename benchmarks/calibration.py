@@ -36,7 +36,7 @@ Designs and tests (all from :mod:`replearn.stats`, called exactly as a user woul
   the Wilcoxon and sign tests and the Bayesian signed-rank test.
 
 Run: ``python -m benchmarks.calibration`` (1000 replications) or with ``--quick`` (200).
-Writes ``benchmarks/results/calibration.json`` and prints a Markdown table (docs/statistics.md).
+Writes ``benchmarks/results/local/calibration.json`` (untracked; ``make bench-docs`` publishes it) and prints a Markdown table (docs/statistics.md).
 Everything is seeded (``--seed``); replications are vectorised over the data sets.
 """
 
@@ -55,7 +55,9 @@ import scipy
 from replearn import stats
 from replearn.evaluation.splits import make_splits, repeat_seed
 
-RESULTS = Path(__file__).resolve().parent / "results" / "calibration.json"
+from .common import RESULTS_DIR  # untracked benchmarks/results/local/
+
+RESULTS = RESULTS_DIR / "calibration.json"
 ALPHA = 0.05
 
 
@@ -257,7 +259,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--quick", action="store_true", help="200 replications instead of 1000")
     parser.add_argument("--reps", type=int, default=None, help="number of replications (overrides --quick)")
     parser.add_argument("--seed", type=int, default=20240601)
-    parser.add_argument("--no-write", action="store_true", help="do not write benchmarks/results/calibration.json")
+    parser.add_argument("--no-write", action="store_true", help="do not write benchmarks/results/local/calibration.json")
     args = parser.parse_args(argv)
     reps = args.reps or (200 if args.quick else 1000)
     res = run(reps, args.seed)

@@ -5,7 +5,11 @@ scikit-learn reference on the same data: one warm-up call each, then ``repeats``
 the two are timed back to back (``time.perf_counter``), so slow phases of a shared machine hit
 both alike; the median of each is reported. ``ratio = ours / sklearn``: below 1 means replearn
 is faster.
-Results go to ``benchmarks/results/<name>.json`` and are printed as a markdown table.
+Results go to ``benchmarks/results/local/<name>.json`` (untracked, git-ignored) and are printed as a
+markdown table. The committed results under ``benchmarks/results/`` (which docs/performance.md shows)
+change only through ``make bench-docs`` (:mod:`benchmarks.summary` ``--publish``), and
+``make bench-check`` (:mod:`benchmarks.gate`) compares a fresh local run with them.
+Set ``REPLEARN_BENCH_OUT`` to write somewhere else.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ import numpy as np
 import scipy
 import sklearn
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+#: committed results (what docs/performance.md shows); written only by ``benchmarks.summary --publish``
+COMMITTED_DIR = Path(__file__).resolve().parent / "results"
+#: where a run writes: an untracked folder, so ``make bench`` never rewrites committed files
+RESULTS_DIR = Path(os.environ.get("REPLEARN_BENCH_OUT", str(COMMITTED_DIR / "local"))).resolve()
 
 
 @dataclass

@@ -1,18 +1,24 @@
-"""Write the measured fit-time ratios of every benchmark into docs/performance.md.
+"""Tables of the measured fit-time ratios; publish a run into the committed results and docs/performance.md.
 
-``python -m benchmarks.summary`` reads ``benchmarks/results/<family>.json`` (written by the
-``bench_*.py`` modules) and replaces the block between the ``bench:start`` and ``bench:end`` markers in
-docs/performance.md with one table per family, so the document always shows the latest run and nothing
-is copied by hand. ``make bench`` runs the benchmarks and then this.
+* ``python -m benchmarks.summary`` (``make bench``) prints one table per family from the latest local run
+  (``benchmarks/results/local/``, untracked): nothing committed changes.
+* ``python -m benchmarks.summary --publish`` (``make bench-docs``) copies the local JSON files into the
+  committed ``benchmarks/results/`` and replaces the block between the ``bench:start`` and ``bench:end``
+  markers in docs/performance.md with the tables, so the document shows the published run and nothing is
+  copied by hand.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import shutil
 from pathlib import Path
 
+from .common import COMMITTED_DIR, RESULTS_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = COMMITTED_DIR
 DOC = ROOT / "docs" / "performance.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 
@@ -21,9 +27,9 @@ def _fmt(x, digits=4):
     return "—" if x is None else f"{x:.{digits}g}"
 
 
-def tables() -> str:
+def tables(results: Path = RESULTS) -> str:
     out = []
-    for path in sorted(RESULTS.glob("*.json")):
+    for path in sorted(results.glob("*.json")):
         data = json.loads(path.read_text())
         if "benchmark" not in data:  # calibration has its own table in docs/statistics.md
             continue
@@ -55,7 +61,25 @@ def tables() -> str:
     return "\n".join(out)
 
 
-def main() -> None:
+def publish() -> list[str]:
+    """Copy the local run's JSON files over the committed ones; return their names."""
+    names = sorted(p.name for p in RESULTS_DIR.glob("*.json") if p.name != "scaling.json")  # scaling: --publish there
+    if not names:
+        raise SystemExit(f"no local results in {RESULTS_DIR}; run `make bench` first")
+    for name in names:
+        shutil.copyfile(RESULTS_DIR / name, COMMITTED_DIR / name)
+    return names
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--publish", action="store_true",
+                        help="copy the local results into benchmarks/results/ and rewrite docs/performance.md")
+    args = parser.parse_args(argv)
+    if not args.publish:
+        print(tables(RESULTS_DIR))
+        return
+    print(f"published {', '.join(publish())} into {COMMITTED_DIR.relative_to(ROOT)}/")
     text = DOC.read_text(encoding="utf-8")
     if START not in text or END not in text:
         raise SystemExit(f"{DOC} has no {START} ... {END} block")

@@ -3,7 +3,7 @@ for every model (paired comparisons) and feature maps refitted per fold. Writes
 results/crossval/<dataset>.json (per split: repeat, fold, n_train, n_test, seed, metrics, which examples
 each model got right), metrics/crossval.json (mean and std) and plots/crossval_scores.json."""
 
-from replearn.pipeline import experiment, paths
+from replearn.pipeline import experiment, paths, records
 from replearn.pipeline.data import write_json
 from replearn.pipeline.stage import log, run
 
@@ -12,14 +12,14 @@ def main(params: dict) -> None:
     summary, rows = {}, []
     for name in params["dataset"]:
         result = experiment.crossval(params, name)
-        write_json(paths.RESULTS / "crossval" / f"{name}.json", result)
+        records.write(paths.RESULTS / "crossval" / f"{name}.json", result)
         summary[name] = experiment.crossval_summary(result)
         rows.extend(experiment.crossval_plot_rows(result))
-        metric = result["primary_metric"]
+        metric = result.primary_metric
         for key, s in summary[name].items():
             warn = f" ({s['not_converged']} fits hit max_iter)" if s["not_converged"] else ""
             log("crossval", f"{name}/{key}: {metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f} "
-                            f"over {len(result['splits'])} splits{warn}")
+                            f"over {len(result.splits)} replicates{warn}")
     write_json(paths.METRICS / "crossval.json", summary)
     write_json(paths.PLOTS / "crossval_scores.json", rows)
 

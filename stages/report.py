@@ -2,7 +2,7 @@
 MLflow parent run with nested per-dataset x model runs (the only stage that talks to MLflow), holding the
 dvc.lock this run ends with."""
 
-from replearn.pipeline import paths, tracking
+from replearn.pipeline import paths, records, tracking
 from replearn.pipeline.config import project_root
 from replearn.pipeline.data import read_json
 from replearn.pipeline.lockfile import final_lock_text
@@ -11,10 +11,13 @@ from replearn.pipeline.stage import log, run
 
 
 def main(params: dict) -> None:
-    crossval = {d: read_json(paths.RESULTS / "crossval" / f"{d}.json") for d in params["dataset"]}
-    significance = read_json(paths.RESULTS / "significance.json")
+    # typed, versioned records (a stale or foreign file is refused here), handed on as plain data
+    crossval = {d: records.to_dict(records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json"))
+                for d in params["dataset"]}
+    significance = records.to_dict(records.read_significance(paths.RESULTS / "significance.json"))
     train_metrics = read_json(paths.METRICS / "train.json")
-    train_results = {d: read_json(paths.RESULTS / "train" / f"{d}.json") for d in params["dataset"]}
+    train_results = {d: records.to_dict(records.read_train(paths.RESULTS / "train" / f"{d}.json"))
+                     for d in params["dataset"]}
     experiment = {"name": params["experiment_name"], "params_hash": tracking.params_hash(params),
                   "datasets": list(params["dataset"]), "models": list(params["models"])}
     art = build_report(crossval=crossval, significance=significance, train_metrics=train_metrics,

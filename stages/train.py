@@ -2,7 +2,7 @@
 (models/<dataset>/<model>.npz + .json, never pickled) and evaluate it once on the sealed test part.
 Writes metrics/train.json and results/train/<dataset>.json (test predictions, for McNemar's test)."""
 
-from replearn.pipeline import experiment, paths
+from replearn.pipeline import experiment, paths, records
 from replearn.pipeline.data import write_json
 from replearn.pipeline.stage import log, run
 
@@ -10,10 +10,10 @@ from replearn.pipeline.stage import log, run
 def main(params: dict) -> None:
     metrics = {}
     for name in params["dataset"]:
-        metrics[name], predictions = experiment.train(params, name)
-        write_json(paths.RESULTS / "train" / f"{name}.json", predictions)
+        metrics[name], result = experiment.train(params, name)
+        records.write(paths.RESULTS / "train" / f"{name}.json", result)
         for key, m in metrics[name].items():
-            note = "" if predictions["models"][key]["converged"] else " (hit max_iter before converging)"
+            note = "" if result.models[key].converged else " (hit max_iter before converging)"
             log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()) + note)
     write_json(paths.METRICS / "train.json", metrics)
 

@@ -79,3 +79,23 @@ def test_invalid_settings_raise():
         gradient_descent(quadratic, np.zeros(2), learning_rate=0.0, max_iter=3)
     with pytest.raises(ValueError, match="max_iter must be >= 1"):
         gradient_descent(quadratic, np.zeros(2), learning_rate=0.1, max_iter=0)
+
+
+def test_relative_gradient_norm_stops_close_to_the_minimizer():
+    g0 = np.linalg.norm(quadratic(np.zeros(2))[1])
+    for rtol in (1e-3, 1e-8):
+        res = gradient_descent(quadratic, np.zeros(2), learning_rate=0.2, max_iter=10_000, tol=0.0, grad_rtol=rtol)
+        assert res.converged
+        assert np.linalg.norm(quadratic(res.params)[1]) <= rtol * g0
+        # ||x - x*|| <= ||g|| / lambda_min(A)
+        assert np.linalg.norm(res.params - X_STAR) <= rtol * g0 / np.linalg.eigvalsh(A).min()
+
+
+def test_relative_gradient_norm_is_scale_free():
+    def scaled(x):
+        f, g = quadratic(x)
+        return 1e6 * f, 1e6 * g
+
+    a = gradient_descent(quadratic, np.zeros(2), learning_rate=0.2, max_iter=10_000, tol=0.0, grad_rtol=1e-6)
+    b = gradient_descent(scaled, np.zeros(2), learning_rate=0.2e-6, max_iter=10_000, tol=0.0, grad_rtol=1e-6)
+    assert a.n_iter == b.n_iter

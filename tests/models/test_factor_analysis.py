@@ -1,10 +1,13 @@
 """Factor analysis by EM: against scikit-learn's FactorAnalysis, SciPy densities and invariants."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 from sklearn.decomposition import FactorAnalysis as SKFactorAnalysis
 
+from replearn.exceptions import ConvergenceWarning
 from replearn.models import create
 from replearn.models.decomposition.factor_analysis import FactorAnalysis
 
@@ -76,3 +79,53 @@ def test_validation():
         FactorAnalysis(2).fit(Xc)
     with pytest.raises(ValueError, match="at least 2 samples"):
         FactorAnalysis(1).fit(X[:1])
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        FactorAnalysis(1, algorithm="svd").fit(X)
+
+
+def collinear_data(random_state=2):
+    """make_classification with redundant (exactly collinear) features: a Heywood case."""
+    from sklearn.datasets import make_classification
+
+    X, _ = make_classification(n_samples=500, n_features=20, n_informative=3, n_redundant=4, class_sep=0.5,
+                               flip_y=0.05, random_state=random_state)
+    return X
+
+
+@pytest.mark.parametrize("algorithm", ["profile", "em"])
+@pytest.mark.parametrize("k", [1, 3, 5, 10])
+def test_collinear_features_fit_without_a_spurious_monotonicity_error(algorithm, k):
+    X = collinear_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = FactorAnalysis(k, algorithm=algorithm).fit(X)
+    assert np.isfinite(model.score(X))
+    assert np.all(model.noise_variance_ >= 1e-12 * X.var(axis=0) * (1 - 1e-9))
+
+
+@pytest.mark.parametrize("k", [3, 5, 8])
+def test_reaches_sklearns_log_likelihood_with_collinear_features(k):
+    X = collinear_data()
+    Xs = (X - X.mean(0)) / X.std(0)  # unit variances: both noise floors are 1e-12
+    ours = FactorAnalysis(k).fit(Xs)
+    ref = SKFactorAnalysis(k, tol=1e-8 * len(Xs), max_iter=5000).fit(Xs)
+    assert ours.converged_ and ours.n_iter_ < 100
+    assert ours.score(Xs) >= ref.score(Xs) - 1e-2
+
+
+@pytest.mark.parametrize("seed, k", [(0, 2), (1, 3), (4, 4)])
+def test_default_reaches_sklearns_log_likelihood_at_default_settings(seed, k):
+    X = fa_data(seed=seed, k=k)
+    ours = FactorAnalysis(k).fit(X)
+    ref = SKFactorAnalysis(k).fit(X)
+    assert ours.converged_
+    assert ours.score(X) >= ref.score(X) - 1e-6
+
+
+def test_em_and_profile_iteration_agree_on_a_regular_problem():
+    X = fa_data(seed=6, k=2)
+    em = FactorAnalysis(2, algorithm="em", tol=1e-12, max_iter=20000).fit(X)
+    prof = FactorAnalysis(2, tol=1e-12, max_iter=20000).fit(X)
+    assert em.score(X) == pytest.approx(prof.score(X), abs=1e-7)
+    np.testing.assert_allclose(em.get_covariance(), prof.get_covariance(), atol=1e-4)
+

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.optimize import linear_sum_assignment
 from sklearn.decomposition import FastICA
 
 from replearn.evaluation.clustering import amari_index
@@ -22,7 +23,9 @@ def test_registry():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("params", [{}, {"algorithm": "gradient", "learning_rate": 0.5}])
+@pytest.mark.parametrize(
+    "params", [{}, {"algorithm": "natural"}, {"algorithm": "gradient", "learning_rate": 0.5}, {"fun": "cube"}]
+)
 def test_recovers_laplace_sources_up_to_permutation_and_scale(seed, params):
     X, S, A = mixtures(seed=seed)
     model = ICA(random_state=0, **params).fit(X)
@@ -71,7 +74,7 @@ def test_step_size_multiplies_both_terms_of_the_update():
 
 def test_log_likelihood_rises_and_inverse_transform_round_trips():
     X, _, _ = mixtures(seed=5)
-    model = ICA(random_state=1).fit(X)
+    model = ICA(algorithm="natural", random_state=1).fit(X)
     h = model.log_likelihood_history_
     assert h[-1] > h[0]
     assert np.all(np.diff(h) >= -1e-9)  # full-batch natural gradient at the default rate
@@ -100,7 +103,10 @@ def test_too_large_a_step_diverges():
     [
         ({"n_components": 2, "whiten": False}, "needs whiten=True"),
         ({"n_components": 4}, "n_components must be <= 3"),
-        ({"algorithm": "fastica"}, "algorithm must be one of"),
+        ({"algorithm": "jade"}, "algorithm must be one of"),
+        ({"fun": "tanh"}, "fun must be one of"),
+        ({"extended": True}, "extended=True is extended infomax"),
+        ({"whiten": False}, "needs whiten=True"),
         ({"learning_rate": 0.0}, "learning_rate must be > 0"),
         ({"batch_size": 0}, "batch_size must be >= 1"),
     ],
@@ -109,3 +115,57 @@ def test_invalid_parameters(params, match):
     X, _, _ = mixtures(n=100)
     with pytest.raises(ValueError, match=match):
         ICA(**params).fit(X)
+
+
+def mixed_sources(n=2000, seed=0):
+    """A square wave and sin^3 (sub-Gaussian) with Laplace noise (super-Gaussian), randomly mixed."""
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0, 8, n)
+    S = np.c_[np.sign(np.sin(3 * t)), rng.laplace(size=n), np.sin(2 * t) ** 3]
+    return S @ rng.normal(size=(3, 3)).T, S
+
+
+def matched_correlations(Y, S):
+    """|correlation| of each true source with its estimate, after the best one-to-one matching."""
+    C = np.abs(np.corrcoef(Y.T, S.T)[: S.shape[1], S.shape[1] :])
+    rows, cols = linear_sum_assignment(-C)
+    return C[rows, cols]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_default_separates_sub_and_super_gaussian_sources(seed):
+    X, S = mixed_sources(seed=seed)
+    model = ICA(random_state=seed).fit(X)
+    assert model.converged_
+    assert matched_correlations(model.transform(X), S).min() >= 0.99
+    ref = FastICA(random_state=seed, whiten="unit-variance").fit(X)
+    assert matched_correlations(model.transform(X), S).min() >= matched_correlations(ref.transform(X), S).min() - 1e-3
+
+
+@pytest.mark.parametrize("fun", ["logcosh", "exp", "cube"])
+def test_fixed_point_contrasts_separate_and_give_orthonormal_whitened_unmixing(fun):
+    X, S = mixed_sources(seed=3)
+    model = ICA(fun=fun, random_state=0).fit(X)
+    assert model.converged_ and model.n_iter_ < 50
+    assert matched_correlations(model.transform(X), S).min() >= 0.98
+    W = model.unmixing_whitened_
+    np.testing.assert_allclose(W @ W.T, np.eye(3), atol=1e-10)
+    assert model.log_likelihood_history_.shape == (model.n_iter_ + 1,)
+
+
+def test_fixed_point_matches_fastica_sources():
+    X, _ = mixed_sources(seed=4)
+    ours = ICA(tol=1e-8, random_state=0).fit(X).transform(X)
+    ref = FastICA(tol=1e-8, max_iter=1000, random_state=0, whiten="unit-variance").fit(X).transform(X)
+    assert matched_correlations(ours, ref).min() > 0.9999
+
+
+def test_the_texts_rule_cannot_but_extended_infomax_can_separate_sub_gaussian_sources():
+    X, S = mixed_sources(seed=0)
+    plain = ICA(algorithm="natural", max_iter=300, random_state=0)
+    with pytest.warns(Warning):
+        plain.fit(X)
+    assert matched_correlations(plain.transform(X), S).min() < 0.9  # the sigmoid prior is super-Gaussian
+    ext = ICA(algorithm="natural", extended=True, learning_rate=0.4, max_iter=2000, random_state=0).fit(X)
+    assert ext.converged_
+    assert matched_correlations(ext.transform(X), S).min() >= 0.97

@@ -42,9 +42,9 @@ def test_a_new_import_is_reported_missing_and_write_repairs_it(tmp_path):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "dvc.yaml", tmp_path / "dvc.yaml")
     script = tmp_path / "stages" / "prepare.py"
-    script.write_text(script.read_text() + "\nfrom replearn.pipeline import compare  # noqa: E402,F401\n")
+    script.write_text(script.read_text() + "\nfrom replearn.pipeline import lockfile  # noqa: E402,F401\n")
     problems = deps.check(tmp_path)
-    assert problems == {"prepare": {"missing": ["src/replearn/pipeline/compare.py"], "superfluous": []}}
+    assert problems == {"prepare": {"missing": ["src/replearn/pipeline/lockfile.py"], "superfluous": []}}
     assert deps.write(tmp_path) == ["prepare"]
     assert deps.check(tmp_path) == {}
     text = (tmp_path / "dvc.yaml").read_text()

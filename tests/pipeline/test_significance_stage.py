@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from replearn import stats
+from replearn.pipeline import records
 from replearn.pipeline.compare import compare, compare_cv, resolve_pairwise_test, summary_metrics
 
 OLD_CFG = {"alpha": 0.05, "pairwise_test": "corrected_resampled_ttest", "correction": "holm",
@@ -18,18 +19,24 @@ CFG = {**OLD_CFG, "pairwise_test": "auto", "bayesian": True, "rope": 0.01, "test
        "round_before_ranking": None}
 
 
-def _cv(name, means, *, scheme="repeated_stratified_kfold", folds=5, repeats=2, task="classification", seed=0,
-        n=100):
+def _cv(name, means, **kw):
+    return records.from_dict(records.EvaluationResult, _cv_dict(name, means, **kw))
+
+
+def _cv_dict(name, means, *, scheme="repeated_stratified_kfold", folds=5, repeats=2, task="classification", seed=0,
+             n=100):
     rng = np.random.default_rng(seed)
-    splits = [{"index": r * folds + f, "repeat": r, "fold": f, "n_train": n - n // folds, "n_test": n // folds,
-               "seed": r} for r in range(repeats) for f in range(folds)]
+    splits = [{"index": r * folds + f, "kind": "split", "repeat": r, "fold": f, "n_train": n - n // folds,
+               "n_test": n // folds, "seed": r} for r in range(repeats) for f in range(folds)]
     metric = "accuracy" if task == "classification" else "mse"
     return {
-        "dataset": name, "task": task, "n_examples": n,
+        "schema_version": records.SCHEMA_VERSION, "dataset": name, "task": task, "n_examples": n,
         "scheme": {"name": scheme, "folds": folds, "repeats": repeats, "seed": 1234 + seed},
         "metrics": [metric], "primary_metric": metric, "greater_is_better": {metric: task == "classification"},
         "splits": splits,
-        "models": {m: {"scores": {metric: (mu + rng.normal(0, 0.02 if task == "classification" else 50,
+        "models": {m: {"registry_name": m, "params": {}, "n_iter": [None] * len(splits),
+                       "converged": [True] * len(splits),
+                       "scores": {metric: (mu + rng.normal(0, 0.02 if task == "classification" else 50,
                                                           len(splits))).tolist()}} for m, mu in means.items()},
     }
 
@@ -37,14 +44,15 @@ def _cv(name, means, *, scheme="repeated_stratified_kfold", folds=5, repeats=2, 
 def _train(models, task="classification", n=40, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n) if task == "classification" else rng.normal(100, 20, n)
-    out = {"task": task, "y_true": y.tolist(), "models": {}}
+    out = {"schema_version": records.SCHEMA_VERSION, "dataset": f"d{seed}", "task": task, "y_true": y.tolist(), "models": {}}
     for i, m in enumerate(sorted(models)):
         if task == "classification":
             pred = np.where(rng.random(n) < 0.7 + 0.1 * i, y, (y + 1) % 3)
-            out["models"][m] = {"pred": pred.tolist(), "correct": (pred == y).astype(int).tolist()}
+            out["models"][m] = {"pred": pred.tolist(), "correct": (pred == y).astype(int).tolist(),
+                                "converged": True, "n_iter": None}
         else:
-            out["models"][m] = {"pred": (y + rng.normal(0, 10 + 5 * i, n)).tolist()}
-    return out
+            out["models"][m] = {"pred": (y + rng.normal(0, 10 + 5 * i, n)).tolist(), "converged": True, "n_iter": None}
+    return records.from_dict(records.TrainResult, out)
 
 
 MODELS = {"gnb": 0.90, "knn": 0.93, "logreg": 0.95}
@@ -52,7 +60,7 @@ MODELS = {"gnb": 0.90, "knn": 0.93, "logreg": 0.95}
 
 def _experiment(models=MODELS, n_datasets=3, **kw):
     cv = {f"d{j}": _cv(f"d{j}", {m: mu - 0.01 * j for m, mu in models.items()}, seed=j, **kw) for j in range(n_datasets)}
-    train = {d: _train(models, seed=j) for j, d in enumerate(cv)}
+    train = {d: _train(models, seed=j) for j, d in enumerate(cv)}  # dataset names d0, d1, ... match
     return cv, train
 
 
@@ -65,17 +73,18 @@ def test_auto_chooses_the_test_from_the_scheme():
 
 
 def test_cv52_rows_use_the_repeat_fold_layout():
-    cv = _cv("d", MODELS, scheme="5x2", folds=2, repeats=5)
-    shuffled = copy.deepcopy(cv)
+    raw = _cv_dict("d", MODELS, scheme="5x2", folds=2, repeats=5)
+    shuffled = copy.deepcopy(raw)
     order = np.random.default_rng(0).permutation(10)
-    shuffled["splits"] = [cv["splits"][i] for i in order]
+    shuffled["splits"] = [raw["splits"][i] for i in order]
     for m in shuffled["models"].values():
         m["scores"]["accuracy"] = [m["scores"]["accuracy"][i] for i in order]
+    cv, shuffled = (records.from_dict(records.EvaluationResult, d) for d in (raw, shuffled))
     rows, rows_shuffled = compare_cv(cv, CFG), compare_cv(shuffled, CFG)
     assert rows[0]["test"] == "cv52_ttest" and rows[0]["df"] == 5.0
     assert [r["statistic"] for r in rows] == pytest.approx([r["statistic"] for r in rows_shuffled])
-    a = np.asarray(cv["models"]["gnb"]["scores"]["accuracy"])
-    b = np.asarray(cv["models"]["knn"]["scores"]["accuracy"])
+    a = np.asarray(cv.models["gnb"].scores["accuracy"])
+    b = np.asarray(cv.models["knn"].scores["accuracy"])
     assert rows[0]["statistic"] == pytest.approx(stats.cv52_ttest(a, b).statistic)
 
 
@@ -116,7 +125,7 @@ def test_two_models_on_many_datasets():
     assert not res["across_datasets"]["ran"]
     assert "compared over the datasets in the pairwise section" in res["across_datasets"]["reason"]
     row = res["across_pairs"]["rows"][0]
-    scores = np.array([[np.mean(cv[d]["models"][m]["scores"]["accuracy"]) for m in ("gnb", "knn")] for d in sorted(cv)])
+    scores = np.array([[np.mean(cv[d].models[m].scores["accuracy"]) for m in ("gnb", "knn")] for d in sorted(cv)])
     assert row["pvalue"] == pytest.approx(stats.wilcoxon(scores[:, 0], scores[:, 1]).pvalue)
     assert row["winner"] is None or row["winner"] == "knn"
     sign = compare(cv, train, {**CFG, "across_pairs_test": "sign_test"})["across_pairs"]["rows"][0]
@@ -206,12 +215,12 @@ def test_no_posthoc_when_friedman_does_not_reject():
 def test_resampling_seeds_follow_names_not_positions():
     cv, train = _experiment(n_datasets=2)
     a = compare(cv, train, CFG)
-    renamed = {"zz" + d: {**v, "dataset": "zz" + d} for d, v in cv.items()}
+    import dataclasses
+
     # adding a dataset that sorts first must not change the other datasets' resampling tests
-    extra = {"a_first": {**cv["d0"], "dataset": "a_first"}, **cv}
-    b = compare(extra, {"a_first": train["d0"], **train}, CFG)
+    extra = {"a_first": dataclasses.replace(cv["d0"], dataset="a_first"), **cv}
+    b = compare(extra, {"a_first": dataclasses.replace(train["d0"], dataset="a_first"), **train}, CFG)
     assert a["datasets"]["d1"]["test_set_metric"] == b["datasets"]["d1"]["test_set_metric"]
-    assert renamed  # names, not positions, decide the seeds
 
 
 def test_decision_rule_is_p_at_most_alpha():

@@ -5,9 +5,14 @@ The update is the CS229 notes' batch rule (§1.1, seed 000 L200-236, eq. 1.1)::
     theta := theta - alpha * grad J(theta)        (descent, ``maximize=False``)
     theta := theta + alpha * grad l(theta)        (ascent,  ``maximize=True``)
 
-It stops when the objective's relative change falls to ``tol``
-(``|f_k - f_{k+1}| <= tol * max(|f_k|, |f_{k+1}|, 1)``, SciPy's ``ftol`` rule) or the gradient's
-largest absolute entry falls to ``gtol``. It raises :class:`~replearn.exceptions.DivergenceError`
+It stops when the gradient's norm has fallen to ``grad_rtol`` times its norm at the start
+(``||g_k|| <= grad_rtol ||g_0||``: scale-free, and a bound on how far the iterate is from the
+minimizer -- ``||theta_k - theta*|| <= ||g_k|| / mu`` for a ``mu``-strongly convex objective), the
+objective's relative change falls to ``tol`` (``|f_k - f_{k+1}| <= tol * max(|f_k|, |f_{k+1}|, 1)``,
+SciPy's ``ftol`` rule) or the gradient's largest absolute entry falls to ``gtol``. A small change of
+the objective is a weak test on a flat valley: it stops steps that are still moving the parameters
+(least squares on two correlated features stopped 0.7% short of the normal equations); the
+gradient rules do not. It raises :class:`~replearn.exceptions.DivergenceError`
 as soon as the objective or the gradient is NaN/inf, and warns
 :class:`~replearn.exceptions.ConvergenceWarning` when ``max_iter`` updates were made without
 meeting either tolerance.
@@ -80,6 +85,7 @@ def gradient_descent(
     gtol: float | None = None,
     maximize: bool = False,
     warn: bool = True,
+    grad_rtol: float | None = None,
 ) -> OptimizeResult:
     """Minimize (or, with ``maximize=True``, maximize) ``fun`` by fixed-step batch gradient steps.
 
@@ -98,6 +104,8 @@ def gradient_descent(
         Stop when the relative change of the objective is at most ``tol`` (0 disables).
     gtol : float >= 0, optional
         Stop when ``max |gradient| <= gtol`` (None disables).
+    grad_rtol : float >= 0, optional
+        Stop when ``||gradient||_2 <= grad_rtol * ||gradient at x0||_2`` (None disables).
     maximize : bool
         Gradient ascent instead of descent.
     warn : bool
@@ -112,6 +120,8 @@ def gradient_descent(
     check_scalar(tol, "tol", numbers.Real, low=0.0)
     if gtol is not None:
         check_scalar(gtol, "gtol", numbers.Real, low=0.0)
+    if grad_rtol is not None:
+        check_scalar(grad_rtol, "grad_rtol", numbers.Real, low=0.0)
     sign = 1.0 if maximize else -1.0
     params = np.array(x0, dtype=np.float64, copy=True)
     history = np.empty(max_iter + 1, dtype=np.float64)
@@ -121,7 +131,10 @@ def gradient_descent(
         loss = float(loss)
         check_finite_step(loss, grad, 0, learning_rate)
         history[0] = loss
-        converged = gtol is not None and float(np.max(np.abs(grad), initial=0.0)) <= gtol
+        g0_norm = float(np.linalg.norm(grad))
+        converged = (gtol is not None and float(np.max(np.abs(grad), initial=0.0)) <= gtol) or (
+            grad_rtol is not None and g0_norm == 0.0
+        )
         n_iter = 0
         while not converged and n_iter < max_iter:
             params = params + sign * learning_rate * grad
@@ -134,6 +147,8 @@ def gradient_descent(
                 converged = True
             if gtol is not None and float(np.max(np.abs(grad), initial=0.0)) <= gtol:
                 converged = True
+            if grad_rtol is not None and float(np.linalg.norm(grad)) <= grad_rtol * g0_norm:
+                converged = True
             loss = new_loss
     grad_max = float(np.max(np.abs(grad), initial=0.0))
     if converged:
@@ -142,7 +157,9 @@ def gradient_descent(
         message = (
             f"gradient {'ascent' if maximize else 'descent'} did not converge in max_iter={max_iter} "
             f"iterations (last relative change {relative_change(history[max(n_iter - 1, 0)], loss):.2e}, "
-            f"tol={tol:g}; max |gradient| {grad_max:.2e}); increase max_iter or the learning rate, "
+            f"tol={tol:g}; max |gradient| {grad_max:.2e}"
+            + (f", {np.linalg.norm(grad) / g0_norm:.2e} of the starting norm, grad_rtol={grad_rtol:g}" if grad_rtol else "")
+            + "); increase max_iter or the learning rate, "
             "or standardize the features"
         )
         if warn:

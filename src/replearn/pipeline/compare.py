@@ -24,6 +24,7 @@ the cross-validation seed recorded in the results, so reruns give identical numb
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -32,6 +33,7 @@ from .. import stats
 from ..evaluation.metrics import METRICS
 from ..stats import registry
 from ..stats.registry import is_significant
+from . import records
 from .seeding import derive_seed
 
 MAX_K_BERGMANN_HOMMEL = 10
@@ -95,22 +97,22 @@ def _winner(a: str, b: str, diff: float, significant: bool, higher_is_better: bo
 
 def _split_order(cv: dict) -> np.ndarray:
     """Split positions sorted by (repeat, fold): the 5 x 2 layout the cv52 tests need."""
-    return np.array(sorted(range(len(cv["splits"])), key=lambda i: (cv["splits"][i]["repeat"], cv["splits"][i]["fold"])))
+    return np.array(sorted(range(len(cv.splits)), key=lambda i: (cv.splits[i].repeat, cv.splits[i].fold)))
 
 
 def compare_cv(cv: dict, cfg: dict) -> list[dict]:
     """Pairwise tests on one dataset's cross-validation scores."""
     cfg = settings(cfg)
-    metric = cv["primary_metric"]
-    hib = cv["greater_is_better"][metric]
-    test = resolve_pairwise_test(cfg, (cv.get("scheme") or {}).get("name"))
-    n_train = np.array([s["n_train"] for s in cv["splits"]], dtype=float)
-    n_test = np.array([s["n_test"] for s in cv["splits"]], dtype=float)
+    metric = cv.primary_metric
+    hib = cv.greater_is_better[metric]
+    test = resolve_pairwise_test(cfg, cv.scheme.name)
+    n_train = np.array([s.n_train for s in cv.splits], dtype=float)
+    n_test = np.array([s.n_test for s in cv.splits], dtype=float)
     order = _split_order(cv)
     rows = []
-    for a, b in itertools.combinations(sorted(cv["models"]), 2):
-        sa = np.asarray(cv["models"][a]["scores"][metric], dtype=float)
-        sb = np.asarray(cv["models"][b]["scores"][metric], dtype=float)
+    for a, b in itertools.combinations(sorted(cv.models), 2):
+        sa = np.asarray(cv.models[a].scores[metric], dtype=float)
+        sb = np.asarray(cv.models[b].scores[metric], dtype=float)
         func = registry.get(test).func  # the registry names the function of every configured test
         if test == "corrected_resampled_ttest":
             res = func(sa, sb, n_train, n_test)
@@ -145,14 +147,14 @@ def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
     cfg = settings(cfg)
     if not cfg["bayesian"]:
         return []
-    metric = cv["primary_metric"]
-    hib = cv["greater_is_better"][metric]
-    n_train = np.array([s["n_train"] for s in cv["splits"]], dtype=float)
-    n_test = np.array([s["n_test"] for s in cv["splits"]], dtype=float)
+    metric = cv.primary_metric
+    hib = cv.greater_is_better[metric]
+    n_train = np.array([s.n_train for s in cv.splits], dtype=float)
+    n_test = np.array([s.n_test for s in cv.splits], dtype=float)
     rows = []
-    for a, b in itertools.combinations(sorted(cv["models"]), 2):
-        sa = np.asarray(cv["models"][a]["scores"][metric], dtype=float)
-        sb = np.asarray(cv["models"][b]["scores"][metric], dtype=float)
+    for a, b in itertools.combinations(sorted(cv.models), 2):
+        sa = np.asarray(cv.models[a].scores[metric], dtype=float)
+        sb = np.asarray(cv.models[b].scores[metric], dtype=float)
         rope = _rope(cfg, np.r_[sa, sb])
         r = stats.bayesian_correlated_ttest(sa, sb, n_train=n_train, n_test=n_test, rope=rope).to_dict()
         rows.append(
@@ -182,13 +184,13 @@ def _rope(cfg: dict, scores: np.ndarray) -> float:
 def compare_test_set(train_results: dict, cfg: dict) -> list[dict]:
     """McNemar's test for every pair of models on the sealed test part (classification only)."""
     cfg = settings(cfg)
-    if train_results["task"] != "classification" or cfg["test_set_test"] == "none":
+    if train_results.task != "classification" or cfg["test_set_test"] == "none":
         return []
-    models = train_results["models"]
+    models = train_results.models
     rows = []
     for a, b in itertools.combinations(sorted(models), 2):
-        ca = np.asarray(models[a]["correct"], dtype=bool)
-        cb = np.asarray(models[b]["correct"], dtype=bool)
+        ca = np.asarray(models[a].correct, dtype=bool)
+        cb = np.asarray(models[b].correct, dtype=bool)
         res = stats.mcnemar(ca, cb, method=cfg["mcnemar_method"]).to_dict()
         rows.append(
             {
@@ -227,17 +229,17 @@ def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed
     if METRICS[metric].needs != "label":
         return {"ran": False, "reason": f"{metric} needs probabilities, which the train stage does not keep",
                 "rows": []}
-    models = train_results["models"]
-    if any("pred" not in m for m in models.values()) or "y_true" not in train_results:
+    models = train_results.models
+    if any(m.pred is None for m in models.values()):
         return {"ran": False, "reason": "the train results hold no test-set predictions", "rows": []}
-    y = np.asarray(train_results["y_true"])
+    y = np.asarray(train_results.y_true)
     hib = METRICS[metric].greater_is_better
     n_resamples = int(cfg["resamples"])
     test = stats.permutation_test if kind == "permutation" else stats.paired_bootstrap_test
     rows = []
     for i, (a, b) in enumerate(itertools.combinations(sorted(models), 2)):
-        pa, pb = np.asarray(models[a]["pred"]), np.asarray(models[b]["pred"])
-        s = derive_seed(seed, "test_set_metric", train_results.get("dataset", ""), a, b)  # by names, never order
+        pa, pb = np.asarray(models[a].pred), np.asarray(models[b].pred)
+        s = derive_seed(seed, "test_set_metric", train_results.dataset, a, b)  # by names, never order
         if metric in _DECOMPOSABLE:
             per = _DECOMPOSABLE[metric]
             res = test(per(y, pa), per(y, pb), n_resamples=n_resamples, seed=s)
@@ -273,16 +275,16 @@ def _finish_rows(rows: list[dict], cfg: dict, higher_is_better: bool) -> None:
             r["correction_used"] = used
 
 
-def _common(crossval: dict[str, dict]):
+def _common(crossval: dict[str, records.EvaluationResult]):
     datasets = sorted(crossval)
-    model_sets = [set(crossval[d]["models"]) for d in datasets]
+    model_sets = [set(crossval[d].models) for d in datasets]
     common = sorted(set.intersection(*model_sets)) if model_sets else []
-    metrics = {crossval[d]["primary_metric"] for d in datasets}
+    metrics = {crossval[d].primary_metric for d in datasets}
     return datasets, common, metrics
 
 
 def _score_table(crossval: dict, datasets: list[str], models: list[str], metric: str) -> np.ndarray:
-    return np.array([[np.mean(crossval[d]["models"][m]["scores"][metric]) for m in models] for d in datasets])
+    return np.array([[np.mean(crossval[d].models[m].scores[metric]) for m in models] for d in datasets])
 
 
 def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
@@ -308,7 +310,7 @@ def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
         return {"ran": False, "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
                 "n_datasets": n}
     metric = metrics.pop()
-    hib = crossval[datasets[0]]["greater_is_better"][metric]
+    hib = crossval[datasets[0]].greater_is_better[metric]
     decimals = cfg["round_before_ranking"]
     scores = _score_table(crossval, datasets, common, metric)
     avg = stats.rank_scores(scores, higher_is_better=hib, decimals=decimals).mean(axis=0)
@@ -383,7 +385,7 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
         return {"ran": False, "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
                 "rows": []}
     metric = metrics.pop()
-    hib = crossval[datasets[0]]["greater_is_better"][metric]
+    hib = crossval[datasets[0]].greater_is_better[metric]
     decimals = cfg["round_before_ranking"]
     scores = _score_table(crossval, datasets, common, metric)
     sign = 1.0 if hib else -1.0
@@ -444,31 +446,33 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
     }
 
 
-def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict, *, seed: int | None = None) -> dict:
-    """The whole significance result (the schema the report reads).
+def compare(crossval: dict[str, records.EvaluationResult], train_results: dict[str, records.TrainResult], cfg: dict,
+            *, seed: int | None = None) -> dict:
+    """The whole significance result (:class:`~.records.SignificanceResult` as plain data: the report reads it).
 
     ``seed`` seeds the resampling tests; by default the seed of the first dataset's cross-validation.
     """
     cfg = settings(cfg)
     crossval, excluded = comparable(crossval)
     first = next(iter(crossval.values()))
-    metric = first["primary_metric"]
+    metric = first.primary_metric
     if seed is None:
-        seed = int((first.get("scheme") or {}).get("seed") or 0)
-    schemes = {(crossval[d].get("scheme") or {}).get("name") for d in crossval}
+        seed = int(first.scheme.seed or 0)
+    schemes = {crossval[d].scheme.name for d in crossval}
     resolved = {resolve_pairwise_test(cfg, s) for s in schemes}
     datasets = {}
     for j, d in enumerate(sorted(crossval)):
         entry = {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
         entry["bayesian"] = compare_bayesian(crossval[d], cfg)
         entry["test_set_metric"] = compare_test_set_metric(
-            train_results[d], crossval[d]["primary_metric"], cfg, seed=seed
+            train_results[d], crossval[d].primary_metric, cfg, seed=seed
         )
         datasets[d] = entry
     return {
+        "schema_version": records.SCHEMA_VERSION,
         "metric": metric,
         "alpha": cfg["alpha"],
-        "higher_is_better": first["greater_is_better"][metric],
+        "higher_is_better": first.greater_is_better[metric],
         "pairwise_test": resolved.pop() if len(resolved) == 1 else "per dataset",
         "pairwise_test_config": cfg["pairwise_test"],
         "correction": cfg["correction"],
@@ -485,17 +489,18 @@ def compare(crossval: dict[str, dict], train_results: dict[str, dict], cfg: dict
     }
 
 
-def comparable(crossval: dict[str, dict]) -> tuple[dict[str, dict], dict[str, list[str]]]:
+def comparable(crossval: dict[str, records.EvaluationResult]
+               ) -> tuple[dict[str, records.EvaluationResult], dict[str, list[str]]]:
     """Drop, per dataset, the models that have no score on the primary metric (e.g. kernel PCA without a
     pre-image has no reconstruction error): they cannot enter a test. Returns the kept results and
     ``{dataset: [excluded model keys]}`` (recorded in significance.json and shown in the report)."""
     kept, excluded = {}, {}
     for d, cv in crossval.items():
-        metric = cv["primary_metric"]
-        bad = sorted(k for k, m in cv["models"].items() if any(v is None for v in m["scores"][metric]))
+        metric = cv.primary_metric
+        bad = sorted(k for k, m in cv.models.items() if any(v is None for v in m.scores[metric]))
         if bad:
             excluded[d] = bad
-            cv = {**cv, "models": {k: m for k, m in cv["models"].items() if k not in bad}}
+            cv = dataclasses.replace(cv, models={k: m for k, m in cv.models.items() if k not in bad})
         kept[d] = cv
     return kept, excluded
 
@@ -519,3 +524,10 @@ def summary_metrics(result: dict) -> dict:
     if pairs.get("ran"):
         out["across_pairs_significant"] = sum(r["significant"] for r in pairs["rows"])
     return out
+
+
+def compare_records(crossval: dict[str, records.EvaluationResult], train_results: dict[str, records.TrainResult],
+                    cfg: dict, *, seed: int | None = None) -> records.SignificanceResult:
+    """:func:`compare` as the typed, versioned record the significance stage writes."""
+    return records.from_dict(records.SignificanceResult, compare(crossval, train_results, cfg, seed=seed),
+                             source="significance result")

@@ -18,7 +18,7 @@ from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
 from ..persistence import save_model
-from . import paths
+from . import paths, records
 from .data import Dataset, check_class_counts, load_meta, load_part
 from .figures_data import decision_regions, figure_data
 from .seeding import derive_seed
@@ -100,11 +100,11 @@ def featurize(params: dict, name: str, root: Path = Path(".")) -> dict:
     return {"n_features_in": int(X.shape[1]), "n_features_out": int(fmap.n_features_out_)}
 
 
-def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, dict]:
+def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, records.TrainResult]:
     """Fit every model on the whole (mapped) training part, save it, and evaluate it on the sealed test part.
 
-    Returns ``(metrics, predictions)``: train/test metrics per model, and the test-set predictions
-    (with which examples each model got right, for McNemar's test).
+    Returns ``(metrics, result)``: train/test metrics per model, and the :class:`~.records.TrainResult`
+    with the test-set predictions (with which examples each model got right, for McNemar's test).
     """
     meta = load_meta(name, root)
     task, specs = plan(params, name, meta["task"])
@@ -139,12 +139,15 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, dict]:
         entry["figures"] = figure_data(model, task, X, y if classes is not None else None, meta)
         preds[spec.key] = entry
         fitted[spec.key] = model
-    predictions = {"dataset": name, "task": task, "y_true": yt.tolist(), "models": preds}
+    regions = None
     if task == "classification" and len(meta["feature_names"]) == 2:
         X_raw, y_raw = load_part(root / paths.PREPARED / name / "train.npz")
         fmap = FeaturePipeline.load(root / paths.FEATURES / name / "featurizer")
-        predictions["decision_regions"] = decision_regions(fitted, fmap, X_raw, y_raw, meta["feature_names"])
-    return metrics, predictions
+        regions = decision_regions(fitted, fmap, X_raw, y_raw, meta["feature_names"])
+    result = records.TrainResult(dataset=name, task=task, y_true=yt.tolist(),
+                                 models={k: records.TrainedModel(**v) for k, v in preds.items()},
+                                 decision_regions=regions)
+    return metrics, result
 
 
 def _none_free(scores: dict) -> dict:
@@ -160,7 +163,7 @@ def _score(model, X, y, metric_names, task, classes):
     return score_predictions(metric_names, y, pred, proba=proba, classes=classes)
 
 
-def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -> dict:
+def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -> records.EvaluationResult:
     """Cross-validate every model on the training part (feature maps refitted per fold)."""
     meta = load_meta(name, root)
     task, specs = plan(params, name, meta["task"])
@@ -187,25 +190,26 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
         model_seeds=seeds, n_jobs=cv["n_jobs"], progress=progress if cv["progress"] == "auto" else cv["progress"],
         description=f"crossval {name}",
     )
-    return {
-        "dataset": name,
-        "task": task,
-        "classes": meta["classes"],
-        "n_examples": int(len(y)),
-        "scheme": {"name": scheme, "folds": cv["folds"], "repeats": cv["repeats"], "seed": split_seed},
-        "metrics": metric_names,
-        "primary_metric": primary,
-        "greater_is_better": {m: greater_is_better(m) for m in metric_names},
-        **res,
-    }
+    return records.EvaluationResult(
+        dataset=name,
+        task=task,
+        classes=meta["classes"] or None,
+        n_examples=int(len(y)),
+        scheme=records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed, design="cv"),
+        metrics=metric_names,
+        primary_metric=primary,
+        greater_is_better={m: greater_is_better(m) for m in metric_names},
+        splits=[records.Replicate(kind="split", **s) for s in res["splits"]],
+        models={k: records.ModelEvaluation(**m) for k, m in res["models"].items()},
+    )
 
 
-def crossval_summary(result: dict) -> dict:
+def crossval_summary(result: records.EvaluationResult) -> dict:
     """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``)."""
     out = {}
-    for key, m in result["models"].items():
-        out[key] = {"not_converged": int(sum(not c for c in m.get("converged", [])))}
-        for metric, values in m["scores"].items():
+    for key, m in result.models.items():
+        out[key] = {"not_converged": int(sum(not c for c in m.converged))}
+        for metric, values in m.scores.items():
             if any(x is None for x in values):
                 continue  # a score this model cannot give (e.g. the log-likelihood of k-means)
             v = np.asarray(values, dtype=float)
@@ -214,12 +218,12 @@ def crossval_summary(result: dict) -> dict:
     return out
 
 
-def crossval_plot_rows(result: dict) -> list[dict]:
-    """Per-split primary-metric scores in the long format ``dvc plots show`` reads."""
-    metric = result["primary_metric"]
+def crossval_plot_rows(result: records.EvaluationResult) -> list[dict]:
+    """Per-replicate primary-metric scores in the long format ``dvc plots show`` reads."""
+    metric = result.primary_metric
     return [
-        {"dataset": result["dataset"], "model": key, "split": i, "metric": metric, "score": float(s)}
-        for key, m in result["models"].items()
-        for i, s in enumerate(m["scores"][metric])
+        {"dataset": result.dataset, "model": key, "split": i, "metric": metric, "score": float(s)}
+        for key, m in result.models.items()
+        for i, s in enumerate(m.scores[metric])
         if s is not None
     ]

@@ -34,7 +34,6 @@ import numbers
 from dataclasses import dataclass, field, fields
 
 import numpy as np
-from scipy import stats
 
 from ._resample import check_resamples, check_seed
 from ._result import to_jsonable
@@ -100,6 +99,7 @@ def bayesian_correlated_ttest(
     ``n_test/(n_train + n_test)`` is used).  ``credible_interval``: the central ``credibility``
     interval of the posterior of the mean difference.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     rope = _check_rope(rope)
     if isinstance(credibility, bool) or not isinstance(credibility, numbers.Real) or not 0 < credibility < 1:
         raise ValueError(f"credibility must lie in (0, 1), got {credibility!r}")

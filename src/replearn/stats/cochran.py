@@ -15,7 +15,6 @@ McNemar's uncorrected chi-square ``(b - c)^2 / (b + c)``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ._result import TestResult
 
@@ -28,6 +27,7 @@ def cochrans_q(correct) -> TestResult:
     ``effect_size``: Serlin's ``eta^2_Q = Q / (N (k - 1))`` (in [0, 1]); ``extra`` holds the
     per-model accuracies and the number of rows on which the models disagree.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     x = np.asarray(correct)
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 2:
         raise ValueError(f"correct must be a 2-D (n_examples, k_models) array with k >= 2, got shape {x.shape}")

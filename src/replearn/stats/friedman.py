@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ._result import TestResult
 
@@ -54,6 +53,7 @@ def rank_scores(scores, *, higher_is_better: bool = True, decimals: int | None =
     ``decimals``: round the scores to this many decimals before ranking (``None``: as given), so
     that scores equal at the precision they are reported with tie.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     s = _check_scores(scores)
     if decimals is not None:
         if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
@@ -140,6 +140,7 @@ def friedman(
     the order of the data sets.  ``decimals`` rounds the scores before ranking (see
     :func:`rank_scores`).
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     ranks = rank_scores(scores, higher_is_better=higher_is_better, decimals=decimals)
     n, k = ranks.shape
     avg = ranks.mean(axis=0)
@@ -213,6 +214,7 @@ def friedman(
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """``q_alpha`` of Demsar's Table 5: ``studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)``."""
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     k = _check_k(k)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -287,6 +289,7 @@ def nemenyi_pairwise(average_ranks, n: int) -> np.ndarray:
     use :func:`nemenyi_cd`, whose studentized-range quantile controls the family-wise error of
     all pairs.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     _, r = _names_and_ranks(average_ranks)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n (number of data sets) must be an integer >= 1, got {n!r}")

@@ -25,7 +25,6 @@ evaluated on one test set.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from ._result import TestResult
 
@@ -55,6 +54,7 @@ def mcnemar(correct_a, correct_b, *, method: str = "exact") -> TestResult:
     accuracies, and whose ``effect_size`` is the difference of accuracies ``acc_a - acc_b =
     (n10 - n01) / n``.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     a = _correctness(correct_a, "correct_a")

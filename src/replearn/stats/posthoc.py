@@ -25,7 +25,6 @@ import itertools
 from dataclasses import dataclass, field, fields
 
 import numpy as np
-from scipy import stats
 
 from ._result import to_jsonable
 from .allpairs import bergmann_hommel, shaffer
@@ -74,6 +73,7 @@ def friedman_posthoc(
     Pairs are listed in ``itertools.combinations`` order of ``names`` (a control's comparisons
     with ``a`` = the control).  ``decimals`` rounds the scores before ranking.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     s = np.asarray(scores, dtype=np.float64)
     if decimals is not None:
         s = np.round(s, int(decimals))

@@ -21,7 +21,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy import stats
 
 from ._result import TestResult
 from .effect_sizes import _ratio, paired_differences
@@ -41,6 +40,7 @@ def _check_options(alternative: str, confidence: float) -> None:
 
 
 def _t_pvalue(t: float, df: float, alternative: str) -> float:
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     dist = stats.t(df)
     if alternative == "greater":
         p = dist.sf(t)
@@ -52,6 +52,7 @@ def _t_pvalue(t: float, df: float, alternative: str) -> float:
 
 
 def _t_ci(mean: float, se: float, df: float, alternative: str, confidence: float) -> tuple[float, float]:
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     if alternative == "two-sided":
         h = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * se
         return (mean - h, mean + h)

@@ -40,7 +40,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy import stats
 
 from ._result import TestResult
 from .effect_sizes import paired_differences
@@ -122,6 +121,7 @@ def wilcoxon(
     differences), ``z`` (the normal score, also when the p-value is exact) and ``method_used``.
     All differences zero: statistic per the formula, p = 1.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     _check_alternative(alternative)
     if zero_method not in ZERO_METHODS:
         raise ValueError(f"zero_method must be one of {list(ZERO_METHODS)}, got {zero_method!r}")
@@ -222,6 +222,7 @@ def sign_test(a, b=None, *, ties: str = "split", alternative: str = "two-sided",
     Clopper-Pearson ``ci`` at ``confidence``.  Demsar notes it is weaker than the Wilcoxon test
     but assumes nothing about the size of the differences.
     """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
     _check_alternative(alternative)
     if ties not in ("split", "drop"):
         raise ValueError(f"ties must be 'split' or 'drop', got {ties!r}")

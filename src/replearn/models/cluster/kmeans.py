@@ -10,6 +10,7 @@ import numpy as np
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
 from ...validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ._kernels import cluster_sums, nearest_from_scores, sum_sq_to_centers
 from ._mixin import ClusterMixin
 from .seeding import SEEDINGS, euclidean_d2_to, seed_indices
 
@@ -192,19 +193,21 @@ def assign(X: np.ndarray, centers: np.ndarray, *, with_distances: bool = False, 
     iteration needs; exact distances are recomputed where they are reported (``inertia_``).
     """
     scores = X @ (-2.0 * centers).T
-    scores += np.einsum("ij,ij->i", centers, centers)
-    labels = np.argmin(scores, axis=1)
-    if not with_distances:
-        return labels
-    x_sq = np.einsum("ij,ij->i", X, X) if x_sq is None else x_sq
-    d2 = scores[np.arange(X.shape[0]), labels] + x_sq
-    return labels, np.maximum(d2, 0.0, out=d2)
+    c_sq = np.einsum("ij,ij->i", centers, centers)
+    if x_sq is None:
+        x_sq = np.einsum("ij,ij->i", X, X) if with_distances else np.zeros(X.shape[0])
+    labels = np.empty(X.shape[0], dtype=np.intp)
+    d2 = np.empty(X.shape[0])
+    nearest_from_scores(scores, c_sq, x_sq, labels, d2)  # argmin and distances in one pass (compiled)
+    return (labels, d2) if with_distances else labels
 
 
 def sum_sq_distances(X: np.ndarray, centers: np.ndarray, labels: np.ndarray) -> float:
     """``sum_i ||x_i - mu_{c_i}||^2``, computed directly (exact; no cancellation)."""
-    diff = X - centers[labels]
-    return float(np.einsum("ij,ij->", diff, diff))
+    return float(
+        sum_sq_to_centers(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(centers, dtype=np.float64),
+                          np.ascontiguousarray(labels, dtype=np.intp))
+    )
 
 
 def relocate_empty(labels: np.ndarray, d2: np.ndarray, n_clusters: int) -> tuple[np.ndarray, int]:
@@ -234,17 +237,9 @@ def relocate_empty(labels: np.ndarray, d2: np.ndarray, n_clusters: int) -> tuple
 def cluster_means(X: np.ndarray, labels: np.ndarray, n_clusters: int) -> np.ndarray:
     """Mean of the rows of each cluster (every cluster must be non-empty).
 
-    Sums by one-hot matrix products over row blocks (GEMM; the one-hot block stays below 4 MiB).
+    Sums in one pass over the examples (compiled; :mod:`._kernels`).
     """
-    n, d = X.shape
-    sums = np.zeros((n_clusters, d))
-    block = max(1, (1 << 19) // n_clusters)
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        onehot = np.zeros((n_clusters, stop - start))
-        onehot[labels[start:stop], np.arange(stop - start)] = 1.0
-        sums += onehot @ X[start:stop]
-    counts = np.bincount(labels, minlength=n_clusters).astype(np.float64)
+    sums, counts = cluster_sums(np.ascontiguousarray(X), np.ascontiguousarray(labels, dtype=np.intp), n_clusters)
     return sums / counts[:, None]
 
 

@@ -26,6 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ._kernels import sq_dist_to_row
+
 SEEDINGS = ("k-means++", "random", "furthest-first")
 
 
@@ -79,8 +81,11 @@ def seed_indices(method: str, n: int, k: int, d2_to: Callable[[int], np.ndarray]
 def euclidean_d2_to(X: np.ndarray) -> Callable[[int], np.ndarray]:
     """``d2_to(i) = ||X - X[i]||^2`` for every row (computed directly, no cancellation)."""
 
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+
     def d2_to(i: int) -> np.ndarray:
-        diff = X - X[i]
-        return np.einsum("ij,ij->i", diff, diff)
+        out = np.empty(Xc.shape[0])
+        sq_dist_to_row(Xc, int(i), out)  # one compiled pass, no n x d temporary
+        return out
 
     return d2_to

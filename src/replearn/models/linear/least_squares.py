@@ -19,6 +19,7 @@ import scipy.linalg
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import SingularMatrixError, center, solve_spd
 from ...optim import gradient_descent
+from ...optim._kernels import least_squares_sgd_epoch
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_scalar, check_X_y
 
@@ -70,7 +71,10 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     max_iter : int >= 1, default 1000
         Iteration cap of ``"gd"``; epoch cap of ``"sgd"`` / ``"minibatch"``.
     tol : float >= 0, default 1e-6
-        ``"gd"`` stops when the relative change of ``J`` falls to ``tol``; ``"sgd"`` /
+        ``"gd"`` stops when the gradient's norm falls to ``tol`` times its norm at ``w = 0``
+        (``||grad J(w_k)|| <= tol ||grad J(0)||``; a small change of ``J`` is a weak test in a flat
+        valley: on the standardized Portland living area + bedrooms it stopped the coefficients 0.7%
+        short of the normal equations); ``"sgd"`` /
         ``"minibatch"`` stop when ``J`` has not improved on its best value by ``tol * max(J_best, 1)``
         for ``n_iter_no_change`` consecutive epochs (scikit-learn's SGD rule).
     batch_size : int >= 1, default 32
@@ -161,6 +165,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             w = _lstsq(Xc, yc)
             self.solver_used_ = "lstsq"
         elif self.solver in ("sgd", "minibatch"):
+            batch = 1 if self.solver == "sgd" else int(self.batch_size)
+            Xs, ys = np.ascontiguousarray(Xc), np.ascontiguousarray(yc)
             result = stochastic_gradient_descent(
                 lambda w, idx: _batch_grad(w, Xc[idx], yc[idx]),
                 lambda w: _mse_loss_grad(w, Xc, yc)[0],
@@ -175,6 +181,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                 n_iter_no_change=self.n_iter_no_change,
                 random_state=self.random_state,
                 name=f"LinearRegression(solver={self.solver!r})",
+                epoch_fn=lambda w, order, etas: least_squares_sgd_epoch(Xs, ys, order, etas, w, batch),
             )
             w = result.params
             self.n_iter_ = result.n_iter
@@ -186,7 +193,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
                 np.zeros(d),
                 learning_rate=self.learning_rate,
                 max_iter=self.max_iter,
-                tol=self.tol,
+                tol=0.0,
+                grad_rtol=self.tol,
             )
             w = result.params
             self.n_iter_ = result.n_iter

@@ -11,6 +11,7 @@ from scipy.special import expit
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept
+from ...optim._kernels import LOSS_CODES, PENALTY_CODES, margin_sgd_epoch
 from ...optim.proximal import soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
@@ -87,7 +88,13 @@ class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     Subgradient methods are not monotone; the loss history is recorded per epoch (per iteration for
     ``"gd"``) and the fit stops when the objective has not improved on its best value by
     ``tol * max(|best|, 1)`` for ``n_iter_no_change`` epochs. NaN or infinite values (e.g. the
-    exponential loss with too large a step) raise :class:`~replearn.exceptions.DivergenceError`.
+    exponential loss with too large a step) or growth well beyond the starting objective (see
+    :func:`~replearn.optim.stochastic.stochastic_gradient_descent`) raise
+    :class:`~replearn.exceptions.DivergenceError`; ending a little above the start (noise of the
+    subgradient steps) does not.
+
+    The stochastic solvers' epochs run compiled (numba, :mod:`replearn._jit`; the plain Python loop
+    without it): the same per-example updates in the same order for a given ``random_state``.
 
     Labels: ``classes_[1]`` is +1 and ``classes_[0]`` is -1. With K > 2 classes one binary
     problem is fitted per class (one-vs-all, CIML Alg. 13-14, with the scores ``w_k^T x + b_k``
@@ -248,6 +255,16 @@ class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             return self.objective(theta, Xa, s)
 
         full_batch = self.solver == "gd"
+        epoch_fn = None
+        if not full_batch:  # the same per-example (per-batch) updates, compiled (replearn._jit)
+            Xc = np.ascontiguousarray(Xa, dtype=np.float64)
+            sc = np.ascontiguousarray(s, dtype=np.float64)
+            codes = (int(self.batch_size), d, LOSS_CODES[self.loss], PENALTY_CODES[self.penalty], alpha,
+                     float(self.p), truncate)
+
+            def epoch_fn(theta, order, etas):
+                margin_sgd_epoch(Xc, sc, order, etas, theta, *codes)
+
         result = stochastic_gradient_descent(
             grad,
             objective,
@@ -264,6 +281,8 @@ class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             random_state=rng,
             prox=(lambda theta, eta: soft_threshold(theta, eta * lam)) if truncate else None,
             warn=False,
+            name=f"LinearClassifier(loss={self.loss!r}, solver={self.solver!r})",
+            epoch_fn=epoch_fn,
         )
         if not result.converged:
             warnings.warn(

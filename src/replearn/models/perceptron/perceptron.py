@@ -8,6 +8,7 @@ import numpy as np
 
 from ...base import BaseEstimator, ClassifierMixin
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ._kernels import binary_pass, multiclass_pass
 
 
 class _PerceptronBase(ClassifierMixin, BaseEstimator):
@@ -215,103 +216,76 @@ class MulticlassPerceptron(_PerceptronBase):
         return bool(self.average)
 
 
-# -- training loops (plain Python over examples: the algorithms are online) ---------------------------
+# -- training loops: the passes are compiled (replearn._jit); the algorithms are online -------------
 def _train_binary(X, s, max_iter, shuffle, rng, fit_intercept, keep_votes):
+    """Passes of CIML Alg. 5 (with Alg. 7's sums ``u, beta`` and eq. 4.17's votes) until a clean pass."""
     n, d = X.shape
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    s = np.ascontiguousarray(s, dtype=np.float64)
     w = np.zeros(d)
-    b = 0.0
     u = np.zeros(d)
-    beta = 0.0
-    c = 1  # CIML Alg. 7's example counter
+    state = np.array([0.0, 0.0, 1.0 if fit_intercept else 0.0])  # b, beta, bias
+    counts = np.array([1, 0], dtype=np.int64)  # CIML Alg. 7's counter c (from 1), survival time
+    vw = np.empty((n if keep_votes else 0, d))
+    vb = np.empty(n if keep_votes else 0)
+    vc = np.empty(n if keep_votes else 0, dtype=np.int64)
     mistakes = []
-    vw, vb, vc = [], [], []
-    survival = 0
+    votes_w, votes_b, votes_c = [], [], []
     order = np.arange(n)
-    rows = list(X)
     for _ in range(max_iter):
         if shuffle:
             order = rng.permutation(n)
-        m = 0
-        for i in order:
-            x = rows[i]
-            yi = s[i]
-            a = float(w @ x) + b
-            if yi * a <= 0.0:
-                if keep_votes and survival > 0:
-                    vw.append(w.copy())
-                    vb.append(b)
-                    vc.append(survival)
-                w += yi * x
-                u += (yi * c) * x
-                if fit_intercept:
-                    b += yi
-                    beta += yi * c
-                m += 1
-                survival = 1
-            else:
-                survival += 1
-            c += 1
-        mistakes.append(m)
+        m, nv = binary_pass(X, s, order, w, u, state, counts, keep_votes, vw, vb, vc)
+        if keep_votes and nv:
+            votes_w.append(vw[:nv].copy())
+            votes_b.append(vb[:nv].copy())
+            votes_c.append(vc[:nv].copy())
+        mistakes.append(int(m))
         if m == 0:
             break
+    b, beta = float(state[0]), float(state[1])
     votes = None
     if keep_votes:
-        vw.append(w.copy())
-        vb.append(b)
-        vc.append(survival)
-        votes = (np.asarray(vw)[:, None, :], np.asarray(vb, dtype=np.float64)[:, None], np.asarray(vc, dtype=np.float64))
-    return w, b, u, beta, float(c), mistakes, votes
+        votes_w.append(w[None, :].copy())
+        votes_b.append(np.array([b]))
+        votes_c.append(np.array([counts[1]]))
+        votes = (np.concatenate(votes_w)[:, None, :], np.concatenate(votes_b)[:, None],
+                 np.concatenate(votes_c).astype(np.float64))
+    return w, b, u, beta, float(counts[0]), mistakes, votes
 
 
 def _train_multiclass(X, codes, K, max_iter, shuffle, rng, fit_intercept, keep_votes):
+    """Passes of CIML Alg. 39 (with Alg. 7's averaging sums and the votes) until a clean pass."""
     n, d = X.shape
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
     W = np.zeros((K, d))
     b = np.zeros(K)
     U = np.zeros((K, d))
     beta = np.zeros(K)
-    c = 1
-    mistakes = []
-    vw, vb, vc = [], [], []
-    survival = 0
-    order = np.arange(n)
-    rows = list(X)
+    counts = np.array([1, 0], dtype=np.int64)
+    vw = np.empty((n if keep_votes else 0, K, d))
+    vb = np.empty((n if keep_votes else 0, K))
+    vc = np.empty(n if keep_votes else 0, dtype=np.int64)
     bias = 1.0 if fit_intercept else 0.0
+    mistakes = []
+    votes_w, votes_b, votes_c = [], [], []
+    order = np.arange(n)
     for _ in range(max_iter):
         if shuffle:
             order = rng.permutation(n)
-        m = 0
-        for i in order:
-            x = rows[i]
-            yi = codes[i]
-            scores = W @ x + b
-            true = scores[yi]
-            scores[yi] = -np.inf
-            yhat = int(np.argmax(scores))
-            if scores[yhat] >= true:
-                if keep_votes and survival > 0:
-                    vw.append(W.copy())
-                    vb.append(b.copy())
-                    vc.append(survival)
-                W[yi] += x
-                W[yhat] -= x
-                b[yi] += bias
-                b[yhat] -= bias
-                U[yi] += c * x
-                U[yhat] -= c * x
-                beta[yi] += c * bias
-                beta[yhat] -= c * bias
-                m += 1
-                survival = 1
-            else:
-                survival += 1
-            c += 1
-        mistakes.append(m)
+        m, nv = multiclass_pass(X, codes, order, W, b, U, beta, counts, bias, keep_votes, vw, vb, vc)
+        if keep_votes and nv:
+            votes_w.append(vw[:nv].copy())
+            votes_b.append(vb[:nv].copy())
+            votes_c.append(vc[:nv].copy())
+        mistakes.append(int(m))
         if m == 0:
             break
     votes = None
     if keep_votes:
-        vw.append(W.copy())
-        vb.append(b.copy())
-        vc.append(survival)
-        votes = (np.asarray(vw), np.asarray(vb), np.asarray(vc, dtype=np.float64))
-    return W, b, U, beta, float(c), mistakes, votes
+        votes_w.append(W[None].copy())
+        votes_b.append(b[None].copy())
+        votes_c.append(np.array([counts[1]]))
+        votes = (np.concatenate(votes_w), np.concatenate(votes_b), np.concatenate(votes_c).astype(np.float64))
+    return W, b, U, beta, float(counts[0]), mistakes, votes

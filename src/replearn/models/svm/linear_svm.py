@@ -10,6 +10,7 @@ import numpy as np
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning, DivergenceError
 from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ._kernels import dual_cd_pass, pegasos_epoch
 
 _SOLVERS = ("dual_cd", "pegasos")
 
@@ -138,61 +139,35 @@ def _dual_cd(Xa, Y, C, est, rng):
 
 
 def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
-    """LIBLINEAR's dual coordinate descent for the L1-loss SVM, with shrinking (Hsieh et al. 2008, Alg. 3)."""
+    """LIBLINEAR's dual coordinate descent for the L1-loss SVM, with shrinking (Hsieh et al. 2008, Alg. 3).
+
+    The epoch loop is :func:`._kernels.dual_cd_pass` (compiled); the permutation of the active set and
+    the stopping rule are here.
+    """
     n = Xa.shape[0]
+    Xa = np.ascontiguousarray(Xa, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
     w = np.zeros(Xa.shape[1])
     alpha = np.zeros(n)
     Qd = np.einsum("ij,ij->i", Xa, Xa)
-    rows = list(Xa)
-    ys = y.tolist()
-    index = [i for i in range(n) if Qd[i] > 0.0]  # an all-zero example never changes w
-    active = len(index)
+    index = np.flatnonzero(Qd > 0.0).astype(np.int64)  # an all-zero example never changes w
+    full = active = index.size
     pg_max_old, pg_min_old = np.inf, -np.inf
     history = []
     converged = False
     epoch = 0
     while epoch < max_iter:
-        pg_max, pg_min = -np.inf, np.inf
-        perm = rng.permutation(active)
-        index[:active] = [index[p] for p in perm]
-        s = 0
-        while s < active:
-            i = index[s]
-            x, yi, ai = rows[i], ys[i], alpha[i]
-            G = yi * float(x @ w) - 1.0
-            PG = 0.0
-            if ai == 0.0:
-                if G > pg_max_old:  # shrink: stays at 0 (KKT satisfied with room to spare)
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
-                    continue
-                if G < 0.0:
-                    PG = G
-            elif ai == C:
-                if G < pg_min_old:  # shrink: stays at C
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
-                    continue
-                if G > 0.0:
-                    PG = G
-            else:
-                PG = G
-            pg_max = max(pg_max, PG)
-            pg_min = min(pg_min, PG)
-            if abs(PG) > 1e-12:
-                new = min(max(ai - G / Qd[i], 0.0), C)
-                alpha[i] = new
-                w += ((new - ai) * yi) * x
-            s += 1
+        index[:active] = index[:active][rng.permutation(active)]
+        active, pg_max, pg_min = dual_cd_pass(Xa, y, Qd, alpha, w, index, active, C, pg_max_old, pg_min_old)
         epoch += 1
         history.append(primal_objective(Xa, y[:, None], w[:, None], C))
         if not np.isfinite(history[-1]):
             break
         if pg_max - pg_min <= tol:
-            if active == len(index):
+            if active == full:
                 converged = True
                 break
-            active = len(index)  # check the shrunk examples once more
+            active = full  # check the shrunk examples once more
             pg_max_old, pg_min_old = np.inf, -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0 else np.inf
@@ -201,7 +176,10 @@ def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
 
 
 def _pegasos(Xa, Y, C, est, rng):
+    """Mini-batch Pegasos; each epoch's steps are :func:`._kernels.pegasos_epoch` (compiled)."""
     n, k = Y.shape
+    Xa = np.ascontiguousarray(Xa, dtype=np.float64)
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
     lam = 1.0 / (C * n)
     radius = 1.0 / np.sqrt(lam)
     W = np.zeros((Xa.shape[1], k))
@@ -214,19 +192,8 @@ def _pegasos(Xa, Y, C, est, rng):
     t = 0
     for _ in range(est.max_iter):
         order = rng.permutation(n)
-        for start in range(0, n, bs):
-            t += 1
-            batch = order[start : start + bs]
-            Xb, Yb = Xa[batch], Y[batch]
-            active = (Yb * (Xb @ W)) < 1.0  # hinge subgradient: -y x where the margin is < 1
-            eta = 1.0 / (lam * t)
-            W *= 1.0 - eta * lam
-            W += (eta / batch.size) * (Xb.T @ (Yb * active))
-            norms = np.sqrt(np.sum(W * W, axis=0))
-            W *= np.minimum(1.0, radius / np.maximum(norms, 1e-300))
-            if 2 * t > total:
-                W_sum += W
-                n_avg += 1
+        t, summed = pegasos_epoch(Xa, Y, order, W, W_sum, t, lam, radius, bs, total)
+        n_avg += summed
         history.append(primal_objective(Xa, Y, W_sum / n_avg if n_avg else W, C))
         if not np.isfinite(history[-1]):
             break

@@ -1,0 +1,260 @@
+"""The records passed between stages, described once: typed, versioned, written and read only here.
+
+=============================================  ==========================  =========================
+file                                           record                      written by -> read by
+=============================================  ==========================  =========================
+``results/crossval/<dataset>.json``            :class:`EvaluationResult`   crossval -> significance,
+                                                                           report
+``results/train/<dataset>.json``               :class:`TrainResult`        train -> significance, report
+``results/significance.json``                  :class:`SignificanceResult` significance -> report
+=============================================  ==========================  =========================
+
+An evaluation is a set of **replicates** (:class:`Replicate`) on which every model is scored, paired
+by replicate. A replicate is not tied to k-fold cross-validation: its ``kind`` says what it is -- a
+``"split"`` of (repeated) k-fold / 5x2 / holdout resampling (with ``repeat`` and ``fold``), a
+``"seed"`` (an independent replicate differing only in the random seed), or a point of a ``"sweep"``
+(``point`` is the axis value, ``repeat`` the replicate at that point). The statistics follow the
+kind: overlapping training sets (splits) need the corrected resampled t-test, independent seeds the
+tests for independent paired replicates.
+
+Every file carries ``schema_version``; reading a file of another version, or one missing a field,
+raises :class:`ResultSchemaError` naming the file and the field (rerun the producing stage). JSON
+stays plain (sorted keys, strict numbers) so ``dvc`` can hash it and people can read it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import ReplearnError
+
+SCHEMA_VERSION = 2
+REPLICATE_KINDS = ("split", "seed", "sweep")
+
+
+class ResultSchemaError(ReplearnError, ValueError):
+    """A results file does not match the record schema of this version of replearn."""
+
+
+@dataclass(frozen=True)
+class Replicate:
+    """One replicate on which every model is fitted and scored (see the module docstring)."""
+
+    index: int
+    kind: str
+    n_train: int
+    n_test: int
+    seed: int | None = None
+    repeat: int | None = None
+    fold: int | None = None
+    point: float | int | str | None = None
+    test_index: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How the replicates were made: the design (``cv``, ``seeds``, ``sweep``) and its settings."""
+
+    name: str  # resampling scheme of the cv design (repeated_stratified_kfold, 5x2, ...) or the design's name
+    folds: int | None = None
+    repeats: int | None = None
+    seed: int | None = None
+    design: str = "cv"
+    axis: str | None = None  # sweep: what varies (a hyperparameter "model.param", "n_train", ...)
+    values: list | None = None  # sweep: the points, in order
+
+
+@dataclass(frozen=True)
+class ModelEvaluation:
+    """One model's scores on every replicate (lists in replicate order; None: a score it cannot give)."""
+
+    registry_name: str
+    params: dict
+    scores: dict[str, list[float | None]]
+    n_iter: list[int | None]
+    converged: list[bool]
+    correct: list[list[int]] | None = None  # classification: 1/0 per test example, per replicate
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """``results/crossval/<dataset>.json``: every model on every replicate of one dataset."""
+
+    dataset: str
+    task: str
+    n_examples: int
+    scheme: Scheme
+    metrics: list[str]
+    primary_metric: str
+    greater_is_better: dict[str, bool]
+    splits: list[Replicate]
+    models: dict[str, ModelEvaluation]
+    classes: list[str] | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def replicate_kind(self) -> str:
+        kinds = {s.kind for s in self.splits}
+        return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """One model fitted on the whole training part and evaluated once on the sealed test part."""
+
+    converged: bool
+    n_iter: int | None
+    figures: dict = field(default_factory=dict)
+    pred: list | None = None
+    correct: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """``results/train/<dataset>.json``: the final fits' test-set predictions and model-view data."""
+
+    dataset: str
+    task: str
+    y_true: list
+    models: dict[str, TrainedModel]
+    decision_regions: dict | None = None
+    schema_version: int = SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    """``results/significance.json``: the tests chosen by design (rows as documented in docs/statistics.md)."""
+
+    metric: str
+    alpha: float
+    higher_is_better: bool
+    pairwise_test: str
+    pairwise_test_config: str
+    correction: str
+    test_set_test: str
+    test_set_metric_test: str | None
+    bayesian: dict
+    posthoc: dict
+    round_before_ranking: int | None
+    seed: int
+    datasets: dict[str, dict]
+    across_datasets: dict
+    across_pairs: dict
+    excluded: dict[str, list[str]]
+    schema_version: int = SCHEMA_VERSION
+
+
+# -- conversion ------------------------------------------------------------------------------------
+def to_dict(record) -> dict:
+    """A record as plain JSON-ready data (dataclasses become dicts)."""
+    return dataclasses.asdict(record)
+
+
+def _convert(value: Any, tp: Any, where: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        for arg in args:
+            if arg is type(None):
+                continue
+            if dataclasses.is_dataclass(arg) or typing.get_origin(arg) in (list, dict):
+                return _convert(value, arg, where)
+        return value
+    if dataclasses.is_dataclass(tp):
+        return _from_mapping(tp, value, where)
+    if origin is list and value is not None:
+        (item,) = typing.get_args(tp) or (Any,)
+        if not isinstance(value, list):
+            raise ResultSchemaError(f"{where}: expected a list, got {type(value).__name__}")
+        return [_convert(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict and value is not None:
+        args = typing.get_args(tp)
+        item = args[1] if len(args) == 2 else Any
+        if not isinstance(value, dict):
+            raise ResultSchemaError(f"{where}: expected a mapping, got {type(value).__name__}")
+        return {k: _convert(v, item, f"{where}.{k}") for k, v in value.items()}
+    return value
+
+
+def _from_mapping(cls, data, where: str):
+    if not isinstance(data, dict):
+        raise ResultSchemaError(f"{where}: expected a mapping for {cls.__name__}, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _convert(data[f.name], hints[f.name], f"{where}.{f.name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ResultSchemaError(f"{where}: missing field {f.name!r} of {cls.__name__}")
+    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
+    if unknown:
+        raise ResultSchemaError(f"{where}: unknown field(s) {unknown} for {cls.__name__}")
+    return cls(**kwargs)
+
+
+def from_dict(cls, data: dict, *, source: str = "record"):
+    """Build record ``cls`` from plain data, checking the schema version and every field."""
+    if isinstance(data, dict) and "schema_version" in {f.name for f in dataclasses.fields(cls)}:
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ResultSchemaError(
+                f"{source}: results written with schema version {version!r}, this replearn reads version "
+                f"{SCHEMA_VERSION}; rerun the stage that writes it (`dvc repro -f <stage>`)"
+            )
+    record = _from_mapping(cls, data, source)
+    if isinstance(record, EvaluationResult):
+        _check_evaluation(record, source)
+    return record
+
+
+def _check_evaluation(r: EvaluationResult, source: str) -> None:
+    n = len(r.splits)
+    for s in r.splits:
+        if s.kind not in REPLICATE_KINDS:
+            raise ResultSchemaError(f"{source}: replicate {s.index} has unknown kind {s.kind!r}; "
+                                    f"expected one of {', '.join(REPLICATE_KINDS)}")
+    for key, m in r.models.items():
+        for metric, values in m.scores.items():
+            if len(values) != n:
+                raise ResultSchemaError(f"{source}: model {key!r} has {len(values)} {metric} scores for {n} replicates")
+    if r.primary_metric not in r.metrics:
+        raise ResultSchemaError(f"{source}: primary metric {r.primary_metric!r} is not among {r.metrics}")
+
+
+# -- files -----------------------------------------------------------------------------------------
+def write(path: Path, record) -> None:
+    """Write a record as deterministic JSON (sorted keys, fixed indent, strict numbers)."""
+    from .data import write_json
+
+    write_json(path, to_dict(record))
+
+
+def _read(cls, path: Path):
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ResultSchemaError(f"{path}: not found; run the stage that writes it first (`dvc repro`)") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultSchemaError(f"{path}: not valid JSON ({exc}); rerun the stage that writes it") from exc
+    return from_dict(cls, data, source=str(path))
+
+
+def read_evaluation(path: Path) -> EvaluationResult:
+    return _read(EvaluationResult, path)
+
+
+def read_train(path: Path) -> TrainResult:
+    return _read(TrainResult, path)
+
+
+def read_significance(path: Path) -> SignificanceResult:
+    return _read(SignificanceResult, path)
