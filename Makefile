@@ -37,7 +37,10 @@ $(VENV)/.installed-test: $(VENV)/.installed
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
+# `replearn check` first: a dvc.lock cut short by a killed run is reported with the way out, before DVC's
+# own schema error; the validate stage then checks params.yaml as the pipeline's first stage.
 repro: install
+	$(BIN)/python -m replearn check
 	$(BIN)/dvc repro
 	@$(BIN)/python -m replearn where
 

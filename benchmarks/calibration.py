@@ -84,17 +84,73 @@ def nn_correct(dist: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndar
     return (pred == y[:, test]).astype(np.float64)
 
 
-def split_scores(da, db, y, splits):
+def centroid_correct(x: np.ndarray, y: np.ndarray, feats, train: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """(reps, n_test) 0/1 correctness of the nearest-centroid classifier (a stable learner) on ``feats``."""
+    z = x[:, :, list(feats)]
+    pos = (y[:, train] == 1)[..., None]
+    zt = z[:, train]
+    mu_p = (zt * pos).sum(1) / np.maximum(pos.sum(1), 1)
+    mu_n = (zt * ~pos).sum(1) / np.maximum((~pos).sum(1), 1)
+    ze = z[:, test]
+    dp = ((ze - mu_p[:, None]) ** 2).sum(-1)
+    dn = ((ze - mu_n[:, None]) ** 2).sum(-1)
+    return np.where(dp <= dn, 1, -1) == y[:, test]
+
+
+def bagged_nn_correct(dist: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, seed: int,
+                      n_bags: int = 7) -> np.ndarray:
+    """(reps, n_test) correctness of bagged 1-NN (majority of ``n_bags`` bootstrap 1-NNs) drawn with ``seed``."""
+    rng = np.random.default_rng(seed)
+    votes = np.zeros((dist.shape[0], test.size))
+    for _ in range(n_bags):
+        boot = train[rng.integers(0, train.size, train.size)]
+        nearest = np.argmin(dist[:, test][:, :, boot], axis=2)
+        votes += np.take_along_axis(y[:, boot], nearest, axis=1)
+    return np.where(votes > 0, 1, -1) == y[:, test]
+
+
+def make_learners(kind: str, x: np.ndarray, y: np.ndarray, feats_a, feats_b, seed: int):
+    """Two learners as functions ``(train, test) -> (reps, n_test)`` correctness; ``kind`` picks the design.
+
+    * ``"1nn"``: 1-NN on ``feats_a`` vs 1-NN on ``feats_b`` (unstable learners);
+    * ``"centroid"``: nearest centroid on ``feats_a`` vs on ``feats_b`` (stable learners);
+    * ``"seeds"``: bagged 1-NN on the same features, differing only in the bootstrap seed.
+    """
+    if kind == "centroid":
+        return (lambda tr, te: centroid_correct(x, y, feats_a, tr, te),
+                lambda tr, te: centroid_correct(x, y, feats_b, tr, te))
+    if kind == "seeds":
+        d = sqdist(x, list(feats_a))
+        return (lambda tr, te: bagged_nn_correct(d, y, tr, te, repeat_seed(seed, 1)),
+                lambda tr, te: bagged_nn_correct(d, y, tr, te, repeat_seed(seed, 2)))
+    da, db = sqdist(x, list(feats_a)), sqdist(x, list(feats_b))
+    return (lambda tr, te: nn_correct(da, y, tr, te), lambda tr, te: nn_correct(db, y, tr, te))
+
+
+def split_scores(fa, fb, splits):
     """Per-split accuracies (reps, J) for learners A and B on shared splits."""
-    sa = np.stack([nn_correct(da, y, s.train, s.test).mean(axis=1) for s in splits], axis=1)
-    sb = np.stack([nn_correct(db, y, s.train, s.test).mean(axis=1) for s in splits], axis=1)
+    sa = np.stack([fa(s.train, s.test).mean(axis=1) for s in splits], axis=1)
+    sb = np.stack([fb(s.train, s.test).mean(axis=1) for s in splits], axis=1)
     return sa, sb
+
+
+def split_correlation(diffs: np.ndarray) -> float:
+    """The correlation rho between the J split differences of one replication, estimated over replications.
+
+    Under a null with mean difference 0, ``E[mean(d)^2] = s2 (rho + (1 - rho)/J)`` and ``E[s^2] = s2 (1 - rho)``,
+    so with ``R = mean(mean(d)^2) / mean(s^2)``: ``rho = (R - 1/J) / (1 + R - 1/J)``. The corrected
+    resampled t-test assumes ``rho / (1 - rho) = n_test / n_train`` (rho = 0.1 for 10-fold CV).
+    """
+    j = diffs.shape[1]
+    r = float(np.mean(diffs.mean(axis=1) ** 2) / np.mean(diffs.var(axis=1, ddof=1)))
+    return (r - 1 / j) / (1 + r - 1 / j)
 
 
 # ----------------------------------------------------------------------------- one scenario
 def learner_tests(reps: int, n: int, mu: np.ndarray, seed: int, feats_a=(0, 1), feats_b=(2, 3),
-                  chunk: int = 100) -> dict[str, np.ndarray]:
-    """Rejections (bool per replication) of every learner-comparison test."""
+                  chunk: int = 100, kind: str = "1nn") -> dict[str, np.ndarray]:
+    """Rejections (bool per replication) of every learner-comparison test; ``"rho"`` holds the 10x10 CV
+    split differences' correlation (one value, see :func:`split_correlation`)."""
     dummy = np.zeros(n, dtype=int)  # the split schemes only need n (plain, unstratified k-fold)
     kfold10x10 = make_splits("repeated_kfold", dummy.astype(float), folds=10, repeats=10, seed=seed)
     cv52 = make_splits("5x2", dummy.astype(float), seed=seed)
@@ -112,15 +168,17 @@ def learner_tests(reps: int, n: int, mu: np.ndarray, seed: int, feats_a=(0, 1), 
 
     rng = np.random.default_rng(seed)
     done = 0
+    diffs = []
     while done < reps:
         m = min(chunk, reps - done)
         x, y = draw(rng, m, n, mu)
-        da, db = sqdist(x, list(feats_a)), sqdist(x, list(feats_b))
-        a100, b100 = split_scores(da, db, y, kfold10x10)
-        a52, b52 = split_scores(da, db, y, cv52)
-        ah, bh = split_scores(da, db, y, holdouts)
-        ca = nn_correct(da, y, single.train, single.test)
-        cb = nn_correct(db, y, single.train, single.test)
+        fa, fb = make_learners(kind, x, y, feats_a, feats_b, repeat_seed(seed, 1000 + done))
+        a100, b100 = split_scores(fa, fb, kfold10x10)
+        diffs.append(a100 - b100)
+        a52, b52 = split_scores(fa, fb, cv52)
+        ah, bh = split_scores(fa, fb, holdouts)
+        ca = fa(single.train, single.test)
+        cb = fb(single.train, single.test)
         for r in range(m):
             s = repeat_seed(seed, done + r)
             a10, b10 = a100[r, :10], b100[r, :10]
@@ -146,7 +204,9 @@ def learner_tests(reps: int, n: int, mu: np.ndarray, seed: int, feats_a=(0, 1), 
             rec("hold-out: paired bootstrap test (999)",
                 stats.paired_bootstrap_test(ca[r], cb[r], n_resamples=999, seed=s).pvalue)
         done += m
-    return {k: np.array(v) for k, v in out.items()}
+    res = {k: np.array(v) for k, v in out.items()}
+    res["rho"] = np.array([split_correlation(np.concatenate(diffs))])
+    return res
 
 
 def true_accuracy_gap(n: int, mu: np.ndarray, seed: int, reps: int = 200, n_test: int = 2000) -> float:
@@ -185,6 +245,9 @@ def across_dataset_tests(reps: int, seed: int, shift: float) -> dict[str, np.nda
             ph = stats.friedman_posthoc(s, method=method)
             out.setdefault(f"14 datasets, 4 models: any pair by {method} (family-wise)", []).append(
                 any(c["significant"] for c in ph.comparisons))
+        small = stats.friedman(s[:3, -3:], exact=True)  # N = 3 datasets, k = 3 models (the last one shifted)
+        out.setdefault("3 datasets, 3 models: Friedman, exact p", []).append(small.pvalue <= ALPHA)
+        out.setdefault("3 datasets, 3 models: Iman-Davenport F_F (liberal)", []).append(small.f_pvalue <= ALPHA)
         a, b = s[:, -1], s[:, 0]
         out.setdefault("14 datasets, 2 models: Wilcoxon signed-rank", []).append(stats.wilcoxon(a, b).pvalue <= ALPHA)
         out.setdefault("14 datasets, 2 models: sign test", []).append(stats.sign_test(a, b).pvalue <= ALPHA)
@@ -201,17 +264,23 @@ def run(reps: int, seed: int, n: int = 150, d: float = 0.9, d_alt: float = 0.7, 
     mu_alt = np.array([d, d, d_alt, d_alt])
     null = learner_tests(reps, n, mu_null, repeat_seed(seed, 1))
     null_shared = learner_tests(reps, n, mu_null, repeat_seed(seed, 6), feats_a=(0, 1, 2), feats_b=(0, 1, 3))
+    null_stable = learner_tests(reps, n, mu_null, repeat_seed(seed, 7), kind="centroid")
+    null_seeds = learner_tests(reps, n, mu_null, repeat_seed(seed, 8), feats_a=(0, 1), feats_b=(0, 1), kind="seeds")
+    rho = {"1-NN, disjoint features": float(null["rho"][0]), "1-NN, shared features": float(null_shared["rho"][0]),
+           "nearest centroid (stable)": float(null_stable["rho"][0]),
+           "bagged 1-NN, two seeds": float(null_seeds["rho"][0])}
     alt = learner_tests(reps, n, mu_alt, repeat_seed(seed, 2))
     across_null = across_dataset_tests(reps, repeat_seed(seed, 3), 0.0)
     across_alt = across_dataset_tests(reps, repeat_seed(seed, 4), shift)
     gap = true_accuracy_gap(n, mu_alt, repeat_seed(seed, 5))
     rows = []
-    for name in list(null) + list(across_null):
+    for name in [k for k in null if k != "rho"] + list(across_null):
         t1 = (null.get(name) if name in null else across_null[name]).mean()
-        t1_shared = float(null_shared[name].mean()) if name in null_shared else None
+        extra = {key: (float(d[name].mean()) if name in d else None) for key, d in
+                 (("type_I_error_shared_features", null_shared), ("type_I_error_stable", null_stable),
+                  ("type_I_error_seeds", null_seeds))}
         pw = (alt.get(name) if name in alt else across_alt[name]).mean()
-        rows.append({"test": name, "type_I_error": float(t1), "type_I_error_shared_features": t1_shared,
-                     "power": float(pw)})
+        rows.append({"test": name, "type_I_error": float(t1), **extra, "power": float(pw)})
     return {
         "alpha": ALPHA,
         "replications": reps,
@@ -219,10 +288,12 @@ def run(reps: int, seed: int, n: int = 150, d: float = 0.9, d_alt: float = 0.7, 
         "setup": {
             "n_examples": n, "mu_null": mu_null.tolist(), "mu_alternative": mu_alt.tolist(),
             "learners": "1-NN on features (0, 1) vs 1-NN on features (2, 3); shared-features null: "
-                        "1-NN on (0, 1, 2) vs 1-NN on (0, 1, 3)",
+                        "1-NN on (0, 1, 2) vs 1-NN on (0, 1, 3); stable null: nearest centroid on (0, 1) vs "
+                        "(2, 3); seeds null: bagged 1-NN (7 bootstrap 1-NNs) on (0, 1) with two seeds",
             "true_accuracy_gap_alternative": gap,
             "across_datasets": {"k": 4, "N": 14, "dataset_effect_sd": 0.1, "noise_sd": 0.02, "shift": shift},
         },
+        "split_correlation_10x10": rho,
         "monte_carlo_se_at_0.05": float(np.sqrt(ALPHA * (1 - ALPHA) / reps)),
         "seconds": round(time.perf_counter() - start, 1),
         "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(), "python": platform.python_version(),
@@ -239,8 +310,13 @@ def markdown(res: dict) -> str:
         f"{100 * res['setup']['true_accuracy_gap_alternative']:.1f} points (learners) or a shift of "
         f"{res['setup']['across_datasets']['shift']} in one model's scores (across datasets).",
         "",
-        "| design: test | type-I error, disjoint features | type-I error, shared features | power (known difference) |",
-        "|---|---:|---:|---:|",
+        "Correlation of the 10x10 CV split differences under each null (the corrected t-test assumes "
+        "rho = n_test/n_train / (1 + n_test/n_train) = 0.10): "
+        + ", ".join(f"{k} {v:.3f}" for k, v in res["split_correlation_10x10"].items()) + ".",
+        "",
+        "| design: test | type-I error: 1-NN, disjoint features | 1-NN, shared features | nearest centroid "
+        "(stable) | bagged 1-NN, two seeds | power (known difference) |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
 
     def cell(v):
@@ -250,6 +326,7 @@ def markdown(res: dict) -> str:
 
     for r in res["results"]:
         lines.append(f"| {r['test']} | {cell(r['type_I_error'])} | {cell(r['type_I_error_shared_features'])} "
+                     f"| {cell(r.get('type_I_error_stable'))} | {cell(r.get('type_I_error_seeds'))} "
                      f"| {100 * r['power']:.1f}% |")
     return "\n".join(lines)
 

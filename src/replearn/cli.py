@@ -27,6 +27,23 @@ def _cmd_validate(args) -> int:
     return 0
 
 
+def _cmd_check(args) -> int:
+    from .pipeline import deps
+    from .pipeline.config import load_and_validate, project_root
+    from .pipeline.lockfile import check_lock_file
+
+    root = project_root()
+    check_lock_file(root)
+    load_and_validate(root / "params.yaml", root=root)
+    problems = deps.check(root)
+    if problems:
+        print("dvc.yaml: the src/ deps of " + ", ".join(problems) + " differ from their imports; run "
+              "`python -m replearn deps --write`", file=sys.stderr)
+        return 1
+    print("dvc.lock readable, params.yaml valid, dvc.yaml deps in sync")
+    return 0
+
+
 def _cmd_deps(args) -> int:
     from .pipeline import deps
     from .pipeline.config import project_root
@@ -107,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("validate", help="validate params.yaml")
     p.add_argument("params", nargs="?", default="params.yaml")
     p.set_defaults(func=_cmd_validate)
+    sub.add_parser("check", help="check dvc.lock, params.yaml and dvc.yaml's deps before a run").set_defaults(
+        func=_cmd_check)
     p = sub.add_parser("deps", help="check (or --write) the src/ deps of each stage in dvc.yaml against its imports")
     p.add_argument("--write", action="store_true", help="rewrite them instead of checking")
     p.set_defaults(func=_cmd_deps)

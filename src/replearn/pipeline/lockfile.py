@@ -40,6 +40,13 @@ def check_lock_file(root: Path) -> None:
     for name, entry in data["stages"].items():
         if not isinstance(entry, dict) or "cmd" not in entry:
             raise ConfigError(how.format(f"incomplete (stage {name!r} has no 'cmd')"))
+    from dvc.schema import COMPILED_LOCKFILE_SCHEMA  # DVC's own schema: what `dvc repro` would refuse
+    from voluptuous import Invalid
+
+    try:
+        COMPILED_LOCKFILE_SCHEMA(data)
+    except Invalid as exc:
+        raise ConfigError(how.format(f"not a valid DVC lock file ({exc})")) from exc
 
 
 def final_lock_text(root: Path, stage_name: str) -> str | None:

@@ -1,0 +1,52 @@
+"""A dvc.lock cut short by a killed run is reported with the way out (issue: every later `dvc` command failed
+with a schema error); the report stage's view of the final dvc.lock is tested end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replearn.exceptions import ConfigError
+from replearn.pipeline.lockfile import check_lock_file
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = (ROOT / "dvc.lock").read_text(encoding="utf-8")
+
+
+def test_committed_lock_file_passes(tmp_path):
+    (tmp_path / "dvc.lock").write_text(LOCK)
+    check_lock_file(tmp_path)
+    check_lock_file(tmp_path / "missing")  # no lock file yet: nothing to check
+
+
+@pytest.mark.parametrize("cut", [0, 1, len(LOCK) * 2 // 3, len(LOCK) - 7])
+def test_truncated_lock_file_names_the_recovery(tmp_path, cut):
+    text = LOCK[:cut]
+    (tmp_path / "dvc.lock").write_text(text)
+    try:
+        check_lock_file(tmp_path)
+    except ConfigError as exc:
+        assert "git checkout dvc.lock" in str(exc) and "delete it" in str(exc)
+    else:  # a cut that happens to leave a valid file (between two entries) is one DVC accepts too
+        from dvc.schema import COMPILED_LOCKFILE_SCHEMA
+        import yaml
+
+        COMPILED_LOCKFILE_SCHEMA(yaml.safe_load(text))
+        assert cut > 0
+
+
+def test_garbage_lock_file(tmp_path):
+    (tmp_path / "dvc.lock").write_bytes(b"\x00\xff{[")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        check_lock_file(tmp_path)
+
+
+def test_cli_check_exits_nonzero(tmp_path):
+    for f in ("dvc.yaml", "params.yaml"):
+        (tmp_path / f).write_text((ROOT / f).read_text())
+    (tmp_path / "dvc.lock").write_text("")
+    res = subprocess.run([sys.executable, "-m", "replearn", "check"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 2 and "dvc.lock is empty" in res.stderr
