@@ -157,3 +157,13 @@ def test_every_param_a_stage_reads_is_declared(smoke_project, monkeypatch):
         if stage in ("train", "crossval"):
             assert "dataset.iris.models" in log or "dataset" in log
     assert undeclared == {}, f"params read but not declared in dvc.yaml: {undeclared}"
+
+
+def test_stage_paths_are_defined_once():
+    """pipeline/data.py used to redefine the paths of pipeline/paths.py (the copies could drift apart)."""
+    import re
+
+    pattern = re.compile(r'^\w+\s*=\s*Path\("(data|models|results|metrics|plots|reports)\b', re.M)
+    for path in (ROOT / "src" / "replearn" / "pipeline").rglob("*.py"):
+        if path.name != "paths.py":
+            assert not pattern.search(path.read_text()), f"{path.name} defines a stage path; use pipeline.paths"

@@ -109,3 +109,69 @@ def test_tracking_off_logs_nothing(tmp_path):
     params = {"tracking": {"enabled": False, "experiment": "x", "tracking_uri": None}}
     res = tracking.log_pipeline_run(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[], project_root=tmp_path)
     assert res["status"] == "disabled" and not (tmp_path / "mlflow.db").exists()
+
+
+def _kw(tmp_path, cv, sig, train):
+    params = {"experiment_name": "t", "seed": 1,
+              "tracking": {"enabled": True, "experiment": "replearn-fail", "tracking_uri": None}}
+    return dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[],
+                project_root=tmp_path)
+
+
+@pytest.mark.slow
+def test_failure_while_logging_marks_runs_failed_and_a_rerun_logs_a_complete_run(tmp_path, monkeypatch):
+    """Killed or failing mid-way, the old code left runs RUNNING and every later run said 'already logged'."""
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    cv, sig, train = _results()
+    cv["iris"]["models"]["nb"]["scores"]["log_likelihood"] = [None, None]  # a score the model cannot give
+    cv["iris"]["models"]["knn"]["scores"]["log_likelihood"] = [-1.0, None]
+    kw = _kw(tmp_path, cv, sig, train)
+    real = tracking._log_child
+    calls = {"n": 0}
+
+    def flaky(client, run_id, *args):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        return real(client, run_id, *args)
+
+    monkeypatch.setattr(tracking, "_log_child", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        tracking.log_pipeline_run(**kw)
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path.resolve()}/mlflow.db")
+    exp = client.get_experiment_by_name("replearn-fail")
+    assert exp.tags["mlflow.experimentKind"] == "custom_model_development"
+    statuses = sorted(r.info.status for r in client.search_runs([exp.experiment_id]))
+    assert statuses == ["FAILED", "FAILED", "FINISHED"]  # parent and the child being logged; the first child done
+
+    monkeypatch.setattr(tracking, "_log_child", real)
+    again = tracking.log_pipeline_run(**kw)
+    assert again["status"] == "logged"  # the incomplete run does not count as 'already logged'
+    done = client.get_run(again["run_id"])
+    assert done.info.status == "FINISHED" and tracking.RUN_KEY_TAG in done.data.tags
+    assert tracking.log_pipeline_run(**kw)["status"] == "exists"
+    history = client.get_metric_history(again["run_id"], "iris.knn.cv_accuracy_mean")
+    assert all(m.timestamp > 1_600_000_000_000 for m in history)
+
+
+def test_pending_runs_of_a_killed_attempt_are_marked_failed(tmp_path, monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    target = tracking.resolve_target(tmp_path)
+    client, exp_id = tracking._client(target, "replearn-fail")
+    import hashlib
+    import json
+
+    key = hashlib.sha256(json.dumps({"params": kw["params"], "crossval": cv, "significance": sig},
+                                    sort_keys=True).encode()).hexdigest()[:24]
+    killed = client.create_run(exp_id, tags={tracking.PENDING_KEY_TAG: key})  # as a kill -9 leaves it
+    res = tracking.log_pipeline_run(**kw)
+    assert res["status"] == "logged"
+    assert MlflowClient(tracking_uri=target.tracking_uri).get_run(killed.info.run_id).info.status == "FAILED"
