@@ -101,6 +101,13 @@ def test_pipeline_end_to_end(tmp_path):
     assert len(parents) == 1
     children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parents[0].info.run_id]
     assert len(children) == 6
+    # one metric name means one thing: dataset and model are params, never part of a metric's name
+    names = {frozenset(c.data.metrics) for c in children}
+    assert len(names) == 1 and {"cv.accuracy.mean", "cv.accuracy.std", "cv.accuracy", "test.accuracy",
+                                "train.accuracy"} <= set(next(iter(names)))
+    assert {(c.data.params["dataset"], c.data.params["model"]) for c in children} == {
+        (d, m) for d in ("iris", "wine") for m in ("gaussian_naive_bayes", "knn", "logistic_regression")}
+    assert set(parents[0].data.metrics) <= {"n_datasets", "n_models", "friedman.pvalue", "nemenyi.cd"}
     _check_tracking(proj, parents[0], runs)
     before = _digests(proj)
 

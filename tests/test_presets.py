@@ -28,14 +28,21 @@ def tree(tmp_path_factory) -> Path:
     return base
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+DESIGNS = {  # the smoke preset under the other designs: "run through all stages on any dataset and model list"
+    "smoke-seeds": ["design=seeds", "design.n_seeds=4", "design.resample_split=true"],
+    "smoke-sweep": ["design=sweep", "design.axis=knn.n_neighbors", "design.values=[1,5,9]"],
+}
+
+
+@pytest.mark.parametrize("preset", PRESETS + sorted(DESIGNS))
 def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     work = tmp_path / preset
     shutil.copytree(tree, work)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
     env["CI"] = "1"
     run = lambda *args: subprocess.run([sys.executable, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600)  # noqa: E731
-    res = run("-m", "replearn", "compose", f"+experiment={preset}")
+    overrides = [f"+experiment={preset.split('-')[0]}", *DESIGNS.get(preset, [])]
+    res = run("-m", "replearn", "compose", *overrides)
     assert res.returncode == 0, res.stderr
     for stage in STAGES:
         res = run(f"stages/{stage}.py")

@@ -4,19 +4,66 @@
   ``__init__`` does no work and no validation.
 * ``fit(X, y)`` validates its inputs, learns, and returns ``self``; learned attributes end
   with an underscore (``coef_``, ``n_iter_``, ``loss_history_``).
-* ``predict(X)``; ``predict_proba(X)`` or ``decision_function(X)`` where meaningful.
-* ``get_params()`` / ``set_params(**params)``; randomness only through ``random_state``.
+* ``predict(X)``; ``predict_proba(X)`` or ``decision_function(X)`` where meaningful -- and only
+  there: a method that cannot be called is not an attribute (:func:`available_if`), so
+  ``hasattr`` never lies.
+* ``get_params(deep=...)`` / ``set_params(**params)``; a base learner named by the registry
+  (``estimator="decision_tree", estimator_params={...}``) exposes its hyperparameters as
+  ``estimator__<name>``, as scikit-learn's nested estimators do. Randomness only through ``random_state``.
+* Per-class input declarations, read by :func:`replearn.validation.check_X_y` when ``fit`` passes
+  ``estimator=self``: ``_min_samples`` (the fewest training examples the model can learn from)
+  and ``_accept_sparse`` (scipy sparse input; other models say how to densify).
+* ``__sklearn_tags__`` describes the model to scikit-learn (``clone``, ``Pipeline``, ``GridSearchCV``,
+  ``cross_val_score`` work on every model) without this package importing scikit-learn.
 * Models are saved as an ``.npz`` file of arrays plus a ``.json`` file of metadata
   (:mod:`replearn.persistence`), never pickled.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+import sys
+import types
 
 import numpy as np
 
 from .validation import check_array, check_is_fitted, check_n_features
+
+
+class available_if:
+    """Decorator: the method exists on an instance only where ``check(instance)`` is true.
+
+    scikit-learn's ``available_if`` pattern: ``hasattr(model, "predict_proba")`` is then True
+    exactly when ``model.predict_proba(X)`` can be called. ``check`` returns a bool (or raises
+    ``AttributeError`` with its own message); ``why(instance, name)`` words the ``AttributeError``
+    raised where it is false. On the class the plain function is returned (for documentation and
+    introspection).
+    """
+
+    def __init__(self, check, why=None):
+        self.check = check
+        self.why = why
+
+    def __call__(self, fn):
+        return _AvailableIf(fn, self.check, self.why)
+
+
+class _AvailableIf:
+    def __init__(self, fn, check, why):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.check = check
+        self.why = why
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        if not self.check(obj):
+            name = self.fn.__name__
+            why = self.why(obj, name) if self.why else f"This {type(obj).__name__} has no method {name}"
+            raise AttributeError(why)
+        return types.MethodType(self.fn, obj)
 
 
 class BaseEstimator:
@@ -24,6 +71,11 @@ class BaseEstimator:
 
     #: "classifier", "regressor", "transformer" or "clusterer"; used by the registry and config checks.
     _estimator_type: str = ""
+    #: the fewest training examples ``fit`` accepts (regressors: 2; one point determines nothing);
+    #: enforced by ``check_X_y(..., estimator=self)``.
+    _min_samples: int = 1
+    #: whether ``fit``/``predict`` take scipy sparse matrices (CSR/CSC); others get a clear error.
+    _accept_sparse: bool = False
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -42,19 +94,70 @@ class BaseEstimator:
         sig = inspect.signature(cls.__init__)
         return {p.name: p.default for p in sig.parameters.values() if p.name != "self"}
 
-    def get_params(self) -> dict:
-        """Return the hyperparameters as a dict (name -> value)."""
-        return {name: getattr(self, name) for name in self._param_names()}
+    def _nested(self) -> str | None:
+        """The registry name of the base learner whose hyperparameters are ``estimator__<name>``
+        (models with ``estimator`` + ``estimator_params`` hyperparameters), else None."""
+        names = self._param_names()
+        if "estimator" not in names or "estimator_params" not in names:
+            return None
+        name, params = getattr(self, "estimator"), getattr(self, "estimator_params")
+        if not isinstance(name, str) or not (params is None or isinstance(params, dict)):
+            return None
+        return name
+
+    def get_params(self, deep: bool = False) -> dict:
+        """Return the hyperparameters as a dict (name -> value).
+
+        ``deep=True`` adds the base learner's hyperparameters as ``estimator__<name>`` (its defaults
+        overridden by ``estimator_params``). The default is ``deep=False`` -- the constructor's own
+        arguments, so ``type(m)(**m.get_params())`` rebuilds the model and saved models stay plain;
+        scikit-learn always passes ``deep`` explicitly.
+        """
+        out = {name: getattr(self, name) for name in self._param_names()}
+        base = self._nested() if deep else None
+        if base is not None:
+            from .models import hyperparameters  # the registry (imported lazily: no cycle)
+
+            try:
+                defaults = hyperparameters(base)
+            except ValueError:  # unknown name: fit will say so
+                defaults = {}
+            for key, value in {**defaults, **(self.estimator_params or {})}.items():
+                out[f"estimator__{key}"] = value
+        return out
 
     def set_params(self, **params):
-        """Set hyperparameters by name; unknown names raise ``ValueError`` listing the valid ones."""
+        """Set hyperparameters by name; unknown names raise ``ValueError`` listing the valid ones.
+
+        ``estimator__<name>=value`` sets one hyperparameter of the base learner (a new
+        ``estimator_params`` dict; the old one is not modified).
+        """
         valid = self._param_names()
+        nested = {k: v for k, v in params.items() if "__" in k}
         for key, value in params.items():
+            if key in nested:
+                continue
             if key not in valid:
                 raise ValueError(
                     f"invalid parameter {key!r} for {type(self).__name__}; valid parameters are {valid}"
                 )
             setattr(self, key, value)
+        for key, value in nested.items():  # after ``estimator`` itself may have changed
+            prefix, _, sub = key.partition("__")
+            base = self._nested()
+            if prefix != "estimator" or base is None:
+                raise ValueError(
+                    f"invalid parameter {key!r} for {type(self).__name__}; nested parameters "
+                    "estimator__<name> need a base learner named by the registry (estimator=...)"
+                )
+            from .models import hyperparameters
+
+            if sub not in hyperparameters(base):
+                raise ValueError(
+                    f"invalid parameter {key!r} for {type(self).__name__}: {base!r} has no hyperparameter "
+                    f"{sub!r}; valid ones are {sorted(hyperparameters(base))}"
+                )
+            self.estimator_params = {**(self.estimator_params or {}), sub: value}
         return self
 
     def __repr__(self) -> str:
@@ -65,10 +168,33 @@ class BaseEstimator:
         args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
         return f"{type(self).__name__}({args})"
 
+    def __sklearn_tags__(self):
+        """scikit-learn's estimator tags (``sklearn.utils.Tags``), for scikit-learn >= 1.6.
+
+        Only scikit-learn calls this, so its tag classes are taken from the already loaded module:
+        replearn never imports scikit-learn.
+        """
+        tags_module = sys.modules.get("sklearn.utils._tags")
+        if tags_module is None:
+            raise RuntimeError("__sklearn_tags__ is for scikit-learn, which is not loaded")
+        kind = self._estimator_type or None
+        tags = tags_module.Tags(
+            estimator_type=kind,
+            target_tags=tags_module.TargetTags(required=kind in ("classifier", "regressor")),
+        )
+        tags.input_tags.sparse = bool(self._accept_sparse)
+        if kind == "classifier":
+            tags.classifier_tags = tags_module.ClassifierTags()
+        elif kind == "regressor":
+            tags.regressor_tags = tags_module.RegressorTags()
+        if hasattr(type(self), "transform"):
+            tags.transformer_tags = tags_module.TransformerTags(preserves_dtype=[] if kind == "clusterer" else ["float64"])
+        return tags
+
     # -- helpers for subclasses -------------------------------------------------------------
     def _validate_predict_input(self, X) -> np.ndarray:
         check_is_fitted(self)
-        X = check_array(X)
+        X = check_array(X, accept_sparse=self._accept_sparse)
         check_n_features(self, X)
         return X
 
@@ -91,9 +217,10 @@ class ClassifierMixin:
 
 
 class RegressorMixin:
-    """``score`` is the coefficient of determination R^2."""
+    """``score`` is the coefficient of determination R^2; at least two training examples."""
 
     _estimator_type = "regressor"
+    _min_samples = 2
 
     def score(self, X, y) -> float:
         """R^2 = 1 - SS_res / SS_tot of ``predict(X)`` against ``y``."""
@@ -115,12 +242,34 @@ class TransformerMixin:
 SUPERVISED_TASKS = ("classification", "regression")
 
 
+def _is_classification(model) -> bool:
+    return getattr(model, "task", None) == "classification"
+
+
+def _classification_only_message(model, name: str) -> str:
+    return f"{name} is only available with task='classification', this model has task={model.task!r}"
+
+
 class TaskMixin:
     """For models that are a classifier or a regressor according to their ``task`` hyperparameter
     (``knn``, trees, ensembles, kernel machines, ``mlp``): ``_estimator_type`` follows ``task``, and
-    ``score`` is accuracy or R^2 accordingly. The pipeline passes a dataset's task to such models."""
+    ``score`` is accuracy or R^2 accordingly. The pipeline passes a dataset's task to such models.
+
+    ``predict_proba`` and ``decision_function`` defined by such a model exist only with
+    ``task="classification"`` (wrapped in :func:`available_if` when the class is created), and
+    fitting needs two examples (a regressor learns nothing from one; a classifier needs two classes).
+    """
 
     _tasks = SUPERVISED_TASKS
+    _min_samples = 2
+    _classification_only = ("predict_proba", "decision_function")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for method in cls._classification_only:
+            fn = cls.__dict__.get(method)
+            if inspect.isfunction(fn):
+                setattr(cls, method, available_if(_is_classification, _classification_only_message)(fn))
 
     @property
     def _estimator_type(self) -> str:

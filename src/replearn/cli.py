@@ -65,21 +65,72 @@ def _cmd_deps(args) -> int:
     return 0
 
 
+TASKS = ("classification", "regression", "clustering", "decomposition", "matrix_completion")
+
+
+def _unknown(kind: str, names: list[str], valid: list[str]) -> None:
+    """Refuse names that are not among ``valid``, naming the valid choices (as the config errors do)."""
+    bad = [n for n in names if n not in valid]
+    if bad:
+        raise ReplearnError(f"unknown {kind} {', '.join(map(repr, bad))}; valid choices: {', '.join(valid)}")
+
+
+def _format_params(params: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(registry defaults)"
+
+
+def model_configs(conf_dir: Path) -> dict[str, dict]:
+    """Every ``conf/models/<option>.yaml``: option name -> {name (registry model), params, description}."""
+    import yaml
+
+    out = {}
+    for path in sorted(Path(conf_dir, "models").glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        entry = (yaml.safe_load(text) or {}).get(path.stem) or {}
+        comment = []
+        for line in text.splitlines():
+            if not line.startswith("#"):
+                break
+            comment.append(line.lstrip("#").strip())
+        out[path.stem] = {"name": entry.get("name"), "params": entry.get("params") or {},
+                          "description": " ".join(comment)}
+    return out
+
+
 def _cmd_models(args) -> int:
     from . import models
 
-    for name in models.available():
-        tasks = [t for t in ("classification", "regression", "clustering", "decomposition", "matrix_completion")
-                 if models.supports(name, t)]
-        hp = ", ".join(f"{k}={v!r}" for k, v in models.hyperparameters(name).items())
-        print(f"{name:24s} [{'/'.join(tasks)}]  {hp}")
+    if args.registry:
+        names = models.available()
+        _unknown("registry model", args.names, names)
+        for name in args.names or names:
+            tasks = [t for t in TASKS if models.supports(name, t)]
+            print(f"{name:24s} [{'/'.join(tasks)}]  {_format_params(models.hyperparameters(name))}")
+        return 0
+    from .pipeline.config import CONF_DIR, project_root
+
+    configs = model_configs(project_root() / CONF_DIR)
+    _unknown("model option", args.names, sorted(configs))
+    print("option (models=[...])        registry model            hyperparameters (the rest: registry defaults)")
+    for option in args.names or sorted(configs):
+        c = configs[option]
+        print(f"{option:28s} {c['name']!s:25s} {_format_params(c['params'])}")
+        if args.names and c["description"]:
+            print(f"{'':28s} {c['description']}")
+    if not args.names:
+        print(f"\n{len(configs)} options in conf/models/; `python -m replearn models --registry` lists the "
+              f"{len(models.available())} registry models with every hyperparameter and its default")
     return 0
 
 
 def _cmd_datasets(args) -> int:
     from .pipeline.data import shipped_registry
 
-    for name, entry in sorted(shipped_registry().items()):
+    registry = shipped_registry()
+    _unknown("dataset", args.names, sorted(registry))
+    for name, entry in sorted(registry.items()):
+        if args.names and name not in args.names:
+            continue
         print(f"{name:14s} {entry['task']:15s} {entry['n_samples']:5d} x {entry['n_features']:<3d} {entry['description']}")
     return 0
 
@@ -129,8 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("deps", help="check (or --write) the src/ deps of each stage in dvc.yaml against its imports")
     p.add_argument("--write", action="store_true", help="rewrite them instead of checking")
     p.set_defaults(func=_cmd_deps)
-    sub.add_parser("models", help="list registry models and their hyperparameters").set_defaults(func=_cmd_models)
-    sub.add_parser("datasets", help="list shipped datasets").set_defaults(func=_cmd_datasets)
+    p = sub.add_parser("models", help="list the model options of conf/models/ (what models=[...] accepts) with "
+                                      "their registry model and hyperparameters; --registry: the registry")
+    p.add_argument("names", nargs="*", help="only these options (with --registry: these registry models)")
+    p.add_argument("--registry", action="store_true", help="list the model registry with every hyperparameter's default")
+    p.set_defaults(func=_cmd_models)
+    p = sub.add_parser("datasets", help="list shipped datasets")
+    p.add_argument("names", nargs="*", help="only these datasets")
+    p.set_defaults(func=_cmd_datasets)
     sub.add_parser("where", help="print where the report and the MLflow store are").set_defaults(func=_cmd_where)
     p = sub.add_parser("ui", help="serve the MLflow UI on 127.0.0.1")
     p.add_argument("--port", type=int, default=5000)
@@ -138,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # `python -m replearn models | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except ReplearnError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

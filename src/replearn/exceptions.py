@@ -13,8 +13,18 @@ class DataValidationError(ReplearnError, ValueError):
     """A dataset failed validation; the message names the file, column and row."""
 
 
-class NotFittedError(ReplearnError, AttributeError):
-    """A method that needs a fitted model was called before ``fit``."""
+class NotFittedError(ReplearnError, AttributeError, ValueError):
+    """A method that needs a fitted model was called before ``fit``.
+
+    Both an ``AttributeError`` and a ``ValueError``, as scikit-learn's ``NotFittedError`` is."""
+
+
+class SparseInputError(ReplearnError, TypeError, ValueError):
+    """A scipy sparse matrix was given to a model that needs dense input; densify with ``X.toarray()``."""
+
+
+class InputScaleError(ReplearnError, ValueError):
+    """Input values so large that float64 arithmetic on them overflows; standardize the features."""
 
 
 class DivergenceError(ReplearnError, FloatingPointError):
@@ -23,3 +33,7 @@ class DivergenceError(ReplearnError, FloatingPointError):
 
 class ConvergenceWarning(UserWarning):
     """An iterative solver stopped at ``max_iter`` before meeting its tolerance."""
+
+
+class DataConversionWarning(UserWarning):
+    """Input data were converted to the form a model needs (e.g. a column-vector ``y`` flattened)."""

@@ -7,21 +7,93 @@ with 4"), so nothing fails deep inside a numpy call.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
-from .exceptions import NotFittedError
+from .exceptions import DataConversionWarning, InputScaleError, NotFittedError, SparseInputError
+
+#: Largest magnitude accepted in X or numeric y. The square of a larger value, summed over 10^4
+#: rows (a Gram matrix, a squared distance, X^T X), overflows float64 (max 1.8e308); no model
+#: learns anything useful at such scales, so they are refused with a hint to standardize instead of
+#: overflowing deep inside a solver or returning NaN predictions.
+MAX_ABS = 1e152
 
 
-def check_array(X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False) -> np.ndarray:
-    """Return ``X`` as a finite float64 array with ``ndim`` dimensions, or raise ``ValueError``."""
+def _numeric_object_array(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array of numbers as float64 (as scikit-learn accepts it); anything else is refused."""
+    flat = arr.ravel()
+    bad = next((v for v in flat if not isinstance(v, (numbers.Real, np.number)) or np.iscomplexobj(v)), None)
+    if bad is not None or (flat.size and any(v is None for v in flat)):
+        raise ValueError(
+            f"{name} must be numeric, got dtype object holding {type(bad).__name__} {bad!r}; convert it to numbers first"
+        )
+    return arr.astype(np.float64)
+
+
+def _check_scale(values: np.ndarray, name: str, where) -> None:
+    if values.size and np.max(np.abs(values)) > MAX_ABS:
+        i = int(np.argmax(np.abs(values)))
+        raise InputScaleError(
+            f"{name} has values as large as {values.flat[i]:.3g} (at {where(i)}); float64 arithmetic overflows "
+            f"at this scale (|values| > {MAX_ABS:.0e}); standardize the features (replearn.features.scaling."
+            "Standardize) or rescale them before fitting"
+        )
+
+
+def _check_sparse(X, name: str, allow_empty: bool):
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got a sparse array of shape {X.shape}")
+    if X.dtype == object or X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric, got a sparse matrix of dtype {X.dtype}")
+    X = sp.csr_array(X, dtype=np.float64)  # a copy only where the format or dtype changes
+    if not allow_empty and (X.shape[0] == 0 or X.shape[1] == 0):
+        raise ValueError(f"{name} is empty (shape {X.shape}); at least one sample and one feature are needed")
+    X.sum_duplicates()
+    coo = None
+    if not np.all(np.isfinite(X.data)):
+        coo = X.tocoo()
+        k = int(np.argmax(~np.isfinite(coo.data)))
+        raise ValueError(f"{name} contains NaN or infinite values (first at row {coo.row[k]}, column {coo.col[k]})")
+    if X.data.size and np.max(np.abs(X.data)) > MAX_ABS:
+        coo = X.tocoo()
+        _check_scale(coo.data, name, lambda k: f"row {coo.row[k]}, column {coo.col[k]}")
+    return X
+
+
+def dense(X) -> np.ndarray:
+    """``X`` as a dense array (``X.toarray()`` for scipy sparse input), for models that accept sparse
+    input but whose algorithm works on dense matrices."""
+    return X.toarray() if sp.issparse(X) else X
+
+
+def check_array(X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False,
+                accept_sparse: bool = False) -> np.ndarray:
+    """Return ``X`` as a finite float64 array with ``ndim`` dimensions, or raise ``ValueError``.
+
+    * scipy sparse input (CSR, CSC, ...) is returned as a float64 ``scipy.sparse.csr_array`` where
+      the model declares ``accept_sparse``; elsewhere it raises :class:`SparseInputError`, which
+      says to densify with ``X.toarray()``.
+    * an object-dtype array of numbers is converted to float64 (strings and None are refused).
+    * values larger in magnitude than :data:`MAX_ABS` raise :class:`InputScaleError`.
+    """
     if X is None:
         raise ValueError(f"{name} is None; expected an array-like of numbers")
+    if sp.issparse(X):
+        if not accept_sparse:
+            raise SparseInputError(
+                f"{name} is a scipy sparse matrix, and sparse input is not supported by this model; "
+                f"densify it with {name}.toarray() (it then needs n_samples x n_features floats of memory)"
+            )
+        return _check_sparse(X, name, allow_empty)
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
         raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
-    if arr.dtype == object or arr.dtype.kind in "USV":
+    if arr.dtype == object:
+        arr = _numeric_object_array(arr, name)
+    if arr.dtype.kind in "USV":
         raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} must be real-valued, got complex dtype {arr.dtype}")
@@ -39,16 +111,41 @@ def check_array(X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False)
         bad = np.argwhere(~np.isfinite(arr))[0]
         where = f"row {bad[0]}" + (f", column {bad[1]}" if arr.ndim == 2 else "")
         raise ValueError(f"{name} contains NaN or infinite values (first at {where})")
+
+    def where(i):
+        idx = np.unravel_index(i, arr.shape)
+        return f"row {idx[0]}" + (f", column {idx[1]}" if arr.ndim == 2 else "")
+
+    _check_scale(arr, name, where)
     return arr
 
 
-def check_X_y(X, y, *, y_numeric: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a design matrix and its targets; targets keep their dtype unless ``y_numeric``."""
-    X = check_array(X)
+def check_X_y(X, y, *, y_numeric: bool = False, accept_sparse: bool = False,
+              estimator=None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a design matrix and its targets; targets keep their dtype unless ``y_numeric``.
+
+    ``estimator`` (the model being fitted) supplies its class's declarations: ``_accept_sparse``
+    (scipy sparse X allowed) and ``_min_samples`` (fewer training examples raise ``ValueError``).
+    A column vector ``y`` of shape (n, 1) is flattened with a :class:`DataConversionWarning`.
+    """
+    if estimator is not None:
+        accept_sparse = accept_sparse or bool(getattr(estimator, "_accept_sparse", False))
+    X = check_array(X, accept_sparse=accept_sparse)
+    need = int(getattr(estimator, "_min_samples", 1))
+    if X.shape[0] < need:
+        raise ValueError(
+            f"{type(estimator).__name__} needs at least {need} training examples to learn from, got {X.shape[0]}"
+        )
     if y is None:
         raise ValueError("y is None; this estimator needs targets")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            f"y has shape {y.shape}, a column vector, where a 1-D array (n_samples,) was expected; "
+            "it was flattened: pass y.ravel()",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (n_samples,), got shape {y.shape}")

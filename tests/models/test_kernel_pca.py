@@ -107,3 +107,21 @@ def test_learned_pre_images_match_sklearn():
                                ref.inverse_transform(ref.transform(X[:10])), rtol=1e-6, atol=1e-8)
     with pytest.raises(NotImplementedError, match="fit_inverse_transform=True"):
         create("kernel_pca", n_components=2).fit(X).inverse_transform(np.zeros((1, 2)))
+
+
+def test_widely_spread_features_give_a_clustered_spectrum_not_an_index_error():
+    """Issue 17: features scaled by 1e5 make the RBF Gram matrix ~ the identity; LAPACK's subset
+    eigensolver then returned no eigenpairs and fit raised IndexError."""
+    rng = np.random.default_rng(0)
+    rng.normal(size=(60, 3)), rng.laplace(size=(60, 3)), rng.normal(size=(3, 3)), rng.normal(size=(60, 3))
+    X = rng.laplace(size=(60, 3)) @ rng.normal(size=(3, 3)) * 1e5  # a case where ?syevr returned nothing
+    model = KernelPCA(n_components=2).fit(X)
+    assert model.eigenvalues_.shape == (2,)
+    np.testing.assert_allclose(model.eigenvalues_, 1.0, atol=1e-6)  # K = I: every centred eigenvalue is 1
+    assert np.all(np.isfinite(model.transform(X)))
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_fit_inverse_transform_must_be_a_bool(value):
+    with pytest.raises(TypeError, match="fit_inverse_transform must be a bool"):
+        KernelPCA(fit_inverse_transform=value).fit(np.random.default_rng(0).normal(size=(10, 2)))

@@ -170,3 +170,21 @@ def test_compose_rejected_keeps_the_previous_params_file(tmp_path):
         compose(["models=[svm]"], root=tmp_path)
     assert out.read_bytes() == before
     assert not list(tmp_path.glob(".params-*"))
+
+
+def test_unknown_group_option_is_friendly_also_inside_dvc(tmp_path):
+    """`dvc exp run -S 'models=[svm]'` composes in DVC's process: the Hydra plugin words the error there."""
+    import shutil
+
+    from dvc.utils.hydra import compose_and_dump
+
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "conf", tmp_path / "conf")
+    shutil.copy2(root / "dvc.yaml", tmp_path / "dvc.yaml")
+    for overrides, message in ((["models=[svm]"], r"^models: unknown option 'svm'; valid choices: .*svm_rbf"),
+                               (["+experiment=smokey"], r"^experiment: unknown option 'smokey'; valid choices: "
+                                                        r"kernels, neural")):
+        with pytest.raises(Exception, match=message):
+            compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), overrides)
+    compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), ["+experiment=smoke"])
+    assert "smoke" in (tmp_path / "p.yaml").read_text()

@@ -70,3 +70,35 @@ def test_views_are_byte_identical_on_rerun(tmp_path, moons):
     for (_, a), (_, b) in zip(first, second):
         assert hashlib.sha256(a.read_bytes()).digest() == hashlib.sha256(b.read_bytes()).digest()
         assert a.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_curves_default_to_a_legible_size_and_resolution(tmp_path):
+    import struct
+
+    curves = {"mlp": {"training loss": [3.0, 2.0, 1.5], "validation loss": [3.1, 2.4, 2.2]}}
+    data = figures.curves_plot(curves, tmp_path / "c.png").read_bytes()  # the default dpi
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (500, 360)  # one 5 x 3.6 in panel at 100 dpi
+    two = figures.curves_plot({**curves, "cnn": curves["mlp"]}, tmp_path / "d.png", 100).read_bytes()
+    assert struct.unpack(">II", two[16:24]) == (1000, 360)
+
+
+# The report's text on models: how a multiclass model is fitted, read from its registry name and params.
+def test_multiclass_reduction_is_named_from_the_crossval_params():
+    from replearn.pipeline.report.sections import _multiclass_note, multiclass_reduction
+
+    assert multiclass_reduction("logistic_regression", {"C": 1.0}, 3) == "one-vs-rest (3 binary logistic_regression models)"
+    assert multiclass_reduction("logistic_regression", {}, 2) is None  # binary: nothing to reduce
+    assert multiclass_reduction("all_vs_all", {"estimator": "linear_svm"}, 4) == \
+        "one-vs-one (all-vs-all) reduction (6 binary linear_svm models)"
+    assert multiclass_reduction("svm", {"kernel": "rbf"}, 3).startswith("one-vs-one (3 binary SVMs")
+    assert multiclass_reduction("kernel_ridge", {"task": "classification"}, 3).startswith("one-vs-rest")
+    assert multiclass_reduction("kernel_ridge", {"task": "regression"}, 3) is None
+    assert multiclass_reduction("softmax_regression", {}, 3).startswith("multinomial")
+    assert multiclass_reduction("knn", {}, 3) is None
+    cv = {"task": "classification", "classes": ["a", "b", "c"],
+          "models": {"lr": {"registry_name": "logistic_regression", "params": {}},
+                     "nb": {"registry_name": "gaussian_naive_bayes", "params": {}}}}
+    assert _multiclass_note(cv) == ("Multiclass: lr: one-vs-rest (3 binary logistic_regression models) "
+                                    "(the others are multiclass by construction).")
+    assert _multiclass_note({**cv, "classes": ["a", "b"]}) is None

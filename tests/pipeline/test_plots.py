@@ -104,3 +104,59 @@ def test_train_test_plot_deterministic_and_tolerates_missing_values(tmp_path):
     assert a == b and _png_size(a)[0] == 256
     with pytest.raises(ValueError, match="dataset 'iris' has no models to plot"):
         train_test_plot("iris", {}, "accuracy", tmp_path / "c.png", 40)
+
+
+def test_value_axis_is_cut_for_scores_near_one_and_starts_at_zero_otherwise():
+    from replearn.pipeline.report.plots import value_axis_range
+
+    low, high, cut = value_axis_range([0.93, 1.0, 0.9667, float("nan"), None])
+    assert cut and low == pytest.approx(0.8) and 1.0 < high < 1.1
+    assert value_axis_range([0.2, 0.9])[:1] == (0.0,) and not value_axis_range([0.2, 0.9])[2]
+    low, _, cut = value_axis_range([-0.3, 0.8])  # negative values (an R^2): the axis holds 0 and them
+    assert not cut and low < -0.3
+    assert value_axis_range([0.0, 0.0]) == (0.0, 0.18, False)
+    assert value_axis_range([]) == (0.0, 1.0, False)
+    low, _, cut = value_axis_range([1.0, 1.0])  # equal perfect scores are not blown up to fill the axis
+    assert cut and 0.9 <= low < 1.0
+
+
+def _bar_lengths(png: bytes, color: str) -> list[int]:
+    """Pixel length of each horizontal bar of ``color``, top to bottom (the short legend patch left out)."""
+    import io
+
+    import matplotlib.image
+    import numpy as np
+
+    img = matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3]
+    rgb = np.array([int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    rows = (np.abs(img - rgb).max(axis=2) < 0.02).sum(axis=1)
+    lengths, current = [], 0
+    for n in rows:  # consecutive rows with pixels of the colour form one bar
+        if n:
+            current = max(current, int(n))
+        elif current:
+            lengths.append(current)
+            current = 0
+    return [n for n in lengths if n >= 40]
+
+
+def test_train_test_bars_near_one_show_their_differences(tmp_path):
+    from replearn.pipeline.report.plots import _TEST_COLOR
+
+    metrics = {"a": {"test": {"accuracy": 0.9}}, "b": {"test": {"accuracy": 1.0}}}
+    png = train_test_plot("iris", metrics, "accuracy", tmp_path / "a.png", 100).read_bytes()
+    a, b = _bar_lengths(png, _TEST_COLOR)[:2]
+    # on an axis from 0 the bars would be 0.9 : 1.0; cut at 0.8 (and labelled so) they are 0.1 : 0.2
+    assert a / b == pytest.approx(0.5, abs=0.05)
+    spread = {"a": {"test": {"accuracy": 0.2}}, "b": {"test": {"accuracy": 1.0}}}
+    png = train_test_plot("iris", spread, "accuracy", tmp_path / "b.png", 100).read_bytes()
+    a, b = _bar_lengths(png, _TEST_COLOR)[:2]
+    assert a / b == pytest.approx(0.2, abs=0.03)  # far from 1: from 0, lengths in proportion to the values
+
+
+def test_plots_default_to_a_legible_resolution(tmp_path, cv):
+    from replearn.pipeline.report.plots import DEFAULT_DPI
+
+    assert DEFAULT_DPI >= 100
+    w, _ = _png_size(score_distribution_plot("iris", cv, "accuracy", tmp_path / "a.png").read_bytes())
+    assert w == round(6.4 * DEFAULT_DPI)

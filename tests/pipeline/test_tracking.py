@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from replearn.pipeline import tracking
@@ -89,14 +91,26 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     assert p.data.tags["dvc.exp_name"] == "brave-otter" and p.data.tags["mlflow.runName"] == "brave-otter"
     assert p.data.tags[tracking.PARAMS_HASH_TAG] == tracking.params_hash(params)
     assert p.data.params["tracking.experiment"] == "replearn-test"
-    assert p.data.metrics["iris.knn.cv_accuracy_mean"] == pytest.approx(0.85)
+    # the parent: an overview table and a handful of metrics, none named after a dataset or model
+    assert p.data.metrics == {"n_datasets": 1.0, "n_models": 2.0}
+    table = json.loads(Path(client.download_artifacts(p.info.run_id, "overview.json", str(tmp_path / "dl"))).read_text())
+    rows = [dict(zip(table["columns"], r)) for r in table["data"]]
+    knn_row = next(r for r in rows if r["model"] == "knn")
+    assert knn_row["cv_mean"] == pytest.approx(0.85) and knn_row["test"] == 0.9 and knn_row["dataset"] == "iris"
     knn = next(c for c in children if c.data.tags["mlflow.runName"] == "iris/knn")
-    history = client.get_metric_history(knn.info.run_id, "cv_accuracy")
+    history = client.get_metric_history(knn.info.run_id, "cv.accuracy")
     assert [(m.step, m.value) for m in sorted(history, key=lambda m: m.step)] == [(0, 0.9), (1, 0.8)]
-    assert knn.data.metrics["test_accuracy"] == 0.9 and knn.data.params["params.n_neighbors"] == "3"
-    assert [a.path for a in client.list_artifacts(first["run_id"])] == ["report.md"]
+    assert knn.data.metrics["cv.accuracy.mean"] == pytest.approx(0.85)
+    assert knn.data.metrics["cv.accuracy.std"] == pytest.approx(0.0707106781)  # sample std, as metrics/crossval.json
+    assert knn.data.metrics["test.accuracy"] == 0.9 and knn.data.params["params.n_neighbors"] == "3"
+    assert knn.data.params["dataset"] == "iris" and knn.data.params["model"] == "knn"
     nb = next(c for c in children if c.data.tags["mlflow.runName"] == "iris/nb")
-    curve = sorted(client.get_metric_history(nb.info.run_id, "curve_training_loss"), key=lambda m: m.step)
+    assert set(nb.data.metrics) == set(knn.data.metrics) | {"curve.training_loss"}  # the same names on every child
+    assert sorted(a.path for a in client.list_artifacts(first["run_id"])) == ["overview.json", "report.md"]
+    for run in (p, knn):  # the run source: the repository, outside git "LOCAL"
+        assert run.data.tags["mlflow.source.name"] == str(tmp_path.resolve())
+        assert run.data.tags["mlflow.source.type"] == "LOCAL"
+    curve = sorted(client.get_metric_history(nb.info.run_id, "curve.training_loss"), key=lambda m: m.step)
     assert [(m.step, m.value) for m in curve] == [(0, 3.0), (1, 2.0), (2, 1.0)]  # learning curves as step metrics
 
     # changed results -> a new parent run
@@ -153,7 +167,7 @@ def test_failure_while_logging_marks_runs_failed_and_a_rerun_logs_a_complete_run
     done = client.get_run(again["run_id"])
     assert done.info.status == "FINISHED" and tracking.RUN_KEY_TAG in done.data.tags
     assert tracking.log_pipeline_run(**kw)["status"] == "exists"
-    history = client.get_metric_history(again["run_id"], "iris.knn.cv_accuracy_mean")
+    history = client.get_metric_history(again["run_id"], "n_datasets")
     assert all(m.timestamp > 1_600_000_000_000 for m in history)
 
 
@@ -175,3 +189,84 @@ def test_pending_runs_of_a_killed_attempt_are_marked_failed(tmp_path, monkeypatc
     res = tracking.log_pipeline_run(**kw)
     assert res["status"] == "logged"
     assert MlflowClient(tracking_uri=target.tracking_uri).get_run(killed.info.run_id).info.status == "FAILED"
+
+
+def test_run_source_is_the_repository_and_its_commit(tmp_path):
+    assert tracking.source_tags(tmp_path, "abc123") == {
+        "mlflow.source.name": str(tmp_path), "mlflow.source.type": "PROJECT", "mlflow.source.git.commit": "abc123"}
+    assert tracking.source_tags(tmp_path, None) == {"mlflow.source.name": str(tmp_path), "mlflow.source.type": "LOCAL"}
+
+
+def test_overview_has_one_row_per_dataset_model_and_metric():
+    cv, _, train = _results()
+    cv["iris"]["primary_metric"] = "accuracy"
+    rows = tracking.overview_rows(cv, train)
+    assert [(r["dataset"], r["model"], r["metric"], r["primary"]) for r in rows] == [
+        ("iris", "knn", "accuracy", True), ("iris", "nb", "accuracy", True)]
+    assert rows[1]["cv_mean"] == pytest.approx(0.725) and rows[1]["test"] == 0.8 and rows[1]["train"] is None
+
+
+def _pipeline_files(root: Path):
+    """What prepare/featurize/train leave for the report stage: a prepared part, test features, a saved model."""
+    from replearn import models
+    from replearn.persistence import save_model
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    for part in ("data/prepared/iris", "data/features/iris"):
+        (root / part).mkdir(parents=True)
+    np.savez(root / "data/prepared/iris/train.npz", X=X[:40], y=y[:40])
+    np.savez(root / "data/features/iris/test.npz", X=X[40:], y=y[40:])
+    fitted = {"knn": models.create("knn", n_neighbors=3).fit(X[:40], y[:40]),
+              "nb": models.create("gaussian_naive_bayes").fit(X[:40], y[:40])}
+    for key, model in fitted.items():
+        save_model(model, root / "models" / "iris" / key, registry_name=model_names[key])
+    return fitted, X[40:]
+
+
+model_names = {"knn": "knn", "nb": "gaussian_naive_bayes"}
+
+
+@pytest.mark.slow
+def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp_path, monkeypatch):
+    """Each child holds an MLflow Model defined by code (no pickle) with a signature and an input example,
+    and its dataset as an input (name, digest of the prepared training part, source)."""
+    import hashlib
+
+    import mlflow
+    import yaml
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    fitted, X_test = _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    res = tracking.log_pipeline_run(**_kw(tmp_path, cv, sig, train))
+    client = MlflowClient(tracking_uri=res["tracking_uri"])
+    exp = client.get_experiment_by_name("replearn-fail")
+    children = {r.data.tags["replearn.model_key"]: r for r in client.search_runs(
+        [exp.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{res['run_id']}'")}
+    assert sorted(children) == ["knn", "nb"]
+    digest = hashlib.sha256((tmp_path / "data/prepared/iris/train.npz").read_bytes()).hexdigest()
+    mlflow.set_tracking_uri(res["tracking_uri"])
+    try:
+        for key, run in children.items():
+            (inp,) = run.inputs.dataset_inputs
+            assert inp.dataset.name == "iris" and digest.startswith(inp.dataset.digest)
+            assert json.loads(inp.dataset.source) == {"uri": "data/prepared/iris/train.npz"}
+            assert {t.key: t.value for t in inp.tags} == {"mlflow.data.context": "train", "replearn.sha256": digest}
+            uri = f"runs:/{run.info.run_id}/model"
+            loaded = mlflow.pyfunc.load_model(uri)
+            assert np.array_equal(loaded.predict(X_test), fitted[key].predict(X_test))
+            assert loaded.metadata.signature is not None
+            local = Path(mlflow.artifacts.download_artifacts(uri, dst_path=str(tmp_path / "dl" / key)))
+            mlmodel = yaml.safe_load((local / "MLmodel").read_text())
+            assert mlmodel["flavors"]["python_function"]["model_code_path"].endswith("mlflow_model.py")
+            assert "python_model.pkl" not in {p.name for p in local.rglob("*")}  # models-from-code: no pickle
+            assert {p.name for p in (local / "artifacts").iterdir()} == {f"{key}.npz", f"{key}.json"}
+            example = json.loads((local / "input_example.json").read_text())
+            assert np.allclose(np.asarray(example["inputs"] if isinstance(example, dict) else example),
+                               X_test[:tracking.N_EXAMPLE_ROWS])
+    finally:
+        mlflow.set_tracking_uri(None)

@@ -53,6 +53,7 @@ DEFAULTS = {  # settings added after the first schema; absent keys take these va
     "across_pairs_test": "wilcoxon",
     "posthoc": "bergmann_hommel",
     "min_datasets": 5,
+    "replicate_test": "replicate_ttest",
     "control": None,
     "round_before_ranking": None,
 }
@@ -65,6 +66,15 @@ def settings(cfg: dict) -> dict:
         if out[k] is None and v is not None:
             out[k] = v
     return out
+
+
+def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
+    """The per-dataset test for the design: independent replicates (seeds) get ``stats.replicate_test``
+    (paired by seed; never the corrected resampled t-test, which is for overlapping training sets), splits of
+    resampling get :func:`resolve_pairwise_test`."""
+    if cv.replicate_kind == "seed":
+        return settings(cfg)["replicate_test"]
+    return resolve_pairwise_test(cfg, cv.scheme.name)
 
 
 def resolve_pairwise_test(cfg: dict, scheme_name: str | None) -> str:
@@ -105,7 +115,7 @@ def compare_cv(cv: dict, cfg: dict) -> list[dict]:
     cfg = settings(cfg)
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
-    test = resolve_pairwise_test(cfg, cv.scheme.name)
+    test = resolve_test(cfg, cv)
     n_train = np.array([s.n_train for s in cv.splits], dtype=float)
     n_test = np.array([s.n_test for s in cv.splits], dtype=float)
     order = _split_order(cv)
@@ -114,6 +124,13 @@ def compare_cv(cv: dict, cfg: dict) -> list[dict]:
         sa = np.asarray(cv.models[a].scores[metric], dtype=float)
         sb = np.asarray(cv.models[b].scores[metric], dtype=float)
         func = registry.get(test).func  # the registry names the function of every configured test
+        if cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
+            rows.append({"model_a": a, "model_b": b, "mean_a": float(sa.mean()), "mean_b": float(sb.mean()),
+                         "mean_difference": float(sa.mean() - sb.mean()), "test": test, "statistic": None,
+                         "df": None, "pvalue": None, "effect_size": None, "effect_size_name": None, "ci": None,
+                         "conventions": {}, "note": "not testable: every replicate gives the same difference (the "
+                         "models do not depend on their seed); use design=cv or design.resample_split=true"})
+            continue
         if test == "corrected_resampled_ttest":
             res = func(sa, sb, n_train, n_test)
         elif test.startswith("cv52"):
@@ -128,8 +145,8 @@ def compare_cv(cv: dict, cfg: dict) -> list[dict]:
                 "mean_a": float(sa.mean()),
                 "mean_b": float(sb.mean()),
                 "mean_difference": float(sa.mean() - sb.mean()),
-                "test": d["test"],
-                "statistic": d["statistic"],
+                "test": test,
+                "statistic": _finite(d["statistic"]),
                 "df": d["df"],
                 "pvalue": d["pvalue"],
                 "effect_size": d["effect_size"],
@@ -151,12 +168,14 @@ def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
     hib = cv.greater_is_better[metric]
     n_train = np.array([s.n_train for s in cv.splits], dtype=float)
     n_test = np.array([s.n_test for s in cv.splits], dtype=float)
+    independent = cv.replicate_kind == "seed"  # independent replicates: no correlation between them
     rows = []
     for a, b in itertools.combinations(sorted(cv.models), 2):
         sa = np.asarray(cv.models[a].scores[metric], dtype=float)
         sb = np.asarray(cv.models[b].scores[metric], dtype=float)
         rope = _rope(cfg, np.r_[sa, sb])
-        r = stats.bayesian_correlated_ttest(sa, sb, n_train=n_train, n_test=n_test, rope=rope).to_dict()
+        kw = {"rho": 0.0} if independent else {"n_train": n_train, "n_test": n_test}
+        r = stats.bayesian_correlated_ttest(sa, sb, rope=rope, **kw).to_dict()
         rows.append(
             {
                 "model_a": a,
@@ -172,6 +191,11 @@ def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def _finite(value):
+    """A statistic for strict JSON: an infinite one (zero variance of the differences) becomes None."""
+    return value if isinstance(value, (int, float)) and np.isfinite(value) else None
 
 
 def _rope(cfg: dict, scores: np.ndarray) -> float:
@@ -266,6 +290,12 @@ def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed
 
 
 def _finish_rows(rows: list[dict], cfg: dict, higher_is_better: bool) -> None:
+    """Adjust the p-values over the testable rows and decide; an untestable row (p None) is never significant."""
+    testable = [r for r in rows if r["pvalue"] is not None]
+    for r in rows:
+        if r["pvalue"] is None:
+            r.update(pvalue_adjusted=None, significant=False, winner=None)
+    rows = testable
     adjusted, used = _adjust([r["pvalue"] for r in rows], cfg["correction"])
     for r, p in zip(rows, adjusted):
         r["pvalue_adjusted"] = p
@@ -458,12 +488,17 @@ def compare(crossval: dict[str, records.EvaluationResult], train_results: dict[s
     metric = first.primary_metric
     if seed is None:
         seed = int(first.scheme.seed or 0)
-    schemes = {crossval[d].scheme.name for d in crossval}
-    resolved = {resolve_pairwise_test(cfg, s) for s in schemes}
+    resolved = {resolve_test(cfg, cv if cv.replicate_kind != "sweep" else _inner_view(cv)) for cv in crossval.values()}
     datasets = {}
+    sweeps = {d: compare_sweep(crossval[d], cfg) for d in crossval if crossval[d].replicate_kind == "sweep"}
+    crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
     for j, d in enumerate(sorted(crossval)):
         entry = {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
         entry["bayesian"] = compare_bayesian(crossval[d], cfg)
+        entry["design"] = crossval[d].scheme.design
+        entry["replicates"] = crossval[d].replicate_kind
+        if d in sweeps:
+            entry["sweep"] = sweeps[d]
         entry["test_set_metric"] = compare_test_set_metric(
             train_results[d], crossval[d].primary_metric, cfg, seed=seed
         )
@@ -531,3 +566,97 @@ def compare_records(crossval: dict[str, records.EvaluationResult], train_results
     """:func:`compare` as the typed, versioned record the significance stage writes."""
     return records.from_dict(records.SignificanceResult, compare(crossval, train_results, cfg, seed=seed),
                              source="significance result")
+
+
+# -- sweeps -----------------------------------------------------------------------------------------
+def _inner_kind(cv: records.EvaluationResult) -> str:
+    return "seed" if cv.scheme.name == "seeds" else "split"
+
+
+def _inner_view(cv: records.EvaluationResult) -> records.EvaluationResult:
+    """The replicates of a sweep's first point, as the cv/seeds replicates they are."""
+    first = cv.scheme.values[0]
+    idx = [i for i, s in enumerate(cv.splits) if s.point == first]
+    return _select(cv, {k: idx for k in cv.models})
+
+
+def _select(cv: records.EvaluationResult, idx: dict[str, list[int]]) -> records.EvaluationResult:
+    """A view with, per model, the replicates ``idx[model]`` (same count for every model), as inner replicates."""
+    any_idx = next(iter(idx.values()))
+    kind = _inner_kind(cv)
+    splits = [dataclasses.replace(cv.splits[i], kind=kind, point=None, index=j) for j, i in enumerate(any_idx)]
+    models = {}
+    for k, m in cv.models.items():
+        pick = idx[k]
+        models[k] = dataclasses.replace(
+            m, scores={met: [v[i] for i in pick] for met, v in m.scores.items()},
+            n_iter=[m.n_iter[i] for i in pick], converged=[m.converged[i] for i in pick],
+            correct=None if m.correct is None else [m.correct[i] for i in pick])
+    return dataclasses.replace(cv, splits=splits, models=models)
+
+
+def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
+    """Per model: the mean, standard deviation and standard error of the primary metric at every point, the
+    best point, the one-standard-error choice (the first point, in the configured order, whose mean is within
+    one standard error of the best) and the best point against each neighbour by the design's test (paired by
+    replicate)."""
+    cfg = settings(cfg)
+    metric = cv.primary_metric
+    hib = cv.greater_is_better[metric]
+    values = list(cv.scheme.values)
+    at = {repr(p): [i for i, s in enumerate(cv.splits) if s.point == p] for p in values}
+    out = {"axis": cv.scheme.axis, "values": values, "metric": metric, "models": {}}
+    for key, m in cv.models.items():
+        scores = m.scores[metric]
+        curve = []
+        for p in values:
+            v = np.array([scores[i] for i in at[repr(p)] if scores[i] is not None], dtype=float)
+            sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+            curve.append({"point": p, "mean": float(v.mean()) if v.size else None, "std": sd,
+                          "se": sd / np.sqrt(v.size) if v.size else None, "n": int(v.size)})
+        valid = [i for i, c in enumerate(curve) if c["mean"] is not None]
+        if not valid:
+            out["models"][key] = {"curve": curve, "best": None, "one_se": None, "neighbours": []}
+            continue
+        best = (max if hib else min)(valid, key=lambda i: curve[i]["mean"])
+        bound = curve[best]["mean"] - curve[best]["se"] if hib else curve[best]["mean"] + curve[best]["se"]
+        one_se = next(i for i in valid if (curve[i]["mean"] >= bound if hib else curve[i]["mean"] <= bound))
+        rows = []
+        for nb in (best - 1, best + 1):
+            if nb not in valid:
+                continue
+            view = _select(cv, {k: at[repr(values[best])] for k in cv.models})  # the inner replicates
+            sa = np.array([scores[i] for i in at[repr(values[best])]], dtype=float)
+            sb = np.array([scores[i] for i in at[repr(values[nb])]], dtype=float)
+            test = resolve_test(cfg, view)
+            func = registry.get(test).func
+            if test == "corrected_resampled_ttest":
+                n_tr = np.array([s.n_train for s in view.splits], float)
+                n_te = np.array([s.n_test for s in view.splits], float)
+                res = func(sa, sb, n_tr, n_te)
+            elif test.startswith("cv52"):
+                order = _split_order(view)
+                res = func(sa[order], sb[order])
+            else:
+                res = func(sa, sb)
+            rows.append({"best": values[best], "neighbour": values[nb], "test": test,
+                         "mean_difference": float(sa.mean() - sb.mean()), "statistic": _finite(float(res.statistic)),
+                         "pvalue": float(res.pvalue)})
+        adjusted, _ = _adjust([r["pvalue"] for r in rows], cfg["correction"])
+        for r, p in zip(rows, adjusted):
+            r["pvalue_adjusted"] = p
+            r["significant"] = is_significant(p, cfg["alpha"])
+        out["models"][key] = {"curve": curve, "best": values[best], "one_se": values[one_se], "neighbours": rows}
+    return out
+
+
+def best_point_view(cv: records.EvaluationResult, sweep: dict) -> records.EvaluationResult:
+    """Each model at its best point of the sweep, paired by replicate: the rows of the between-model tests."""
+    values = list(cv.scheme.values)
+    idx = {}
+    for key in cv.models:
+        best = sweep["models"][key]["best"]
+        point = values[0] if best is None else best
+        idx[key] = [i for i, s in enumerate(cv.splits) if s.point == point]
+    view = _select(cv, idx)
+    return dataclasses.replace(view, scheme=dataclasses.replace(cv.scheme, design="sweep"))

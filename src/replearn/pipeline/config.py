@@ -274,6 +274,8 @@ def _schemes():
 
 
 REPORT_FORMATS = ("html", "markdown")
+DESIGNS = ("cv", "seeds", "sweep")
+SWEEP_DATA_AXES = ("n_train", "n_features")
 _TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
 _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
 
@@ -321,9 +323,19 @@ SCHEMA = {
         "n_jobs": int,
         "progress": (bool, Choice(["auto"], "progress")),
     },
+    "design": {
+        "name": Choice(DESIGNS, "design"),
+        "n_seeds": Optional_(Range(int, 2, 10_000)),
+        "holdout": Optional_(Range(float, 0.0, 1.0, open_lo=True, open_hi=True)),
+        "resample_split": Optional_(bool),
+        "axis": Optional_(str),
+        "values": Optional_(ListOf((int, float, str))),
+        "replicates": Optional_(Choice(["cv", "seeds"], "replicates of a sweep")),
+    },
     "stats": {
         "alpha": Range(float, 0.0, 1.0, open_lo=True, open_hi=True),
         "pairwise_test": Choice(lambda: ["auto", *_procedures("cv_pairwise")], "pairwise test"),
+        "replicate_test": Optional_(Choice(lambda: _procedures("replicate_pairwise"), "test for independent replicates")),
         "correction": Choice(lambda: _procedures("correction"), "correction"),
         "bayesian": Optional_(bool),
         "rope": Optional_(Range(float, 0.0, None, why="half-width of the region of practical equivalence")),
@@ -539,6 +551,7 @@ def _check_values(params: dict, errors: list[str]) -> None:
     if cv["n_jobs"] == 0 or cv["n_jobs"] < -1:
         errors.append(f"cv.n_jobs: must be a positive number of workers or -1 (all cores), got {cv['n_jobs']}")
     _check_stats(params, errors)
+    _check_design(params, errors)
     from ..evaluation.unsupervised import UNSUPERVISED_METRICS
 
     for task in ("classification", "regression", "clustering", "decomposition"):
@@ -550,6 +563,45 @@ def _check_values(params: dict, errors: list[str]) -> None:
         primary = params["metrics"]["primary"][task]
         if primary not in listed:
             errors.append(f"metrics.primary.{task}: {primary!r} must be one of metrics.{task} ({', '.join(listed)})")
+
+
+def _check_design(params: dict, errors: list[str]) -> None:
+    """What the schema alone cannot check of ``design`` (see conf/design/*.yaml)."""
+    from .. import models
+
+    d = params.get("design") or {"name": "cv"}
+    if d["name"] != "sweep":
+        return
+    axis, values = d.get("axis"), d.get("values")
+    if not axis:
+        errors.append("design.axis: a sweep needs an axis: n_train, n_features or <model key>.<hyperparameter>")
+        return
+    if not values or len(values) < 2:
+        errors.append(f"design.values: a sweep needs at least 2 points, got {values!r}")
+        return
+    if len(set(map(repr, values))) != len(values):
+        errors.append(f"design.values: the points must differ, got {values!r}")
+    if axis in SWEEP_DATA_AXES:
+        for i, v in enumerate(values):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or v <= 0 or (
+                    axis == "n_features" and not isinstance(v, numbers.Integral)) or (
+                    isinstance(v, float) and v > 1):
+                errors.append(f"design.values[{i}]: {axis} points are positive "
+                              + ("integers" if axis == "n_features" else "counts or fractions in (0, 1]")
+                              + f", got {v!r}")
+        return
+    key, _, hp = axis.partition(".")
+    if key not in params["models"] or not hp:
+        errors.append(f"design.axis: {axis!r} is not n_train, n_features or <model key>.<hyperparameter> "
+                      f"with a configured model key ({', '.join(params['models'])})")
+        return
+    valid = models.hyperparameters(params["models"][key]["name"])
+    if hp not in valid:
+        errors.append(f"design.axis: {params['models'][key]['name']} has no hyperparameter {hp!r}; "
+                      f"valid: {', '.join(sorted(valid))}")
+        return
+    for i, v in enumerate(values):
+        _check_like_default(v, valid[hp], f"design.values[{i}]", errors)
 
 
 def _check_stats(params: dict, errors: list[str]) -> None:

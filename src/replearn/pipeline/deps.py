@@ -57,6 +57,14 @@ def _imported_modules(path: Path, module: str) -> set[str]:
     return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
 
 
+def _files_used_by_path(path: Path) -> list[Path]:
+    """Sibling modules that ``path`` names as strings (run by path, never imported: MLflow's models-from-code)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+             and n.value.endswith(".py") and "/" not in n.value}
+    return sorted(path.with_name(n) for n in names if path.with_name(n).is_file())
+
+
 def _package_members(src: Path, module: str) -> list[Path]:
     """All modules of the coarse sub-package ``module`` belongs to (none for the fine-grained folders)."""
     parts = module.split(".")
@@ -90,6 +98,9 @@ def import_closure(script: Path, root: Path) -> set[Path]:
             for other in _package_members(src, module):  # registries load these by name
                 if other not in seen:
                     todo.append((other, _module_name(src, other)))
+        for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("mlflow_model.py")
+            if sibling not in seen:
+                todo.append((sibling, _module_name(src, sibling)))
         for name in _imported_modules(path, module):
             parts = name.split(".")
             for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too

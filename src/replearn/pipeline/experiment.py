@@ -6,6 +6,7 @@ deterministic function of ``params.yaml`` and the files the previous stages wrot
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from .. import models as registry
 from ..evaluation.crossval import ModelSpec, align_proba, cross_validate, fit_recording_convergence, n_iter_of
 from ..evaluation.metrics import METRICS, score_predictions
-from ..evaluation.splits import make_splits
+from ..evaluation.splits import Split, make_splits, train_test_split_indices
 from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
@@ -163,11 +164,8 @@ def _score(model, X, y, metric_names, task, classes):
     return score_predictions(metric_names, y, pred, proba=proba, classes=classes)
 
 
-def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -> records.EvaluationResult:
-    """Cross-validate every model on the training part (feature maps refitted per fold)."""
-    meta = load_meta(name, root)
-    task, specs = plan(params, name, meta["task"])
-    X, y = load_part(root / paths.PREPARED / name / "train.npz")
+def _cv_splits(params: dict, name: str, X, y, meta: dict, task: str):
+    """The splits of the ``cv`` group on the training part, and the scheme actually used."""
     cv = params["cv"]
     scheme = cv["scheme"]
     if meta["task"] != "classification" and "stratified" in scheme:
@@ -180,50 +178,172 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
         )
     split_seed = derive_seed(params["seed"], "cv", name)
     y_split = y if meta["task"] == "classification" else y.astype(float)  # 5x2/holdout stratify only on labels
-    splits = make_splits(scheme, y_split, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed)
-    metric_names, primary = task_metrics(params, task)
-    seeds = {s.key: [derive_seed(params["seed"], "model", name, s.key, i) for i in range(len(splits))] for s in specs}
-    res = cross_validate(
+    return make_splits(scheme, y_split, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed), scheme, split_seed
+
+
+def _seed_splits(params: dict, name: str, y, meta: dict, design: dict, tag: str = "seeds") -> list[Split]:
+    """``n_seeds`` replicates on one held-out part of the training part (or one per replicate)."""
+    n_seeds = int(design.get("n_seeds") or 10)
+    holdout = float(design.get("holdout") or 0.25)
+    stratify = meta["task"] == "classification"
+    out = []
+    for r in range(n_seeds):
+        key = r if design.get("resample_split") else "fixed"
+        split_seed = derive_seed(params["seed"], tag, name, "split", key)
+        train, test = train_test_split_indices(y, holdout, stratify=stratify, random_state=split_seed)
+        out.append(Split(index=r, repeat=r, fold=0, train=np.sort(train), test=np.sort(test), seed=split_seed))
+    return out
+
+
+def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str):
+    """(splits, replicate kind, Scheme) of the cv or seeds replicates."""
+    design = params.get("design") or {"name": "cv"}
+    if kind == "seeds":
+        splits = _seed_splits(params, name, y, meta, design)
+        return splits, "seed", records.Scheme(name="seeds", design=design["name"], seed=splits[0].seed,
+                                                repeats=len(splits))
+    splits, scheme, split_seed = _cv_splits(params, name, X, y, meta, task)
+    cv = params["cv"]
+    return splits, "split", records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed,
+                                           design=design["name"])
+
+
+def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto"):
+    """``cross_validate`` on ``splits``; model seeds derive from names (and the seed replicate / point)."""
+    cv = params["cv"]
+    metric_names, _ = task_metrics(params, task)
+    tag = () if point is None else ("point", repr(point))
+    seeds = {s.key: [derive_seed(params["seed"], "model", name, s.key, *tag, i) for i in range(len(splits))]
+             for s in specs}
+    return cross_validate(
         X, y, splits, specs,
         task=task, metrics=metric_names, feature_steps=params["features"]["steps"],
         classes=meta["classes"] or None,
         model_seeds=seeds, n_jobs=cv["n_jobs"], progress=progress if cv["progress"] == "auto" else cv["progress"],
-        description=f"crossval {name}",
+        description=f"crossval {name}" + ("" if point is None else f" @ {point}"),
     )
+
+
+def _subsample(split: Split, size, seed: int) -> Split:
+    """The split with its training part cut to ``size`` examples (a count, or a fraction in (0, 1])."""
+    n = split.train.size
+    k = int(round(size * n)) if isinstance(size, float) else int(size)
+    if not 1 <= k <= n:
+        raise ConfigError(f"design.values: n_train {size!r} asks for {k} training examples, but a replicate's "
+                          f"training part has {n}; use counts from 1 to {n} or fractions in (0, 1]")
+    keep = np.sort(np.random.default_rng(seed).permutation(split.train)[:k])
+    return Split(index=split.index, repeat=split.repeat, fold=split.fold, train=keep, test=split.test, seed=split.seed)
+
+
+def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -> records.EvaluationResult:
+    """Evaluate every model on the replicates of the configured design (feature maps refitted per replicate).
+
+    * ``design=cv``: the splits of the ``cv`` group (kind "split");
+    * ``design=seeds``: ``n_seeds`` fits differing only in the learner's seed (kind "seed");
+    * ``design=sweep``: the ``cv`` or ``seeds`` replicates at every point of ``design.axis`` (kind "sweep",
+      ``point`` the axis value); replicate ``repeat`` r uses the same held-out examples at every point, so
+      points pair by replicate.
+    """
+    meta = load_meta(name, root)
+    task, specs = plan(params, name, meta["task"])
+    X, y = load_part(root / paths.PREPARED / name / "train.npz")
+    design = params.get("design") or {"name": "cv"}
+    metric_names, primary = task_metrics(params, task)
+    inner = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
+    splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
+    if design["name"] != "sweep":
+        res = _run(params, name, X, y, splits, specs, task, meta, kind, progress=progress)
+        replicates = [records.Replicate(kind=kind, **s) for s in res["splits"]]
+        models = {k: records.ModelEvaluation(**m) for k, m in res["models"].items()}
+    else:
+        axis, values = design["axis"], list(design["values"])
+        scheme = dataclasses.replace(scheme, design="sweep", axis=axis, values=values)
+        replicates, merged = [], {}
+        for point in values:
+            Xp, sp, specs_p = X, splits, specs
+            if axis == "n_train":
+                sp = [_subsample(s, point, derive_seed(params["seed"], "n_train", name, s.index)) for s in splits]
+            elif axis == "n_features":
+                if not 1 <= int(point) <= X.shape[1]:
+                    raise ConfigError(f"design.values: n_features {point} is not between 1 and {X.shape[1]} "
+                                      f"(the features of dataset {name!r})")
+                Xp = X[:, : int(point)]
+            else:
+                key, _, hp = axis.partition(".")
+                specs_p = [ModelSpec(s.key, s.name, {**s.params, hp: point}) if s.key == key else s for s in specs]
+            res = _run(params, name, Xp, y, sp, specs_p, task, meta, kind, point=point, progress=progress)
+            for s in res["splits"]:
+                meta_s = dict(s, index=len(replicates))
+                replicates.append(records.Replicate(kind="sweep", point=point, **meta_s))
+            for key, m in res["models"].items():
+                acc = merged.setdefault(key, {"registry_name": m["registry_name"], "params": m["params"],
+                                              "scores": {k: [] for k in m["scores"]}, "n_iter": [], "converged": [],
+                                              **({"correct": []} if "correct" in m else {})})
+                for k, v in m["scores"].items():
+                    acc["scores"][k].extend(v)
+                acc["n_iter"].extend(m["n_iter"])
+                acc["converged"].extend(m["converged"])
+                if "correct" in m:
+                    acc["correct"].extend(m["correct"])
+        models = {k: records.ModelEvaluation(**m) for k, m in merged.items()}
     return records.EvaluationResult(
         dataset=name,
         task=task,
         classes=meta["classes"] or None,
         n_examples=int(len(y)),
-        scheme=records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed, design="cv"),
+        scheme=scheme,
         metrics=metric_names,
         primary_metric=primary,
         greater_is_better={m: greater_is_better(m) for m in metric_names},
-        splits=[records.Replicate(kind="split", **s) for s in res["splits"]],
-        models={k: records.ModelEvaluation(**m) for k, m in res["models"].items()},
+        splits=replicates,
+        models=models,
     )
 
 
 def crossval_summary(result: records.EvaluationResult) -> dict:
-    """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``)."""
+    """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``).
+
+    For a sweep, the scores at each model's best point of the primary metric (and that point, when it is a
+    number): the mean over every point of a sweep would mean nothing.
+    """
     out = {}
+    metric = result.primary_metric
+    hib = result.greater_is_better[metric]
     for key, m in result.models.items():
+        idx = list(range(len(result.splits)))
         out[key] = {"not_converged": int(sum(not c for c in m.converged))}
-        for metric, values in m.scores.items():
-            if any(x is None for x in values):
+        if result.scheme.design == "sweep":
+            by_point = {}
+            for i, s in enumerate(result.splits):
+                by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
+            means = {k: np.mean([m.scores[metric][i] for i in v[1]]) for k, v in by_point.items()
+                     if all(m.scores[metric][i] is not None for i in v[1])}
+            if means:
+                best = (max if hib else min)(means, key=means.get)
+                idx = by_point[best][1]
+                point = by_point[best][0]
+                if isinstance(point, (int, float)) and not isinstance(point, bool):
+                    out[key]["best_point"] = point
+        for name, values in m.scores.items():
+            vals = [values[i] for i in idx]
+            if any(x is None for x in vals):
                 continue  # a score this model cannot give (e.g. the log-likelihood of k-means)
-            v = np.asarray(values, dtype=float)
-            out[key][f"{metric}_mean"] = float(v.mean())
-            out[key][f"{metric}_std"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
+            v = np.asarray(vals, dtype=float)
+            out[key][f"{name}_mean"] = float(v.mean())
+            out[key][f"{name}_std"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
     return out
 
 
 def crossval_plot_rows(result: records.EvaluationResult) -> list[dict]:
-    """Per-replicate primary-metric scores in the long format ``dvc plots show`` reads."""
+    """Per-replicate primary-metric scores in the long format ``dvc plots show`` reads (with the sweep point)."""
     metric = result.primary_metric
-    return [
-        {"dataset": result.dataset, "model": key, "split": i, "metric": metric, "score": float(s)}
-        for key, m in result.models.items()
-        for i, s in enumerate(m.scores[metric])
-        if s is not None
-    ]
+    rows = []
+    for key, m in result.models.items():
+        for i, s in enumerate(m.scores[metric]):
+            if s is None:
+                continue
+            row = {"dataset": result.dataset, "model": key, "split": i, "metric": metric, "score": float(s)}
+            if result.splits[i].point is not None:
+                row["point"] = result.splits[i].point
+            rows.append(row)
+    return rows

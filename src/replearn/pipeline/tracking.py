@@ -7,21 +7,36 @@
   MLflow experiment is created.
 * The database and the experiment are created once, under a file lock: two queue workers creating
   the SQLite schema at the same moment could corrupt it for good.
-* One parent run per pipeline run, nested child runs per dataset x model with per-split scores as
-  step metrics and the learning curves of the final fit (``curve_training_loss``, ...) per epoch;
-  tags with the git commit, the DVC experiment name and a hash of the parameters. A run
-  key (hash of the parameters and the results) makes a rerun without changes log nothing new.
+* One parent run per pipeline run, nested child runs per dataset x model; tags with the git commit,
+  the run source (``mlflow.source.name/type/git.commit``), the DVC experiment name and a hash of the
+  parameters. A run key (hash of the parameters and the results) makes a rerun without changes log
+  nothing new.
+* **One metric name means one thing across runs.** The dataset and the model are params and tags of a
+  child run, never part of a metric name. A child holds ``cv.<metric>.mean`` and ``cv.<metric>.std``
+  (sample standard deviation over the replicates, as in ``metrics/crossval.json``), ``cv.<metric>``
+  per replicate as step metrics, ``train.<metric>`` and ``test.<metric>`` of the final fit, and the
+  learning curves of the final fit (``curve.training_loss``, ...) per epoch. The parent holds only an
+  overview: the table ``overview.json`` (one row per dataset x model x metric) and a handful of
+  metrics (``n_datasets``, ``n_models``, ``friedman.pvalue``, ``nemenyi.cd``).
+* Each child logs its dataset as an MLflow dataset input (name, digest = sha256 of the prepared
+  training part, source) and its fitted model as an MLflow Model defined by code
+  (``pipeline/mlflow_model.py``; the ``.npz`` + ``.json`` files of the train stage are its
+  artifacts, with a signature and an input example from the sealed test features): it loads with
+  ``mlflow.pyfunc.load_model`` and serves with ``mlflow models serve``, and nothing is pickled.
 
-mlflow is imported lazily and only in this module.
+mlflow is imported lazily, in this module and in ``pipeline/mlflow_model.py`` (the model definition
+that MLflow executes by path; nothing imports it).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,30 +159,33 @@ def log_pipeline_run(
 
     exp_name = os.environ.get("DVC_EXP_NAME")
     commit = git_commit(project_root)
+    source = source_tags(target.root, commit)
     tags = {
         PENDING_KEY_TAG: run_key,
         PARAMS_HASH_TAG: phash,
         "mlflow.runName": exp_name or f"{params.get('experiment_name', 'run')}-{phash[:8]}",
         "replearn.experiment_name": str(params.get("experiment_name")),
+        **source,
     }
     if exp_name:
         tags["dvc.exp_name"] = exp_name
     if commit:
         tags["git.commit"] = commit
-        tags["mlflow.source.git.commit"] = commit
     parent = client.create_run(exp_id, tags=tags)
     pid = parent.info.run_id
     current = [pid]
     try:
-        _log_parent(client, pid, params, crossval, significance, artifacts, extra_files)
+        _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts, extra_files)
         for d, res in crossval.items():  # datasets in the configured order
             for key, m in sorted(res["models"].items()):
                 child = client.create_run(exp_id, tags={
                     "mlflow.parentRunId": pid, "mlflow.runName": f"{d}/{key}", "replearn.dataset": d,
-                    "replearn.model": m["registry_name"], PARAMS_HASH_TAG: phash,
+                    "replearn.model": m["registry_name"], "replearn.model_key": key, PARAMS_HASH_TAG: phash,
+                    **source,
                 })
                 current.append(child.info.run_id)
                 _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results)
+                _log_dataset_and_model(client, child.info.run_id, target, Path(project_root), d, key)
                 client.set_terminated(child.info.run_id)
                 current.pop()
         client.set_tag(pid, RUN_KEY_TAG, run_key)  # complete: a rerun with the same results logs nothing
@@ -182,26 +200,46 @@ def log_pipeline_run(
     return {"status": "logged", "run_id": pid, "tracking_uri": target.tracking_uri}
 
 
+def source_tags(repository: Path, commit: str | None) -> dict[str, str]:
+    """MLflow's run source: the repository path, its commit, and "PROJECT" (a git checkout) or "LOCAL"."""
+    tags = {"mlflow.source.name": str(repository), "mlflow.source.type": "PROJECT" if commit else "LOCAL"}
+    if commit:
+        tags["mlflow.source.git.commit"] = commit
+    return tags
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _log_parent(client, pid, params, crossval, significance, artifacts, extra_files) -> None:
+def overview_rows(crossval: dict, train_metrics: dict) -> list[dict]:
+    """One row per dataset x model x metric: CV mean and standard deviation, train and test score."""
+    rows = []
+    for d, res in crossval.items():
+        primary = res.get("primary_metric")
+        for key, m in sorted(res["models"].items()):
+            final = train_metrics.get(d, {}).get(key, {})
+            for metric, values in m["scores"].items():
+                rows.append({"dataset": d, "model": key, "registry_name": m["registry_name"], "metric": metric,
+                             "primary": metric == primary, "cv_mean": _mean(values), "cv_std": _std(values),
+                             "train": final.get("train", {}).get(metric), "test": final.get("test", {}).get(metric)})
+    return rows
+
+
+def _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts, extra_files) -> None:
     from mlflow.entities import Metric
 
     now = _now_ms()
-    metrics = []
-    for d, res in crossval.items():
-        for key, m in res["models"].items():
-            for metric, values in m["scores"].items():
-                mean = _mean(values)
-                if mean is not None:
-                    metrics.append(Metric(f"{d}.{key}.cv_{metric}_mean", mean, now, 0))
+    keys = {key for res in crossval.values() for key in res["models"]}
+    metrics = [Metric("n_datasets", float(len(crossval)), now, 0), Metric("n_models", float(len(keys)), now, 0)]
     across = significance.get("across_datasets", {})
     if across.get("ran"):
-        metrics.append(Metric("friedman_pvalue", float(across["friedman"]["pvalue"]), now, 0))
-        metrics.append(Metric("nemenyi_cd", float(across["nemenyi"]["cd"]), now, 0))
+        metrics.append(Metric("friedman.pvalue", float(across["friedman"]["pvalue"]), now, 0))
+        metrics.append(Metric("nemenyi.cd", float(across["nemenyi"]["cd"]), now, 0))
     _log_batch(client, pid, flatten(dict(params)), metrics)
+    rows = overview_rows(crossval, train_metrics)
+    if rows:  # a table in MLflow's artifact view (columns -> values), instead of one chart per dataset x model
+        client.log_table(pid, {c: [r[c] for r in rows] for c in rows[0]}, "overview.json")
     for path in artifacts:
         path = Path(path)
         if path.is_dir():
@@ -216,28 +254,138 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> 
     from mlflow.entities import Metric
 
     now = _now_ms()
-    cparams = {"dataset": d, "model": m["registry_name"], **flatten(m["params"] or {}, "params.")}
+    cparams = {"dataset": d, "model": m["registry_name"], "model_key": key, **flatten(m["params"] or {}, "params.")}
     cparams.update({f"cv.{k}": str(v) for k, v in res["scheme"].items()})
     metrics = []
     for metric, values in m["scores"].items():
-        mean = _mean(values)
-        if mean is not None:
-            metrics.append(Metric(f"cv_{metric}_mean", mean, now, 0))
-        metrics.extend(Metric(f"cv_{metric}", float(v), now, i) for i, v in enumerate(values) if v is not None)
+        for stat, value in (("mean", _mean(values)), ("std", _std(values))):
+            if value is not None:
+                metrics.append(Metric(f"cv.{metric}.{stat}", value, now, 0))
+        metrics.extend(Metric(f"cv.{metric}", float(v), now, i) for i, v in enumerate(values) if v is not None)
     for part, vals in train_metrics.get(d, {}).get(key, {}).items():
-        metrics.extend(Metric(f"{part}_{k}", float(v), now, 0) for k, v in vals.items() if v is not None)
+        metrics.extend(Metric(f"{part}.{k}", float(v), now, 0) for k, v in vals.items() if v is not None)
     # learning curves of the final fit (training/validation loss per epoch, EM log-likelihood, ...)
     curves = (train_results or {}).get(d, {}).get("models", {}).get(key, {}).get("figures", {}).get("curves", {})
     for label, values in curves.items():
-        name = "curve_" + label.replace(" ", "_").replace("-", "_")
+        name = "curve." + label.replace(" ", "_").replace("-", "_")
         metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
     _log_batch(client, run_id, cparams, metrics)
+
+
+#: the MLflow Model definition (models-from-code): MLflow runs this file by path; nothing imports it
+MODEL_CODE = Path(__file__).with_name("mlflow_model.py")
+N_EXAMPLE_ROWS = 5
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _log_dataset_and_model(client, run_id, target: TrackingTarget, root: Path, d: str, key: str) -> None:
+    """The dataset as a run input, the fitted model as an MLflow Model (where the pipeline's files exist)."""
+    from . import paths
+
+    prepared = root / paths.PREPARED / d / "train.npz"
+    if prepared.is_file():
+        log_dataset_input(client, run_id, d, prepared, paths.PREPARED / d / "train.npz")
+    stem = root / paths.MODELS / d / key
+    features = root / paths.FEATURES / d / "test.npz"
+    if stem.with_suffix(".npz").is_file() and stem.with_suffix(".json").is_file() and features.is_file():
+        log_model(run_id, target.tracking_uri, stem, features)
+
+
+def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) -> None:
+    """Log ``path`` (a prepared training part: npz with X, y) as the run's training dataset input."""
+    import numpy as np
+    from mlflow.entities import Dataset, DatasetInput, InputTag
+
+    digest = _sha256(path)
+    with np.load(path, allow_pickle=False) as data:
+        X = data["X"]
+        profile = {"num_rows": int(X.shape[0]), "num_features": int(X.shape[1]) if X.ndim == 2 else 1}
+    ds = Dataset(name=name, digest=digest[:32], source_type="local",  # the store holds digests of <= 36 chars
+                 source=json.dumps({"uri": source.as_posix()}), profile=json.dumps(profile))
+    client.log_inputs(run_id, datasets=[DatasetInput(ds, tags=[InputTag("mlflow.data.context", "train"),
+                                                               InputTag("replearn.sha256", digest)])])
+
+
+def log_model(run_id: str, tracking_uri: str, stem: Path, features: Path):
+    """Log the model saved at ``stem`` (.npz + .json) to run ``run_id`` as an MLflow Model defined by code.
+
+    The signature and the input example come from the first rows of ``features`` (the sealed test part
+    as the model sees it: after the feature maps). Requirements name mlflow, numpy and scipy; replearn
+    itself is not on a package index, so serve from the project's environment (``--env-manager local``).
+    Returns MLflow's model info.
+    """
+    import mlflow
+    import numpy as np
+    import scipy
+    from mlflow.models import infer_signature
+
+    from ..persistence import load_model
+
+    with np.load(features, allow_pickle=False) as data:
+        example = np.asarray(data["X"][:N_EXAMPLE_ROWS], dtype=float)
+    model = load_model(stem)
+    output = (model.predict if hasattr(model, "predict") else model.transform)(example)
+    requirements = [f"mlflow=={mlflow.__version__}", f"numpy=={np.__version__}", f"scipy=={scipy.__version__}"]
+    quiet = logging.getLogger("mlflow.pyfunc")  # "Validating input example against model signature", per model
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
+            return mlflow.pyfunc.log_model(
+                name="model", python_model=str(MODEL_CODE),
+                # the names mlflow_model.ReplearnModel.load_context reads
+                artifacts={"npz": str(stem.with_suffix(".npz")), "json": str(stem.with_suffix(".json"))},
+                signature=infer_signature(example, np.asarray(output)), input_example=example,
+                pip_requirements=requirements,
+            )
+    finally:
+        quiet.setLevel(level)
+
+
+@contextmanager
+def _tracking_uri(uri: str):
+    """Point MLflow's fluent API (which ``log_model`` uses) at ``uri`` for a while, then back."""
+    import mlflow
+    from mlflow.tracking._tracking_service import utils
+
+    quiet = "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR" not in os.environ  # no progress bars in the stage's log
+    if quiet:
+        os.environ["MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"] = "false"
+    try:
+        use = getattr(utils, "_use_tracking_uri", None)
+        if use is None:  # not in this MLflow version: point it there for the rest of the (stage) process
+            mlflow.set_tracking_uri(uri)
+            yield
+        else:
+            with use(uri):
+                yield
+    finally:
+        if quiet:
+            os.environ.pop("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", None)
 
 
 def _mean(values) -> float | None:
     """The mean of the scores a model could give; None when it gave none (e.g. k-means' likelihood)."""
     vals = [float(v) for v in values if v is not None]
     return sum(vals) / len(vals) if vals else None
+
+
+def _std(values) -> float | None:
+    """Sample standard deviation (ddof=1, as in metrics/crossval.json); 0 for one score, None for none."""
+    vals = [float(v) for v in values if v is not None]
+    if not vals:
+        return None
+    if len(vals) == 1:
+        return 0.0
+    mean = sum(vals) / len(vals)
+    return (sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
 
 
 def _log_batch(client, run_id: str, params: dict, metrics: list) -> None:

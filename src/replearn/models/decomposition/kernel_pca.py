@@ -101,6 +101,11 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         n = X.shape[0]
         check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
         check_scalar(self.eigen_solver, "eigen_solver", str, choices=("auto", "dense", "arpack"))
+        if not isinstance(self.fit_inverse_transform, (bool, np.bool_)):
+            raise TypeError(
+                f"fit_inverse_transform must be a bool, got {type(self.fit_inverse_transform).__name__} "
+                f"{self.fit_inverse_transform!r}"
+            )
         if self.n_components is not None:
             check_scalar(self.n_components, "n_components", numbers.Integral, low=1, high=n)
         elif self.eigen_solver == "arpack":
@@ -119,6 +124,12 @@ class KernelPCA(TransformerMixin, BaseEstimator):
             lam, A = scipy.sparse.linalg.eigsh(Kc, k=k, which="LA", tol=0.0, v0=v0)
         else:
             lam, A = scipy.linalg.eigh(Kc, subset_by_index=[n - k, n - 1], check_finite=False)
+        if lam.size < k:
+            # LAPACK's subset solver (?syevr) can return fewer pairs than asked when the top eigenvalues
+            # are one tight cluster -- e.g. an RBF kernel on widely spread points is ~ the identity
+            # (issue 17: features scaled by 1e5) -- so fall back to the full decomposition
+            lam, A = scipy.linalg.eigh(Kc, check_finite=False)
+            lam, A = lam[n - k :], A[:, n - k :]
         order = np.argsort(lam)[::-1]
         lam, A = lam[order], A[:, order]
         tiny = 1e-12 * max(float(lam[0]), 0.0)

@@ -68,7 +68,7 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Run up to ``n_estimators`` boosting rounds; returns ``self``."""
         check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         K = classes.size
         rng = check_random_state(self.random_state)

@@ -58,7 +58,7 @@ class Bagging(EnsembleMixin, BaseEstimator):
         check_scalar(self.max_samples, "max_samples", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise TypeError(f"bootstrap must be a bool, got {self.bootstrap!r}")
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n = X.shape[0]
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)

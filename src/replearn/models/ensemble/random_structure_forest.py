@@ -62,7 +62,7 @@ class RandomStructureForest(EnsembleMixin, BaseEstimator):
         self._check_task()
         check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
         check_scalar(self.max_depth, "max_depth", numbers.Integral, low=0, high=20)
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
         K, depth = int(self.n_estimators), int(self.max_depth)
         rng = check_random_state(self.random_state)

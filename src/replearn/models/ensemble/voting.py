@@ -70,7 +70,7 @@ class Voting(EnsembleMixin, BaseEstimator):
             raise ValueError(
                 f"weights must be {len(names)} non-negative numbers, not all zero; got {self.weights!r}"
             )
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)
         else:

@@ -71,7 +71,7 @@ class KernelLMS(TaskMixin, KernelMixin, BaseEstimator):
             check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}")
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         self._resolve_kernel(X)
         Y = self._encode_targets(y)
         offset = Y.mean(axis=0) if self.fit_intercept else np.zeros(Y.shape[1])

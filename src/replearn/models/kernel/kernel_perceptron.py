@@ -59,7 +59,7 @@ class KernelPerceptron(KernelMixin, ClassifierMixin, BaseEstimator):
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         if not isinstance(self.shuffle, (bool, np.bool_)):
             raise TypeError(f"shuffle must be a bool, got {self.shuffle!r}")
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         rng = check_random_state(self.random_state)
         self._resolve_kernel(X)

@@ -58,7 +58,7 @@ class KernelRidge(TaskMixin, KernelMixin, BaseEstimator):
         """Solve (K + alpha I) c = y; returns ``self``."""
         check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
         self._check_task()
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         self._resolve_kernel(X)
         Y = self._encode_targets(y)
         K = self._kernel(X, X)

@@ -81,7 +81,7 @@ class RBFNetwork(TaskMixin, BaseEstimator):
     def fit(self, X, y):
         """Place the centres, then fit the output layer (and, with solver="gd", everything); returns ``self``."""
         self._check_params()
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
         rng = check_random_state(self.random_state)
         Y = self._encode_targets(y)

@@ -13,7 +13,7 @@ from scipy.special import expit, gammaln
 from ...base import BaseEstimator, RegressorMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
-from ...validation import check_scalar, check_X_y
+from ...validation import check_scalar, check_X_y, dense
 
 _EPS = np.finfo(np.float64).eps
 
@@ -146,6 +146,8 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
     that the fitted ``eta`` separates strictly raises ``ValueError``: the MLE does not exist there.
     """
 
+    _accept_sparse = True  # densified for IRLS; prediction keeps X sparse
+
     def __init__(self, family="gaussian", alpha=0.0, fit_intercept=True, max_iter=100, tol=1e-8):
         self.family = family
         self.alpha = alpha
@@ -160,7 +162,8 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
         check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
+        X = dense(X)
         fam = FAMILIES[self.family]
         problem = fam.check_y(y)
         if problem:

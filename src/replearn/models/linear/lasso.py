@@ -12,7 +12,7 @@ from ...base import BaseEstimator, RegressorMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import center
 from ...optim.proximal import proximal_gradient
-from ...validation import check_scalar, check_X_y
+from ...validation import check_scalar, check_X_y, dense
 
 _SOLVERS = ("cd", "fista", "ista")
 
@@ -68,6 +68,8 @@ class Lasso(RegressorMixin, BaseEstimator):
     (eq. 7.8 with the squared loss) is ``alpha = lambda / (2n)``.
     """
 
+    _accept_sparse = True  # densified: coordinate descent here works on dense columns
+
     def __init__(self, alpha=1.0, solver="cd", max_iter=1000, tol=1e-4, fit_intercept=True):
         self.alpha = alpha
         self.solver = solver
@@ -82,7 +84,8 @@ class Lasso(RegressorMixin, BaseEstimator):
         check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
         check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
+        X = dense(X)
         n, d = X.shape
         if self.fit_intercept:
             Xc, x_mean, yc, y_mean = center(X, y)

@@ -14,7 +14,7 @@ from ...linalg import add_intercept, solve_spd
 from ...optim import gradient_descent
 from ...optim.proximal import proximal_gradient, soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y, dense
 from ._binary import LinearScoresMixin, binary_problems, store_fit
 
 _SOLVERS = ("gd", "newton", "sga")
@@ -129,6 +129,8 @@ class LogisticRegression(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     penalizes the intercept, so it solves a slightly different problem).
     """
 
+    _accept_sparse = True  # densified for fitting; prediction keeps X sparse
+
     def __init__(
         self,
         penalty="l2",
@@ -178,7 +180,8 @@ class LogisticRegression(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit one binary problem (two classes) or one per class (one-vs-rest); returns ``self``."""
         self._validate_params()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
+        X = dense(X)
         classes = check_classification_targets(y)
         n, d = X.shape
         Xa = add_intercept(X) if self.fit_intercept else X

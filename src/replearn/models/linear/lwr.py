@@ -9,7 +9,7 @@ import scipy.linalg
 
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import add_intercept, sq_euclidean
-from ...validation import check_scalar, check_X_y
+from ...validation import check_scalar, check_X_y, dense
 
 #: queries solved together in one batched call (bounds the (m, p, p) temporaries)
 _QUERY_BLOCK = 256
@@ -58,6 +58,8 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
     ``theta(x)`` (used as the reference in the tests).
     """
 
+    _accept_sparse = True  # densified: every query solves a dense weighted least-squares problem
+
     def __init__(self, tau=1.0, alpha=0.0, fit_intercept=True):
         self.tau = tau
         self.alpha = alpha
@@ -68,15 +70,15 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
         check_scalar(self.tau, "tau", numbers.Real, low=0.0, low_inclusive=False)
         check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
         check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        X, y = check_X_y(X, y, y_numeric=True)
-        self.X_train_ = X.copy()
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
+        self.X_train_ = np.array(dense(X), dtype=np.float64, copy=True)
         self.y_train_ = y.copy()
         self.n_features_in_ = X.shape[1]
         return self
 
     def local_coef(self, X):
         """``theta(x)`` for each query row: shape (m, n_features (+1 for the intercept, last))."""
-        X = self._validate_predict_input(X)
+        X = dense(self._validate_predict_input(X))
         Xt = add_intercept(self.X_train_) if self.fit_intercept else self.X_train_
         p = Xt.shape[1]
         d = self.n_features_in_
@@ -96,7 +98,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """``theta(x)^T [x, 1]`` for each query row."""
         thetas = self.local_coef(X)
-        X = np.asarray(X, dtype=np.float64)
+        X = dense(self._validate_predict_input(X))
         d = self.n_features_in_
         out = np.einsum("qj,qj->q", thetas[:, :d], X)
         return out + thetas[:, d] if self.fit_intercept else out

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import center, solve_spd
-from ...validation import check_scalar, check_X_y
+from ...validation import check_scalar, check_X_y, dense
 
 _SOLVERS = ("auto", "dual", "primal")
 
@@ -60,6 +61,8 @@ class Ridge(RegressorMixin, BaseEstimator):
     scikit-learn equivalent: ``sklearn.linear_model.Ridge(alpha=alpha, fit_intercept=...)``.
     """
 
+    _accept_sparse = True  # the primal solve keeps X sparse (X^T X); the dual one densifies
+
     def __init__(self, alpha=1.0, fit_intercept=True, solver="auto"):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -70,16 +73,19 @@ class Ridge(RegressorMixin, BaseEstimator):
         check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
         check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
         check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         n, d = X.shape
+        solver = self.solver
+        if solver == "auto":
+            solver = "dual" if n < d else "primal"
+        if sp.issparse(X) and solver == "primal":
+            return self._fit_sparse_primal(X, y, n, d)
+        X = dense(X)
         if self.fit_intercept:
             Xc, x_mean, yc, y_mean = center(X, y)
         else:
             Xc, yc, x_mean, y_mean = X, y, np.zeros(d), 0.0
 
-        solver = self.solver
-        if solver == "auto":
-            solver = "dual" if n < d else "primal"
         alpha = float(self.alpha)
         if solver == "primal":
             A = Xc.T @ Xc
@@ -94,6 +100,19 @@ class Ridge(RegressorMixin, BaseEstimator):
         self.coef_ = np.asarray(w, dtype=np.float64)
         self.intercept_ = float(y_mean - x_mean @ self.coef_) if self.fit_intercept else 0.0
         self.solver_used_ = solver
+        self.n_features_in_ = d
+        return self
+
+    def _fit_sparse_primal(self, X, y, n, d):
+        """The primal solve on sparse X without densifying it: with centring,
+        Xc^T Xc = X^T X - n m m^T and Xc^T yc = X^T yc (the centred y sums to 0)."""
+        m = np.asarray(X.mean(axis=0)).ravel() if self.fit_intercept else np.zeros(d)
+        y_mean = float(y.mean()) if self.fit_intercept else 0.0
+        A = (X.T @ X).toarray() - n * np.outer(m, m)
+        A.flat[:: d + 1] += float(self.alpha)
+        self.coef_ = np.asarray(solve_spd(A, X.T @ (y - y_mean), overwrite_a=True), dtype=np.float64)
+        self.intercept_ = float(y_mean - m @ self.coef_) if self.fit_intercept else 0.0
+        self.solver_used_ = "primal"
         self.n_features_in_ = d
         return self
 

@@ -13,7 +13,7 @@ from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
 from ...optim import gradient_descent
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_scalar, check_X_y, dense
 
 _SOLVERS = ("gd", "newton")
 _EPS = np.finfo(np.float64).eps
@@ -88,6 +88,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     (non-unique) parametrization but the same probabilities.
     """
 
+    _accept_sparse = True  # densified for fitting; prediction keeps X sparse
+
     def __init__(self, penalty="l2", C=1.0, solver="newton", learning_rate=0.5, max_iter=100, tol=1e-8,
                  fit_intercept=True):
         self.penalty = penalty
@@ -109,7 +111,8 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
         if self.solver == "gd":
             check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
+        X = dense(X)
         classes = check_classification_targets(y)
         n, d = X.shape
         K = classes.size
@@ -207,21 +210,26 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     # -- prediction --------------------------------------------------------------------------------
     def decision_function(self, X):
-        """Class scores ``X @ coef_.T + intercept_``, shape (n, K)."""
+        """Class scores ``X @ coef_.T + intercept_``, shape (n, K); for two classes the (n,) log-odds
+        ``score_1 - score_0`` (positive = ``classes_[1]``), as every binary classifier returns."""
+        Z = self._scores(X)
+        return Z[:, 1] - Z[:, 0] if Z.shape[1] == 2 else Z
+
+    def _scores(self, X):
         X = self._validate_predict_input(X)
         return X @ self.coef_.T + self.intercept_
 
     def predict_log_proba(self, X):
         """Log posterior, shape (n, K)."""
-        return log_softmax(self.decision_function(X), axis=1)
+        return log_softmax(self._scores(X), axis=1)
 
     def predict_proba(self, X):
         """Softmax of the scores, shape (n, K), columns in the order of ``classes_``."""
-        return softmax(self.decision_function(X), axis=1)
+        return softmax(self._scores(X), axis=1)
 
     def predict(self, X):
         """Most probable class (ties go to the class that comes first in ``classes_``)."""
-        scores = self.decision_function(X)  # validates X and fittedness first
+        scores = self._scores(X)  # validates X and fittedness first
         return self.classes_[np.argmax(scores, axis=1)]
 
 

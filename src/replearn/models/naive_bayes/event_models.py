@@ -5,10 +5,11 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 from ...base import BaseEstimator, ClassifierMixin
 from ...linalg import logsumexp
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_scalar, check_X_y, dense
 from .gaussian import GaussianNaiveBayes
 
 _EVENT_MODELS = ("bernoulli", "categorical", "gaussian", "multinomial")
@@ -73,6 +74,8 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     ``GaussianNB(var_smoothing)`` (``force_alpha=True`` for alpha below 1e-10).
     """
 
+    _accept_sparse = True  # bernoulli / multinomial stay sparse (bag-of-words); the others densify
+
     def __init__(self, event_model="bernoulli", alpha=1.0, fit_prior=True, class_prior=None, binarize=0.0,
                  var_smoothing=1e-9):
         self.event_model = event_model
@@ -90,7 +93,9 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         check_scalar(self.fit_prior, "fit_prior", bool, choices=(True, False))
         if self.binarize is not None:
             check_scalar(self.binarize, "binarize", numbers.Real)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
+        if self.event_model in ("gaussian", "categorical"):
+            X = dense(X)
         classes = check_classification_targets(y)
         n, d = X.shape
         K = classes.size
@@ -147,7 +152,18 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             return np.log(prior)
 
     def _prepare(self, X: np.ndarray) -> np.ndarray:
-        """Binarize / check the input for the discrete event models."""
+        """Binarize / check the input for the discrete event models (sparse input stays sparse where
+        zeros stay zeros)."""
+        if sp.issparse(X):
+            if self.event_model == "bernoulli" and self.binarize is not None and float(self.binarize) >= 0:
+                X = X.copy()
+                X.data = (X.data > float(self.binarize)).astype(np.float64)
+                X.eliminate_zeros()
+                return X
+            if self.event_model == "multinomial" or (self.event_model == "bernoulli" and self.binarize is None):
+                self._prepare(X.data[None, :])  # the same checks on the stored values
+                return X
+            X = X.toarray()
         if self.event_model == "bernoulli":
             if self.binarize is not None:
                 return (X > float(self.binarize)).astype(np.float64)
@@ -164,6 +180,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X) -> np.ndarray:
         X = self._validate_predict_input(X)
         if self.event_model == "gaussian":
+            X = dense(X)
             jll = np.empty((X.shape[0], self.classes_.size))
             for c in range(self.classes_.size):
                 norm = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_[c]))
@@ -174,11 +191,17 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.event_model == "bernoulli":
                 log_not = np.log1p(-np.exp(lp))  # log(1 - phi)
-                # x log phi + (1 - x) log(1 - phi), written without 0 * -inf
-                jll = _safe_dot(X, lp.T) + _safe_dot(1.0 - X, log_not.T)
+                if sp.issparse(X) and np.all(np.isfinite(lp)) and np.all(np.isfinite(log_not)):
+                    # x log phi + (1 - x) log(1 - phi) = x (log phi - log(1 - phi)) + sum_j log(1 - phi_j)
+                    jll = X @ (lp - log_not).T + log_not.sum(axis=1)
+                else:
+                    X = dense(X)
+                    # x log phi + (1 - x) log(1 - phi), written without 0 * -inf
+                    jll = _safe_dot(X, lp.T) + _safe_dot(1.0 - X, log_not.T)
             elif self.event_model == "multinomial":
                 jll = _safe_dot(X, lp.T)
             else:
+                X = dense(X)
                 K, d, width = lp.shape
                 Xi = np.minimum(X.astype(np.int64), width - 1)
                 flat = np.arange(d) * width + Xi  # (n, d) positions in each class's (d * width) table

@@ -56,7 +56,7 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Estimate the class priors, means and variances; returns ``self``."""
         check_scalar(self.var_smoothing, "var_smoothing", numbers.Real, low=0.0)
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         n, d = X.shape
         k = classes.size

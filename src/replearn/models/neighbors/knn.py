@@ -9,7 +9,7 @@ import numpy as np
 from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
 from ...linalg import sq_euclidean_chunks
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_scalar, check_X_y, dense
 
 _WEIGHTS = ("distance", "uniform")
 
@@ -60,6 +60,8 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
     """
 
 
+    _accept_sparse = True  # densified: distances are computed on dense arrays
+
     def __init__(self, n_neighbors=5, weights="uniform", task="classification"):
         self.n_neighbors = n_neighbors
         self.weights = weights
@@ -71,7 +73,8 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
         check_scalar(self.n_neighbors, "n_neighbors", numbers.Integral, low=1)
         check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
         self._check_task()
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
+        X = dense(X)
         if self.n_neighbors > X.shape[0]:
             raise ValueError(
                 f"n_neighbors={self.n_neighbors} is larger than the number of training samples "
@@ -93,7 +96,7 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
 
         Returns ``(distances, indices)``, both of shape ``(n_queries, n_neighbors)``.
         """
-        X = self._validate_predict_input(X)
+        X = dense(self._validate_predict_input(X))
         k = int(self.n_neighbors)
         n_fit = self.X_fit_.shape[0]
         if k > n_fit:

@@ -190,7 +190,7 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
         """Train on flattened images ``X`` (n, C*H*W) and labels ``y``; returns ``self``."""
         self._check_architecture()
         self._check_training_params()
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.image_shape_ = list(image_shape_for(self.image_shape, X.shape[1]))
         self.classes_ = check_classification_targets(y)
         codes = np.searchsorted(self.classes_, y)

@@ -215,7 +215,7 @@ class MLP(TaskMixin, NeuralNetworkBase):
         self._check_training_params()
         check_scalar(self.maxout_pieces, "maxout_pieces", numbers.Integral, low=1)
         check_scalar(self.standardize_target, "standardize_target", bool, choices=(True, False))
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)
             codes = np.searchsorted(self.classes_, y)

@@ -73,7 +73,7 @@ class ImbalancedClassifier(ClassifierMixin, BaseEstimator):
             check_scalar(self.alpha, "alpha", numbers.Real, low=1.0)
             if self.strategy == "oversample" and float(self.alpha) != int(self.alpha):
                 raise ValueError(f"strategy='oversample' needs an integer alpha (number of copies), got {self.alpha!r}")
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         rng = check_random_state(self.random_state)
         codes = np.searchsorted(classes, y)

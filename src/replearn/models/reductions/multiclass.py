@@ -19,9 +19,19 @@ class _Reduction(ClassifierMixin, BaseEstimator):
     def _check(self, X, y):
         if self.estimator_params is not None and not isinstance(self.estimator_params, dict):
             raise ValueError(f"estimator_params must be a dict or None, got {type(self.estimator_params).__name__}")
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         return X, y, classes
+
+    def predict(self, X):
+        """The class with the largest score."""
+        scores = self._scores(X)  # validates X and fittedness first
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _binary(self, scores: np.ndarray) -> np.ndarray:
+        """Two classes: one column, ``score(classes_[1]) - score(classes_[0])`` (positive = ``classes_[1]``,
+        as ``predict`` decides: a tie goes to ``classes_[0]``); otherwise the (n, K) scores."""
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _new(self, seed):
         est = make_estimator(self.estimator, self.estimator_params, seed=seed)
@@ -76,16 +86,14 @@ class OneVsAll(_Reduction):
         return self
 
     def decision_function(self, X):
-        """Per-class scores, shape (n, K)."""
+        """Per-class scores, shape (n, K); (n,) for two classes (positive = ``classes_[1]``)."""
+        return self._binary(self._scores(X))
+
+    def _scores(self, X):
         X = self._validate_predict_input(X)
         if self.use_scores:
             return np.column_stack([positive_score(e, X) for e in self.estimators_])
         return np.column_stack([np.where(positive_prediction(e, X), 1.0, -1.0) for e in self.estimators_])
-
-    def predict(self, X):
-        """The class with the largest score."""
-        scores = self.decision_function(X)  # validates X and fittedness first
-        return self.classes_[np.argmax(scores, axis=1)]
 
     @property
     def predict_proba(self):
@@ -141,7 +149,12 @@ class AllVsAll(_Reduction):
         return self
 
     def decision_function(self, X):
-        """Votes plus the squashed confidence tie-break, shape (n, K)."""
+        """Votes plus the squashed confidence tie-break, shape (n, K); for two classes the (n,)
+        difference of the two columns (positive = ``classes_[1]``; scikit-learn returns the second
+        column, which is not centred at 0)."""
+        return self._binary(self._scores(X))
+
+    def _scores(self, X):
         X = self._validate_predict_input(X)
         K = self.classes_.size
         votes = np.zeros((X.shape[0], K))
@@ -158,11 +171,6 @@ class AllVsAll(_Reduction):
                 conf[:, i] -= s
                 k += 1
         return votes + conf / (3.0 * (np.abs(conf) + 1.0))
-
-    def predict(self, X):
-        """The class with the most pairwise wins."""
-        scores = self.decision_function(X)  # validates X and fittedness first
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class TreeReduction(_Reduction):

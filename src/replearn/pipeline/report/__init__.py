@@ -38,6 +38,7 @@ from .sections import (
     _mcnemar_table,
     _pairwise_table,
     _slug,
+    _sweep_section,
     _test_set_metric_table,
     _test_table,
     _validate_settings,
@@ -172,6 +173,10 @@ def build_report(
             doc.add(_Paragraph(
                 f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."
             ))
+        if entry.get("sweep"):
+            rel = plot(f"sweep_{slug}.png", lambda p: _plots.sweep_plot(ds, entry["sweep"], p, dpi))
+            _sweep_section(doc, entry, significance, f,
+                           _Image(rel, f"Sweep over {entry['sweep'].get('axis')} on {ds}") if rel else None)
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
         doc.add(_Heading(3, "McNemar's test (sealed test set)"))

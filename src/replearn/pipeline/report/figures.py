@@ -8,7 +8,8 @@
   digits) and the 2-D projection coloured by label.
 
 Same rules as :mod:`replearn.pipeline.report.plots`: the object API on an Agg canvas, a fixed style, no
-randomness, PNGs without a software tag, so reruns write identical bytes.
+randomness, PNGs without a software tag, so reruns write identical bytes. Panels are sized (5 x 3.6 in for
+curves, 4.2 x 3.8 in for planes) and lettered (11 pt) for reading at the default 100 dpi.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator
 
-from .plots import _STYLE, _new_figure, _save
+from .plots import _STYLE, DEFAULT_DPI, _new_figure, _save
 
 _PALETTE = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
 
@@ -32,15 +33,16 @@ def _grid(n: int, max_cols: int = 3) -> tuple[int, int]:
     return math.ceil(n / cols), cols
 
 
-def curves_plot(curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int, title: str) -> Path:
+def curves_plot(curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int = DEFAULT_DPI,
+                title: str = "training curves") -> Path:
     """One panel per model; every curve of that model against epoch/iteration (1-based)."""
     with matplotlib.rc_context(_STYLE):
         rows, cols = _grid(len(curves))
-        fig = _new_figure(4.0 * cols, 2.8 * rows)
+        fig = _new_figure(5.0 * cols, 3.6 * rows)
         for i, (model, named) in enumerate(sorted(curves.items())):
             ax = fig.add_subplot(rows, cols, i + 1)
             for j, (label, values) in enumerate(sorted(named.items())):
-                ax.plot(np.arange(1, len(values) + 1), values, color=_PALETTE[j % len(_PALETTE)], label=label, lw=1.4)
+                ax.plot(np.arange(1, len(values) + 1), values, color=_PALETTE[j % len(_PALETTE)], label=label, lw=1.8)
             ax.set_title(model)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("epoch / iteration")
@@ -50,7 +52,8 @@ def curves_plot(curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int, 
         return _save(fig, path, dpi)
 
 
-def decision_regions_plot(regions: Mapping, classes: list[str], path: Path, dpi: int, title: str) -> Path:
+def decision_regions_plot(regions: Mapping, classes: list[str], path: Path, dpi: int = DEFAULT_DPI,
+                          title: str = "decision regions") -> Path:
     """Predicted class over the plane of the two raw features; training points on top."""
     models = sorted(regions["models"])
     r = int(regions["resolution"])
@@ -61,13 +64,13 @@ def decision_regions_plot(regions: Mapping, classes: list[str], path: Path, dpi:
     extent = [*regions["x_range"], *regions["y_range"]]
     with matplotlib.rc_context(_STYLE):
         rows, cols = _grid(len(models))
-        fig = _new_figure(3.6 * cols, 3.2 * rows)
+        fig = _new_figure(4.2 * cols, 3.8 * rows)
         for i, m in enumerate(models):
             ax = fig.add_subplot(rows, cols, i + 1)
             Z = np.asarray(regions["models"][m], dtype=float).reshape(r, r)
             ax.imshow(Z, origin="lower", extent=extent, aspect="auto", cmap=cmap, vmin=-0.5, vmax=k - 0.5,
                       alpha=0.35, interpolation="nearest")
-            ax.scatter(pts[:, 0], pts[:, 1], c=lab, cmap=cmap, vmin=-0.5, vmax=k - 0.5, s=9, edgecolors="black",
+            ax.scatter(pts[:, 0], pts[:, 1], c=lab, cmap=cmap, vmin=-0.5, vmax=k - 0.5, s=12, edgecolors="black",
                        linewidths=0.3)
             ax.set_title(m)
             ax.set_xlabel(regions["axes"][0])
@@ -77,12 +80,12 @@ def decision_regions_plot(regions: Mapping, classes: list[str], path: Path, dpi:
         return _save(fig, path, dpi)
 
 
-def clusters_plot(clusters: Mapping[str, Mapping], path: Path, dpi: int, title: str) -> Path:
+def clusters_plot(clusters: Mapping[str, Mapping], path: Path, dpi: int = DEFAULT_DPI, title: str = "clusters") -> Path:
     """Training points coloured by the cluster each model assigns (markers by true label when known)."""
     models = sorted(clusters)
     with matplotlib.rc_context(_STYLE):
         rows, cols = _grid(len(models))
-        fig = _new_figure(3.6 * cols, 3.2 * rows)
+        fig = _new_figure(4.2 * cols, 3.8 * rows)
         for i, m in enumerate(models):
             c = clusters[m]
             pts = np.asarray(c["points"], dtype=float)
@@ -98,14 +101,15 @@ def clusters_plot(clusters: Mapping[str, Mapping], path: Path, dpi: int, title: 
         return _save(fig, path, dpi)
 
 
-def decomposition_plots(decomp: Mapping[str, Mapping], out_dir: Path, stem: str, dpi: int, title: str) -> list[Path]:
+def decomposition_plots(decomp: Mapping[str, Mapping], out_dir: Path, stem: str, dpi: int = DEFAULT_DPI,
+                        title: str = "decomposition") -> list[Path]:
     """Spectrum (explained variance ratio, cumulative), leading components and 2-D projections."""
     paths = []
     models = sorted(decomp)
     with matplotlib.rc_context(_STYLE):
         spectra = {m: d["explained_variance_ratio"] for m, d in decomp.items() if d.get("explained_variance_ratio")}
         if spectra:
-            fig = _new_figure(6.0, 3.2)
+            fig = _new_figure(6.4, 3.8)
             ax = fig.add_subplot(1, 1, 1)
             for j, (m, ratio) in enumerate(sorted(spectra.items())):
                 ax.plot(np.arange(1, len(ratio) + 1), np.cumsum(ratio), marker="o", ms=3, color=_PALETTE[j], label=m)
@@ -121,18 +125,18 @@ def decomposition_plots(decomp: Mapping[str, Mapping], out_dir: Path, stem: str,
             comps, shape = d.get("components"), d.get("image_shape")
             if comps and shape:
                 comps = np.asarray(comps, dtype=float)
-                fig = _new_figure(1.4 * len(comps), 1.8)
+                fig = _new_figure(1.6 * len(comps), 2.1)
                 for i, comp in enumerate(comps):
                     ax = fig.add_subplot(1, len(comps), i + 1)
                     lim = np.max(np.abs(comp)) or 1.0
                     ax.imshow(comp.reshape(shape), cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
-                    ax.set_title(f"{i + 1}", fontsize=8)
+                    ax.set_title(f"{i + 1}", fontsize=10)
                     ax.set_axis_off()
                 fig.suptitle(f"{m}: leading components")
                 fig.tight_layout()
                 paths.append(_save(fig, out_dir / f"{stem}_{m}_components.png", dpi))
         rows, cols = _grid(len(models))
-        fig = _new_figure(3.6 * cols, 3.2 * rows)
+        fig = _new_figure(4.2 * cols, 3.8 * rows)
         for i, m in enumerate(models):
             P = np.asarray(decomp[m]["projection"], dtype=float)
             lab = decomp[m].get("label")
@@ -148,7 +152,8 @@ def decomposition_plots(decomp: Mapping[str, Mapping], out_dir: Path, stem: str,
     return paths
 
 
-def model_views(train_results: Mapping, classes: list[str], out_dir: Path, dataset: str, dpi: int) -> list[tuple[str, Path]]:
+def model_views(train_results: Mapping, classes: list[str], out_dir: Path, dataset: str,
+                dpi: int = DEFAULT_DPI) -> list[tuple[str, Path]]:
     """All model views of one dataset: ``[(caption, path)]`` in a fixed order."""
     out: list[tuple[str, Path]] = []
     models = train_results.get("models", {})

@@ -10,7 +10,11 @@ with the same arguments write identical bytes.
 * :func:`critical_difference_diagram` -- Demsar (2006, JMLR 7, Fig. 1/2) critical-difference
   diagram of average ranks over datasets with the Nemenyi CD bar and the cliques of learners
   that are not significantly different.
-* :func:`train_test_plot` -- train vs sealed-test value of one metric per model.
+* :func:`train_test_plot` -- train vs sealed-test value of one metric per model, on a value axis fitted
+  to the data (:func:`value_axis_range`): scores near 1 are not drawn as bars that all reach the edge
+  from 0; where the axis does not start at 0 its label says so, and each bar carries its value.
+
+Fonts are sized for reading at the default 100 dpi (11 pt text, 12 pt titles).
 """
 
 from __future__ import annotations
@@ -28,17 +32,19 @@ __all__ = [
     "score_distribution_plot",
     "critical_difference_diagram",
     "train_test_plot",
+    "value_axis_range",
 ]
 
 # Fixed style, independent of the user's matplotlibrc, so the bytes do not depend on the machine.
 _STYLE = {
     "font.family": "DejaVu Sans",
-    "font.size": 9.0,
-    "axes.titlesize": 10.0,
-    "axes.labelsize": 9.0,
-    "xtick.labelsize": 8.0,
-    "ytick.labelsize": 8.0,
-    "legend.fontsize": 8.0,
+    "font.size": 11.0,
+    "axes.titlesize": 12.0,
+    "axes.labelsize": 11.0,
+    "xtick.labelsize": 10.0,
+    "ytick.labelsize": 10.0,
+    "legend.fontsize": 10.0,
+    "figure.titlesize": 13.0,
     "axes.grid": False,
     "figure.facecolor": "white",
     "axes.facecolor": "white",
@@ -55,6 +61,9 @@ _STYLE = {
     "patch.antialiased": True,
     "axes.unicode_minus": True,
 }
+
+#: the resolution of every plot unless the report config says otherwise (conf/report: dpi)
+DEFAULT_DPI = 100
 
 _BOX_COLOR = "#4c72b0"
 _POINT_COLOR = "#333333"
@@ -87,7 +96,7 @@ def score_distribution_plot(
     cv_result: Mapping,
     metric: str,
     path: Path | str,
-    dpi: int = 100,
+    dpi: int = DEFAULT_DPI,
 ) -> Path:
     """Box plot of the per-split scores of every model on one dataset, for one metric.
 
@@ -169,17 +178,46 @@ def score_distribution_plot(
         return _save(fig, path, dpi)
 
 
+def _nice_floor(x: float, width: float) -> float:
+    """``x`` rounded down to a round number at the scale of ``width`` (0.87 at width 0.1 -> 0.8)."""
+    step = 10.0 ** math.floor(math.log10(width))
+    return math.floor(x / step + 1e-9) * step
+
+
+def value_axis_range(values: Sequence[float]) -> tuple[float, float, bool]:
+    """``(low, high, cut)``: a value axis for bars of ``values`` (NaN ignored), ``cut`` when it does not start at 0.
+
+    Bars start at 0 when 0 is close to the data (within three times their spread) or among them; otherwise
+    the axis starts at a round number below the smallest value -- accuracies of 0.93 to 1.0 get an axis from
+    0.8, not 0, so that their differences are visible -- and the caller must say so. ``high`` leaves room
+    after the largest value for its label.
+    """
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return 0.0, 1.0, False
+    lo, hi = float(v.min()), float(v.max())
+    spread = max(hi - lo, 0.05 * max(abs(lo), abs(hi)), 1e-12)
+    if lo <= 0.0 or hi <= 0.0 or lo - 3.0 * spread <= 0.0:  # 0 is near or among the values: bars from 0
+        low, high = min(lo, 0.0), max(hi, 0.0)
+        width = high - low if high > low else 1.0
+        return low - (0.02 * width if low < 0 else 0.0), high + 0.18 * width, False
+    low = _nice_floor(lo - 0.5 * spread, hi - (lo - 0.5 * spread))
+    return low, hi + 0.18 * (hi - low), True
+
+
 def train_test_plot(
     dataset_name: str,
     model_metrics: Mapping[str, Mapping],
     metric: str,
     path: Path | str,
-    dpi: int = 100,
+    dpi: int = DEFAULT_DPI,
 ) -> Path:
     """Paired horizontal bars: train and sealed-test value of ``metric`` for every model.
 
     ``model_metrics`` is ``train_metrics[dataset]``: model -> {"train": {...}, "test": {...}}.
-    Missing values are left out (no bar).
+    Missing values are left out (no bar). The value axis comes from :func:`value_axis_range`; when it
+    does not start at 0 the axis label says where it starts. Each bar is labelled with its value.
     """
     dpi = _check_dpi(dpi)
     models = sorted(model_metrics)
@@ -192,20 +230,25 @@ def train_test_plot(
 
     train = np.array([value(m, "train") for m in models])
     test = np.array([value(m, "test") for m in models])
-    height = 1.2 + 0.5 * len(models)
+    low, high, cut = value_axis_range([*train, *test])
+    height = 1.3 + 0.55 * len(models)
     with matplotlib.rc_context(_STYLE):
         fig = _new_figure(6.4, height)
         ax = fig.add_subplot(1, 1, 1)
         positions = np.arange(len(models), 0, -1, dtype=float)
         bar = 0.36
-        ok_train = np.isfinite(train)
-        ok_test = np.isfinite(test)
-        ax.barh(positions[ok_train] + bar / 2, train[ok_train], height=bar, color=_TRAIN_COLOR, label="train")
-        ax.barh(positions[ok_test] - bar / 2, test[ok_test], height=bar, color=_TEST_COLOR, label="test (sealed)")
+        base = low if cut else 0.0
+        for values, offset, color, label in ((train, bar / 2, _TRAIN_COLOR, "train"),
+                                              (test, -bar / 2, _TEST_COLOR, "test (sealed)")):
+            ok = np.isfinite(values)
+            ax.barh(positions[ok] + offset, values[ok] - base, left=base, height=bar, color=color, label=label)
+            for y, v in zip(positions[ok] + offset, values[ok]):
+                ax.text(v + 0.01 * (high - low), y, f"{v:.3f}", va="center", ha="left", fontsize=9, color="#333333")
+        ax.set_xlim(low, high)
         ax.set_yticks(positions)
         ax.set_yticklabels(models)
         ax.set_ylim(0.4, len(models) + 0.6)
-        ax.set_xlabel(metric)
+        ax.set_xlabel(f"{metric} (axis cut: starts at {low:g}, not 0)" if cut else metric)
         ax.set_title(f"{dataset_name}: {metric} on the training and sealed test sets")
         ax.grid(axis="x", color="#e5e5e5", linewidth=0.6)
         ax.set_axisbelow(True)
@@ -219,7 +262,7 @@ def critical_difference_diagram(
     cd: float | None,
     cliques: Sequence[Sequence[str]],
     path: Path | str,
-    dpi: int = 100,
+    dpi: int = DEFAULT_DPI,
     title: str | None = "Critical difference diagram",
 ) -> Path:
     """Critical-difference diagram in the style of Demsar (2006), Fig. 1 and 2.
@@ -333,4 +376,38 @@ def critical_difference_diagram(
             hi = x_of(float(average_ranks[members[-1]])) + 0.05
             line([lo, hi], [yy, yy], linewidth=3.0, solid_capstyle="round")
 
+        return _save(fig, path, dpi)
+
+
+def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAULT_DPI) -> Path:
+    """Each model's mean score along the sweep axis with a band of ± one standard error; the best point is
+    marked with a filled circle and the one-standard-error choice with an open square."""
+    models = sorted(sweep.get("models") or {})
+    values = list(sweep.get("values") or [])
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    x = [float(v) for v in values] if numeric else list(range(len(values)))
+    with matplotlib.rc_context(_STYLE):  # the fixed style: the bytes do not depend on the machine
+        fig = _new_figure(6.4, 4.0)
+        ax = fig.add_subplot(1, 1, 1)
+        palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
+        for i, key in enumerate(models):
+            m = sweep["models"][key]
+            means = [c["mean"] if c["mean"] is not None else math.nan for c in m["curve"]]
+            se = [c["se"] if c["se"] is not None else 0.0 for c in m["curve"]]
+            color = palette[i % len(palette)]
+            ax.plot(x, means, marker=".", color=color, label=key)
+            ax.fill_between(x, [a - b for a, b in zip(means, se)], [a + b for a, b in zip(means, se)], color=color,
+                            alpha=0.15, linewidth=0)
+            for point, marker, fill in ((m.get("best"), "o", color), (m.get("one_se"), "s", "none")):
+                if point is not None and point in values:
+                    j = values.index(point)
+                    ax.plot([x[j]], [means[j]], marker=marker, markersize=8, markerfacecolor=fill, markeredgecolor=color)
+        if not numeric:
+            ax.set_xticks(x)
+            ax.set_xticklabels([str(v) for v in values])
+        ax.set_xlabel(str(sweep.get("axis")))
+        ax.set_ylabel(f"mean {sweep.get('metric')} (± 1 SE)")
+        ax.set_title(f"{dataset}: sweep over {sweep.get('axis')} (● best, □ one-SE choice)")
+        ax.legend(loc="best", fontsize="small")
+        fig.tight_layout()
         return _save(fig, path, dpi)

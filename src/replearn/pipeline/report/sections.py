@@ -51,16 +51,25 @@ _SCHEMES = {
 
 def describe_scheme(scheme: Mapping | None, n_splits: int) -> str:
     """E.g. ``"5-fold stratified CV repeated 2 times, 10 splits, seed 0"``."""
-    scheme = dict(scheme or {})
+    scheme = {k: v for k, v in dict(scheme or {}).items() if v is not None}
     name = str(scheme.get("name", "unknown scheme"))
     folds, repeats, seed = scheme.get("folds"), scheme.get("repeats"), scheme.get("seed")
+    design = scheme.pop("design", "cv")
+    if design == "sweep":
+        inner = describe_scheme({k: v for k, v in scheme.items() if k not in ("axis", "values")},
+                                n_splits // max(len(scheme.get("values") or [1]), 1))
+        return (f"a sweep over {scheme.get('axis')} at {len(scheme.get('values') or [])} points "
+                f"({', '.join(map(str, scheme.get('values') or []))}), {inner} at each point: {n_splits} replicates")
+    if name == "seeds":
+        return (f"{n_splits} independent replicates differing in the learners' seeds, scored on a held-out part of "
+                f"the training data, paired by seed" + (f", split seed {seed}" if seed is not None else ""))
     if name in _SCHEMES and folds is not None:
         kind, repeated = _SCHEMES[name]
         text = f"{folds}-fold {kind}"
         if repeated and repeats is not None and int(repeats) != 1:
             text += f" repeated {repeats} times"
     else:
-        extras = ", ".join(f"{k}={scheme[k]}" for k in sorted(scheme) if k not in ("name", "seed"))
+        extras = ", ".join(f"{k}={scheme[k]}" for k in sorted(scheme) if k not in ("name", "seed", "design"))
         text = name.replace("_", " ") + (f" ({extras})" if extras else "")
     text += f", {n_splits} split" + ("" if n_splits == 1 else "s")
     if seed is not None:
@@ -152,6 +161,57 @@ def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
     )
 
 
+#: how a registry model handles more than two classes, where it reduces to binary problems or has its own scheme
+_ONE_VS_REST = {"logistic_regression", "linear_svm", "linear_classifier", "kernel_perceptron"}
+_ONE_VS_REST_WHEN_CLASSIFYING = {"kernel_ridge", "kernel_lms", "rbf_network"}  # their `task` param decides
+_REDUCTIONS = {"one_vs_all": "one-vs-rest", "all_vs_all": "one-vs-one (all-vs-all)", "tree_reduction": "tree reduction"}
+_OWN_SCHEME = {
+    "softmax_regression": "multinomial (softmax), one model",
+    "perceptron": "the multiclass perceptron (one weight vector per class)",
+    "averaged_perceptron": "the multiclass perceptron (one weight vector per class)",
+    "voted_perceptron": "the multiclass perceptron (one weight vector per class)",
+    "multiclass_perceptron": "the multiclass perceptron (one weight vector per class)",
+    "adaboost": "SAMME (multiclass boosting)",
+}
+
+
+def multiclass_reduction(registry_name: str, params: Mapping | None, n_classes: int) -> str | None:
+    """How model ``registry_name`` with ``params`` (as recorded in the crossval results) fits ``n_classes``
+    classes, e.g. "one-vs-rest (3 binary logistic_regression models)"; None for two classes and for models
+    that are multiclass by construction (k-NN, naive Bayes, trees, networks with a softmax output, ...)."""
+    if n_classes <= 2:
+        return None
+    params = params or {}
+    k, pairs = n_classes, n_classes * (n_classes - 1) // 2
+    if registry_name in _REDUCTIONS:
+        base = params.get("estimator") or "logistic_regression"
+        count = {"one_vs_all": k, "all_vs_all": pairs, "tree_reduction": k - 1}[registry_name]
+        return f"{_REDUCTIONS[registry_name]} reduction ({count} binary {base} models)"
+    if registry_name in _ONE_VS_REST or (
+            registry_name in _ONE_VS_REST_WHEN_CLASSIFYING and params.get("task") == "classification"):
+        return f"one-vs-rest ({k} binary {registry_name} models)"
+    if registry_name == "svm":
+        return f"one-vs-one ({pairs} binary SVMs, majority vote)"
+    return _OWN_SCHEME.get(registry_name)
+
+
+def _multiclass_note(cv: Mapping) -> str | None:
+    classes = cv.get("classes") or []
+    if cv.get("task") != "classification" or len(classes) <= 2:
+        return None
+    named = []
+    for key in sorted(cv.get("models", {})):
+        m = cv["models"][key]
+        how = multiclass_reduction(m.get("registry_name") or key, m.get("params"), len(classes))
+        if how:
+            named.append(f"{key}: {how}")
+    if not named:
+        return None
+    rest = len(cv.get("models", {})) - len(named)
+    return ("Multiclass: " + "; ".join(named) + (" (the others are multiclass by construction)" if rest else "")
+            + ".")
+
+
 def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     metrics = list(cv.get("metrics") or [])
     models = sorted(cv.get("models", {}))
@@ -191,6 +251,9 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     if n_examples is not None:
         facts += f"; {n_examples} development examples"
     doc.add(_Paragraph(facts + "."))
+    note = _multiclass_note(cv)
+    if note:
+        doc.add(_Paragraph(note))
     doc.add(
         _Paragraph(
             f"Cross-validation: {describe_scheme(cv.get('scheme'), n_splits)}. "
@@ -655,3 +718,30 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
     doc.add(_Table(tuple(headers), tuple(rows)))
 
 
+
+
+def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt, image) -> None:
+    """A sweep: each model's curve along the axis with its best and one-standard-error points, and the best
+    point against its neighbours by the design's test."""
+    sweep = entry.get("sweep")
+    if not sweep:
+        return
+    doc.add(_Heading(3, f"Sweep over {sweep.get('axis')}"))
+    doc.add(_Paragraph(
+        f"Mean {sweep.get('metric')} at each point (± one standard error over the replicates). The best point has "
+        "the best mean; the one-standard-error choice is the first point, in the configured order, whose mean is "
+        "within one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). Between models, each "
+        "model is compared at its own best point."))
+    if image is not None:
+        doc.add(image)
+    rows = []
+    for key, m in sorted((sweep.get("models") or {}).items()):
+        curve = " · ".join(f"{c['point']}: {f.num(c['mean'])}" for c in m.get("curve") or [])
+        nb = "; ".join(
+            f"vs {r['neighbour']}: Δ = {f.num(r['mean_difference'])}, adjusted p = {f.pvalue(r['pvalue_adjusted'])}"
+            f" ({'significant' if r['significant'] else 'not significant'}, {_label(r['test'])})"
+            for r in m.get("neighbours") or [])
+        rows.append((_Cell(key), _Cell(str(m.get("best"))), _Cell(str(m.get("one_se"))), _Cell(curve),
+                     _Cell(nb or _DASH)))
+    doc.add(_Table(("Model", "Best point", "One-SE point", "Mean at each point", "Best vs neighbours"),
+                   tuple(rows)))

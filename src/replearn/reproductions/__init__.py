@@ -1,0 +1,51 @@
+"""Reproductions of the course texts' worked examples and figures, with replearn's own algorithms.
+
+Each preset module has a ``run(data_dir, *, seed, quick=False) -> ExperimentResult`` registered in
+:data:`EXPERIMENTS` under the module's name. ``data_dir`` is the directory of the vendored course
+reference files (``data/reference/`` of the repository, see :func:`default_data_dir`); the synthetic
+presets ignore it. Every result carries published-vs-measured :class:`Reproduction` records (see
+:mod:`.record` for the tolerance convention), plot series (``curves``), small ``tables`` and
+``notes`` naming the text and section. numpy/scipy only; deterministic for a given seed.
+
+=====================  =============================================================================
+preset                 reproduces
+=====================  =============================================================================
+cs229_housing          CS229 notes §1.1-1.2: Portland theta by normal equations, batch GD and SGD
+cs229_logistic         CS229 PS1 Q1: Newton's method vs gradient ascent for logistic regression
+cs229_lwr              CS229 notes §1.4 / PS1: locally weighted regression over a bandwidth sweep
+cs229_spam             CS229 notes §4.2 / PS2: multinomial naive Bayes (Laplace) vs linear SVM on spam
+ciml_course_ratings    CIML §1.3-1.5: decision tree on the course-ratings table (with its erratum)
+bias_variance          CS229 notes §8.1: bias^2 + variance + noise = test error over polynomial degree
+double_descent         CS229 notes §8.2 Fig. 8.11: min-norm least squares peak at n = d; tuned ridge
+learning_curves        CIML §5.8-5.9: high-bias vs high-variance learning curves and diagnostics
+perceptron_epochs      CIML ch. 4: vanilla / voted / averaged perceptron vs passes; Thm. 2 bound
+kmeans_em              k-means distortion and EM log-likelihood per iteration (ex7data2, Old Faithful)
+=====================  =============================================================================
+"""
+
+from __future__ import annotations
+
+from . import (  # noqa: F401  (importing a module registers its preset)
+    bias_variance,
+    ciml_course_ratings,
+    cs229_housing,
+    cs229_logistic,
+    cs229_lwr,
+    cs229_spam,
+    double_descent,
+    kmeans_em,
+    learning_curves,
+    perceptron_epochs,
+)
+from ._data import default_data_dir
+from .record import EXPERIMENTS, ExperimentResult, Reproduction
+
+
+def run_experiment(name: str, data_dir=None, *, seed: int = 0, quick: bool = False) -> ExperimentResult:
+    """Run preset ``name`` (data from ``data_dir``, default :func:`default_data_dir`)."""
+    if name not in EXPERIMENTS:
+        raise KeyError(f"unknown reproduction {name!r}; available: {', '.join(sorted(EXPERIMENTS))}")
+    return EXPERIMENTS[name](default_data_dir() if data_dir is None else data_dir, seed=seed, quick=quick)
+
+
+__all__ = ["EXPERIMENTS", "ExperimentResult", "Reproduction", "default_data_dir", "run_experiment"]

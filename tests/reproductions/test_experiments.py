@@ -1,0 +1,78 @@
+"""Every preset runs, reproduces every published number with its default settings, and is deterministic.
+
+The default runs are shared by the tests of this module (one run per preset, ~10 s in all on one
+core); the determinism checks use the ``quick`` settings.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replearn.reproductions import EXPERIMENTS, ExperimentResult, run_experiment
+
+SYNTHETIC = ("bias_variance", "double_descent", "learning_curves", "perceptron_epochs")
+_CACHE: dict[str, ExperimentResult] = {}
+
+
+def _default(name: str, data_dir: Path) -> ExperimentResult:
+    if name not in _CACHE:
+        _CACHE[name] = run_experiment(name, data_dir, seed=0)
+    return _CACHE[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_record_reproduces_with_the_default_settings(name, data_dir):
+    result = _default(name, data_dir)
+    assert result.preset == name and result.records
+    failed = [r.to_dict() for r in result.records if not r.reproduced]
+    assert not failed, failed
+    for r in result.records:
+        assert r.preset == name and r.source and r.quantity
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_results_carry_curves_tables_and_notes_and_serialize(name, data_dir):
+    result = _default(name, data_dir)
+    assert result.notes and ("§" in result.notes or "Table" in result.notes)
+    assert result.curves and all(isinstance(c, dict) and c for c in result.curves.values())
+    for name_, curve in result.curves.items():
+        if "x" in curve:  # a plotted series: some series has one value per x
+            assert any(len(v) == len(curve["x"]) for k, v in curve.items() if k != "x"), name_
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_runs_are_deterministic_for_a_seed(name, data_dir):
+    first = run_experiment(name, data_dir, seed=3, quick=True).to_dict()
+    second = run_experiment(name, data_dir, seed=3, quick=True).to_dict()
+    assert json.dumps(first) == json.dumps(second)
+
+
+@pytest.mark.parametrize("name", SYNTHETIC)
+def test_the_seed_drives_the_synthetic_data(name, data_dir):
+    a = run_experiment(name, data_dir, seed=1, quick=True).curves
+    b = run_experiment(name, data_dir, seed=2, quick=True).curves
+    assert json.dumps(a) != json.dumps(b)
+
+
+def test_double_descent_curves_have_the_text_shape(data_dir):
+    """Fig. 8.11: the min-norm peak dwarfs its neighbours, and tuned ridge stays below min-norm at n = d."""
+    curve = _default("double_descent", data_dir).curves["test_error_vs_n"]
+    at_d = curve["x"].index(500)
+    assert curve["min_norm"][at_d] > 5 * max(curve["min_norm"][at_d - 1], curve["min_norm"][at_d + 1])
+    assert curve["ridge"][at_d] < curve["min_norm"][at_d]
+    assert all(r <= m + 1e-9 for r, m in zip(curve["ridge"], curve["min_norm"]))
+
+
+def test_unknown_preset_is_rejected(data_dir):
+    with pytest.raises(KeyError, match="available"):
+        run_experiment("no_such_preset", data_dir, seed=0)
+
+
+def test_the_package_never_reads_the_shared_folder():
+    src = Path(__file__).resolve().parents[2] / "src" / "replearn" / "reproductions"
+    for path in src.glob("*.py"):
+        assert "../shared" not in path.read_text(encoding="utf-8") and "/work/" not in path.read_text(encoding="utf-8")

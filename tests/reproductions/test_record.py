@@ -1,0 +1,68 @@
+"""The record type, the registry and the tolerance helpers."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+from replearn.reproductions import EXPERIMENTS, ExperimentResult, Reproduction
+from replearn.reproductions.record import half_unit, register
+
+PRESETS = {
+    "cs229_housing", "cs229_logistic", "cs229_lwr", "cs229_spam", "ciml_course_ratings",
+    "bias_variance", "double_descent", "learning_curves", "perceptron_epochs", "kmeans_em",
+}
+
+
+def test_registry_lists_every_preset():
+    assert set(EXPERIMENTS) == PRESETS
+
+
+def test_registering_a_name_twice_fails():
+    with pytest.raises(RuntimeError, match="registered twice"):
+        register("cs229_housing")(lambda data_dir, *, seed, quick=False: None)
+
+
+@pytest.mark.parametrize(
+    ("published", "measured", "tolerance", "expected"),
+    [(71.27, 71.2705, 0.005, True), (71.27, 71.2751, 0.005, False), (0.0, -0.02, 0.03, True),
+     (2.0, 2.0, 0.0, True), (2.0, 2.0 + 1e-12, 0.0, False), (0.0, math.nan, 1.0, False),
+     (0.0, math.inf, 1.0, False)],
+)
+def test_reproduced_is_the_absolute_tolerance_rule(published, measured, tolerance, expected):
+    rec = Reproduction("p", "src", "q", published, measured, tolerance)
+    assert rec.reproduced is expected
+
+
+def test_reproduced_cannot_be_passed_in_and_records_are_frozen():
+    with pytest.raises(TypeError):
+        Reproduction("p", "src", "q", 1.0, 5.0, 0.1, True)
+    rec = Reproduction("p", "src", "q", 1.0, 1.05, 0.1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rec.measured = 9.0
+
+
+def test_invalid_tolerance_or_published_value_raises():
+    with pytest.raises(ValueError, match="tolerance"):
+        Reproduction("p", "src", "q", 1.0, 1.0, -0.1)
+    with pytest.raises(ValueError, match="published"):
+        Reproduction("p", "src", "q", math.nan, 1.0, 0.1)
+
+
+def test_to_dict_is_json_ready():
+    rec = Reproduction("p", "src", "q", 1, math.nan, 0)
+    d = rec.to_dict()
+    assert d == {"preset": "p", "source": "src", "quantity": "q", "published": 1.0, "measured": None,
+                 "tolerance": 0.0, "reproduced": False}
+    result = ExperimentResult("p", [rec], {"c": {"x": [1, 2]}}, {"t": {"a": 1}}, "notes")
+    assert json.loads(json.dumps(result.to_dict()))["records"][0] == d
+    assert not result.all_reproduced
+    assert not ExperimentResult("p").all_reproduced  # no records is not a reproduction
+
+
+@pytest.mark.parametrize(("printed", "half"), [("71.27", 0.005), ("0.1345", 5e-5), ("-8.738", 5e-4), ("18", 0.5)])
+def test_half_unit_of_the_last_printed_digit(printed, half):
+    assert half_unit(printed) == pytest.approx(half)

@@ -1,0 +1,84 @@
+"""``python -m replearn``: the model listing (config options and registry) and unknown names answered with
+the valid choices."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from replearn import cli, models
+from replearn.pipeline.config import group_options
+
+ROOT = Path(__file__).resolve().parents[1]
+OPTIONS = group_options(ROOT / "conf", "models")
+
+
+@pytest.fixture(autouse=True)
+def _in_project(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def _lines(capsys) -> list[str]:
+    return capsys.readouterr().out.splitlines()
+
+
+def test_models_lists_every_config_option_with_its_registry_model_and_hyperparameters(capsys):
+    assert len(OPTIONS) > 10 and "logistic_regression" in OPTIONS
+    assert cli.main(["models"]) == 0
+    rows = {line.split()[0]: line for line in _lines(capsys)[1:] if line and not line.startswith((" ", str(len(OPTIONS))))}
+    assert sorted(rows) == OPTIONS  # exactly the names `models=[...]` accepts: the files of conf/models/
+    for option in OPTIONS:
+        entry = yaml.safe_load((ROOT / "conf" / "models" / f"{option}.yaml").read_text())[option]
+        fields = rows[option].split(None, 2)
+        assert fields[1] == entry["name"], option
+        for key, value in (entry.get("params") or {}).items():
+            assert f"{key}={value!r}" in fields[2], (option, key)
+    assert "mlp_wide" in rows and rows["mlp_wide"].split()[1] == "mlp"  # an option differing from its model
+
+
+def test_models_with_names_shows_those_options_and_their_description(capsys):
+    assert cli.main(["models", "knn", "svm_rbf"]) == 0
+    out = _lines(capsys)
+    assert [line.split()[0] for line in out[1:] if not line.startswith(" ")] == ["knn", "svm_rbf"]
+    assert any("nearest" in line for line in out)  # the comment heading conf/models/knn.yaml
+
+
+def test_models_registry_lists_every_registry_model_with_defaults(capsys):
+    assert cli.main(["models", "--registry"]) == 0
+    rows = {line.split()[0]: line for line in _lines(capsys)}
+    assert sorted(rows) == models.available()
+    assert "[classification/regression]" in rows["knn"] and "n_neighbors=5" in rows["knn"]
+    assert cli.main(["models", "--registry", "pca"]) == 0
+    assert [line.split()[0] for line in _lines(capsys)] == ["pca"]
+
+
+@pytest.mark.parametrize("argv, kind, some_valid", [
+    (["models", "svm"], "model option", "svm_rbf"),
+    (["models", "knn", "k_nearest"], "model option", "knn_regressor"),
+    (["models", "--registry", "svm_rbf"], "registry model", "svm"),
+    (["datasets", "iri"], "dataset", "iris"),
+])
+def test_unknown_names_are_answered_with_the_valid_choices(capsys, argv, kind, some_valid):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"unknown {kind} '{argv[-1]}'; valid choices: " in err
+    assert some_valid in err.split("valid choices: ")[1].split(", ")
+
+
+def test_unknown_command_lists_the_commands(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["modles"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'modles'" in err and "'models'" in err and "'compose'" in err
+
+
+def test_the_module_entry_point_runs_the_listing():
+    res = subprocess.run([sys.executable, "-m", "replearn", "models"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert "logistic_regression" in res.stdout and "conf/models/" in res.stdout
