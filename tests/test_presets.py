@@ -65,3 +65,13 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     assert len(parents) == 1 and len(runs) == 1 + sum(len(m) for m in cv.values())
     assert {r.info.status for r in runs} == {"FINISHED"}, "a run was left RUNNING or FAILED"
+    if params["design"]["name"] == "sweep":  # curves along the axis reach MLflow as step metrics
+        child = next(r for r in runs if "mlflow.parentRunId" in r.data.tags)
+        steps = client.get_metric_history(child.info.run_id, "sweep.accuracy.mean")
+        assert sorted(m.step for m in steps) == list(range(len(params["design"]["values"])))
+        sig = json.loads((work / "results" / "significance.json").read_text())
+        assert all(entry["sweep"]["axis"] == params["design"]["axis"] for entry in sig["datasets"].values())
+    if params["design"]["name"] == "seeds":
+        sig = json.loads((work / "results" / "significance.json").read_text())
+        tests = {row["test"] for entry in sig["datasets"].values() for row in entry["cv"]}
+        assert tests == {"replicate_ttest"}

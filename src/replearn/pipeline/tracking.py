@@ -262,6 +262,14 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> 
             if value is not None:
                 metrics.append(Metric(f"cv.{metric}.{stat}", value, now, 0))
         metrics.extend(Metric(f"cv.{metric}", float(v), now, i) for i, v in enumerate(values) if v is not None)
+        # a sweep: the mean at each point of the axis, as a step metric along the axis (step = point index)
+        if (res.get("scheme") or {}).get("design") == "sweep":
+            points = list(res["scheme"].get("values") or [])
+            at = [s.get("point") for s in res.get("splits") or []]
+            for j, point in enumerate(points):
+                mean = _mean([v for v, p in zip(values, at) if p == point])
+                if mean is not None:
+                    metrics.append(Metric(f"sweep.{metric}.mean", mean, now, j))
     for part, vals in train_metrics.get(d, {}).get(key, {}).items():
         metrics.extend(Metric(f"{part}.{k}", float(v), now, 0) for k, v in vals.items() if v is not None)
     # learning curves of the final fit (training/validation loss per epoch, EM log-likelihood, ...)
