@@ -22,7 +22,7 @@ def main(params: dict) -> None:
                   "datasets": list(params["dataset"]), "models": list(params["models"])}
     art = build_report(crossval=crossval, significance=significance, train_metrics=train_metrics,
                        settings=params["report"], experiment=experiment, out_dir=paths.REPORTS,
-                       train_results=train_results)
+                       train_results=train_results, reproduction=read_json(paths.RESULTS / "reproduction.json"))
     log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
     if not params["tracking"]["enabled"]:
         log("report", "MLflow tracking is off (tracking.enabled: false)")

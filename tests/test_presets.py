@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESETS = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml"))
-STAGES = ["validate", "prepare", "featurize", "train", "crossval", "significance", "report"]
+STAGES = ["validate", "prepare", "featurize", "train", "crossval", "significance", "reproduce", "report"]
 pytestmark = pytest.mark.slow
 
 
@@ -65,6 +65,15 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     parents = [r for r in runs if "mlflow.parentRunId" not in r.data.tags]
     assert len(parents) == 1 and len(runs) == 1 + sum(len(m) for m in cv.values())
     assert {r.info.status for r in runs} == {"FINISHED"}, "a run was left RUNNING or FAILED"
+    records = json.loads((work / "metrics" / "reproduction.json").read_text())
+    if params.get("reproduce"):  # a worked example of a text: every quantity published beside the measured value
+        assert records and all(set(r) == {"preset", "source", "quantity", "published", "measured", "tolerance",
+                                          "reproduced"} for r in records)
+        not_reproduced = [r["quantity"] for r in records if not r["reproduced"]]
+        assert not not_reproduced, f"{preset}: not reproduced: {not_reproduced}"
+        assert f"Reproduction: {params['reproduce']}" in report
+    else:
+        assert records == []
     if params["design"]["name"] == "sweep":  # curves along the axis reach MLflow as step metrics
         child = next(r for r in runs if "mlflow.parentRunId" in r.data.tags)
         steps = client.get_metric_history(child.info.run_id, "sweep.accuracy.mean")

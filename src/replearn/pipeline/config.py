@@ -255,6 +255,12 @@ def _unsupervised_metrics():
     return list(UNSUPERVISED_METRICS)
 
 
+def _reproductions() -> list[str]:
+    from .reproduce import experiments
+
+    return experiments()
+
+
 def _procedures(role: str) -> list[str]:
     from ..stats.registry import names
 
@@ -288,17 +294,18 @@ DATASET_KEYS = {
         "source": str,
         "models": Optional_(ListOf(str)),
         "generator": Choice(_GENERATORS, "generator"),
-        "n_samples": int,
-        "n_features": Optional_(int),
-        "n_classes": Optional_(int),
-        "noise": Optional_(float),
-        "factor": Optional_(float),
-        "cluster_std": Optional_(float),
+        "n_samples": Range(int, 1, 10**7, why="examples generated; larger data belongs in a file"),
+        "n_features": Optional_(Range(int, 1, 10_000)),
+        "n_classes": Optional_(Range(int, 2, 1000)),
+        "noise": Optional_(Range(float, 0.0, None)),
+        "factor": Optional_(Range(float, 0.0, 1.0, open_lo=True, open_hi=True, why="radius of the inner circle")),
+        "cluster_std": Optional_(Range(float, 0.0, None, open_lo=True)),
     },
 }
 
 SCHEMA = {
     "experiment_name": str,
+    "reproduce": Optional_(Choice(lambda: _reproductions(), "worked example")),
     "seed": Range(int, 0, 2**32 - 1, why="numpy seeds are 32-bit"),
     "split": {"test_size": Range(float, 0.0, 1.0, open_lo=True, open_hi=True), "stratify": bool},
     "metrics": {
@@ -314,7 +321,9 @@ SCHEMA = {
         },
     },
     "dataset": MapOf(AnyMapping(), min_items=1),
-    "features": {"steps": ListOf({"name": Choice(_feature_maps, "feature map"), "params": AnyMapping()})},
+    "features": {"steps": ListOf({"name": Choice(_feature_maps, "feature map"), "params": AnyMapping()}),
+                 "max_columns": Optional_(Range(int, 1, 10**8, why="the most columns a feature map may produce; "
+                                                "default replearn.features.polynomial.MAX_COLUMNS"))},
     "models": MapOf({"name": Choice(_models, "model"), "params": AnyMapping()}, min_items=1),
     "cv": {
         "scheme": Choice(_schemes, "resampling scheme"),
@@ -464,11 +473,33 @@ def validate(params: dict, *, root: Path | None = None) -> dict:
     if not errors:
         _check_datasets(params, errors, root)
         _check_models(params, errors)
-        _check_features(params, errors)
+        _check_features(params, errors, root)
         _check_values(params, errors)
+        _check_resources(params, errors)
     if errors:
         raise ConfigError("invalid configuration (params.yaml):\n  - " + "\n  - ".join(errors))
     return params
+
+
+#: Dataset and model keys become folder and file names (data/prepared/<dataset>/, models/<dataset>/<model>.npz),
+#: so they must be safe identifiers: a letter, then up to 63 letters, digits, "_" or "-" (no dots, no slashes).
+KEY_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"
+
+#: Upfront limits on the work a configuration asks for (raise them here, deliberately, if you need more).
+MAX_CV_FITS = 10_000            # cv.folds x cv.repeats fits per model and dataset
+MAX_RESAMPLE_WORK = 10**7       # stats.resamples x model pairs per dataset
+MAX_DATASET_CELLS = 10**8       # n_samples x n_features of a synthetic dataset (800 MB as float64)
+
+
+def _check_key(section: str, name, errors: list[str]) -> bool:
+    import re
+
+    if isinstance(name, str) and re.fullmatch(KEY_PATTERN, name):
+        return True
+    shown = name if not isinstance(name, str) or len(name) <= 80 else name[:77] + "..."
+    errors.append(f"{section}.{shown!r}: invalid key {shown!r}; keys become file names and must match {KEY_PATTERN} "
+                  "(a letter, then at most 63 letters, digits, '_' or '-')")
+    return False
 
 
 def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
@@ -476,11 +507,14 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
 
     shipped = shipped_registry(root)
     for name, spec in params["dataset"].items():
+        if not _check_key("dataset", name, errors):
+            continue
         key = f"dataset.{name}"
         source = spec.get("source") if isinstance(spec, dict) else None
         if source not in DATASET_KEYS:
             errors.append(f"{key}.source: unknown source {source!r}; valid choices: {', '.join(sorted(DATASET_KEYS))}")
             continue
+        n_errors = len(errors)
         _check(spec, DATASET_KEYS[source], key, errors)
         if source == "file" and spec.get("task") != "clustering" and not spec.get("target"):
             errors.append(f"{key}.target: missing (expected a string: the target column); only task clustering has none")
@@ -489,34 +523,130 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
                 errors.append(f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})")
         if source == "shipped" and name not in shipped:
             errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
+        if source == "synthetic" and len(errors) == n_errors:
+            cells = spec["n_samples"] * (spec.get("n_features") or 2)
+            if cells > MAX_DATASET_CELLS:
+                errors.append(f"{key}: n_samples x n_features = {cells:,} values, above the limit of "
+                              f"{MAX_DATASET_CELLS:,} (config.MAX_DATASET_CELLS); generate fewer")
+
+
+def _constraint_errors(cls, values: dict, key: str, errors: list[str]) -> None:
+    """Check ``values`` against the ``_constraints`` declared by ``cls`` (the ones its ``fit`` uses)."""
+    from .._constraints import describe, violations
+
+    for hp, value, _ in violations(getattr(cls, "_constraints", {}), values):
+        if hp in values:
+            errors.append(f"{key}.{hp}: {value!r} is out of range; expected {describe(cls._constraints[hp])}")
 
 
 def _check_models(params: dict, errors: list[str]) -> None:
     from .. import models
 
     for key, spec in params["models"].items():
+        if not _check_key("models", key, errors):
+            continue
         name = spec["name"]
         valid = models.hyperparameters(name)
-        for hp, value in (spec.get("params") or {}).items():
+        given = spec.get("params") or {}
+        typed = {}
+        for hp, value in given.items():
             if hp not in valid:
                 errors.append(
                     f"models.{key}.params.{hp}: unknown hyperparameter of {name}; valid: {', '.join(sorted(valid))}"
                 )
                 continue
+            n = len(errors)
             _check_like_default(value, valid[hp], f"models.{key}.params.{hp}", errors)
+            if len(errors) == n:
+                typed[hp] = value
+        _constraint_errors(models.get_class(name), typed, f"models.{key}.params", errors)
+        base, base_params = given.get("estimator", valid.get("estimator")), given.get("estimator_params")
+        if isinstance(base, str) and base in models.available() and isinstance(base_params, dict):
+            _constraint_errors(models.get_class(base), base_params, f"models.{key}.params.estimator_params", errors)
 
 
-def _check_features(params: dict, errors: list[str]) -> None:
+def _check_features(params: dict, errors: list[str], root: Path | None = None) -> None:
     from .. import features
 
+    checked = True
     for i, step in enumerate(params["features"]["steps"]):
         valid = features.hyperparameters(step["name"])
+        typed = {}
         for hp, value in (step.get("params") or {}).items():
             key = f"features.steps[{i}].params.{hp}"
             if hp not in valid:
                 errors.append(f"{key}: unknown parameter of {step['name']}; valid: {', '.join(sorted(valid))}")
+                checked = False
             else:
+                n = len(errors)
                 _check_like_default(value, valid[hp], key, errors)
+                if len(errors) == n:
+                    typed[hp] = value
+        n = len(errors)
+        _constraint_errors(features.get_class(step["name"]), typed, f"features.steps[{i}].params", errors)
+        checked = checked and len(errors) == n
+    if checked:
+        _check_feature_widths(params, errors, root)
+
+
+_WIDTH_PRESERVING = ("standardize", "center", "scale", "maxabs", "normalize", "log")
+
+
+def _known_width(name: str, spec: dict, root: Path | None) -> int | None:
+    """The number of feature columns of a dataset when it is known without reading it."""
+    from .data import shipped_registry
+
+    if spec.get("source") == "shipped":
+        return (shipped_registry(root).get(name) or {}).get("n_features")
+    if spec.get("source") == "synthetic":
+        return spec.get("n_features") or (5 if spec.get("generator") == "linear" else 2)
+    return None
+
+
+def _check_feature_widths(params: dict, errors: list[str], root: Path | None = None) -> None:
+    """Estimate the output width of the polynomial maps on every dataset of known width; refuse above the limit."""
+    from .. import features
+    from ..features.polynomial import MAX_COLUMNS, output_width
+
+    limit = params["features"].get("max_columns") or MAX_COLUMNS
+    steps = params["features"]["steps"]
+    for name, spec in params["dataset"].items():
+        width = _known_width(name, spec, root) if isinstance(spec, dict) else None
+        for i, step in enumerate(steps):
+            if width is None:
+                break
+            if step["name"] in _WIDTH_PRESERVING:
+                continue
+            if step["name"] != "polynomial":
+                width = None  # one-hot, hashing, binning, text, tree leaves: width depends on the data
+                continue
+            defaults = features.hyperparameters("polynomial")
+            p = {**defaults, **(step.get("params") or {})}
+            width = output_width(width, p["degree"], p["interaction_only"], p["include_bias"])
+            if width > limit:
+                errors.append(f"features.steps[{i}]: polynomial degree {p['degree']} on dataset {name!r} gives "
+                              f"{width:,} columns, above the limit of {limit:,}; lower the degree or raise "
+                              "features.max_columns")
+                break
+
+
+def _check_resources(params: dict, errors: list[str]) -> None:
+    """Refuse, before any work, settings whose cost is far beyond an experiment (limits documented above)."""
+    cv = params["cv"]
+    fits = cv["folds"] * cv["repeats"]
+    if fits > MAX_CV_FITS:
+        errors.append(f"cv: folds x repeats = {fits:,} fits per model and dataset, above the limit of "
+                      f"{MAX_CV_FITS:,} (config.MAX_CV_FITS); lower cv.repeats or cv.folds")
+    resamples = params["stats"].get("resamples") or 0
+    for name in params["dataset"]:
+        spec = params["dataset"][name]
+        keys = (spec.get("models") if isinstance(spec, dict) else None) or list(params["models"])
+        pairs = len(keys) * (len(keys) - 1) // 2
+        if resamples * pairs > MAX_RESAMPLE_WORK:
+            errors.append(f"stats.resamples: {resamples:,} resamples x {pairs} model pairs on dataset {name!r} = "
+                          f"{resamples * pairs:,}, above the limit of {MAX_RESAMPLE_WORK:,} (config.MAX_RESAMPLE_WORK); "
+                          "lower stats.resamples or compare fewer models")
+            break
 
 
 def _check_like_default(value, default, key: str, errors: list[str]) -> None:

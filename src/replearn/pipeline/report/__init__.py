@@ -37,6 +37,7 @@ from .sections import (
     _join_names,
     _mcnemar_table,
     _pairwise_table,
+    _reproduction_section,
     _slug,
     _sweep_section,
     _test_set_metric_table,
@@ -73,6 +74,7 @@ def build_report(
     experiment: dict,
     out_dir: Path,
     train_results: dict | None = None,
+    reproduction: dict | None = None,
 ) -> ReportArtifacts:
     """Write ``out_dir/report.html``, ``out_dir/report.md`` and ``out_dir/plots/*.png``.
 
@@ -121,6 +123,8 @@ def build_report(
             return None
         path = plot_dir / relname
         draw(path)
+        if not path.is_file():  # nothing to draw
+            return None
         written.append(path)
         rel = f"plots/{relname}"
         images[rel] = path.read_bytes()
@@ -136,6 +140,14 @@ def build_report(
         "reject a true null hypothesis (their calibration) is measured in docs/statistics.md, section Calibration "
         "(../docs/statistics.md#calibration)."))
     _header(doc, experiment, crossval)
+    if reproduction and reproduction.get("preset"):
+        repro_images = []
+        for cname, curve in sorted((reproduction.get("curves") or {}).items()):
+            rel = plot(f"reproduction_{_slug(cname)}.png",
+                       lambda p, cname=cname, curve=curve: _plots.curve_plot(cname, curve, p, dpi))
+            if rel:
+                repro_images.append(_Image(rel, f"{reproduction['preset']}: {cname}"))
+        _reproduction_section(doc, reproduction, f, repro_images)
     sig_datasets = significance.get("datasets") or {}
     for ds in order:
         cv = crossval[ds]

@@ -411,3 +411,27 @@ def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAUL
         ax.legend(loc="best", fontsize="small")
         fig.tight_layout()
         return _save(fig, path, dpi)
+
+
+def curve_plot(title: str, curve: Mapping, path: Path | str, dpi: int) -> Path | None:
+    """A named series of a reproduction: every list as long as ``curve["x"]`` is drawn against it."""
+    x = curve.get("x")
+    if not isinstance(x, list) or len(x) < 2:
+        return None
+    series = {k: v for k, v in curve.items() if k != "x" and isinstance(v, list) and len(v) == len(x)}
+    if not series:
+        return None
+    fig = _new_figure(6.4, 3.8)
+    ax = fig.add_subplot(1, 1, 1)
+    palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x)
+    xs = x if numeric else list(range(len(x)))
+    for i, (name, values) in enumerate(sorted(series.items())):
+        ys = [math.nan if v is None else float(v) for v in values]
+        ax.plot(xs, ys, marker="." if len(xs) <= 40 else None, color=palette[i % len(palette)], label=name)
+    if not numeric:
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(v) for v in x], rotation=30, fontsize="small")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize="small")
+    return _save(fig, path, dpi)

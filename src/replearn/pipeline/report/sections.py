@@ -745,3 +745,26 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
                      _Cell(nb or _DASH)))
     doc.add(_Table(("Model", "Best point", "One-SE point", "Mean at each point", "Best vs neighbours"),
                    tuple(rows)))
+
+
+def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt, images) -> None:
+    """The worked example of a course text this experiment reproduces: published beside measured."""
+    if not reproduction or not reproduction.get("preset"):
+        return
+    records = list(reproduction.get("records") or [])
+    done = sum(bool(r.get("reproduced")) for r in records)
+    doc.add(_Heading(2, f"Reproduction: {reproduction['preset']}"))
+    if reproduction.get("notes"):
+        doc.add(_Paragraph(str(reproduction["notes"])))
+    doc.add(_Paragraph(
+        f"{done} of {len(records)} quantities reproduced within their stated tolerance (|measured − published| ≤ "
+        "tolerance). Every measured value was computed in this run by replearn's own algorithms; the published "
+        "value is the one printed in the text or the course's published solution named in the source column."))
+    rows = tuple(
+        (_Cell(str(r.get("quantity"))), _Cell(f.num(r.get("published"))), _Cell(f.num(r.get("measured"))),
+         _Cell(f.num(r.get("tolerance"))), _Cell("reproduced" if r.get("reproduced") else "NOT reproduced",
+                                                 not r.get("reproduced")), _Cell(str(r.get("source"))))
+        for r in records)
+    doc.add(_Table(("Quantity", "Published", "Measured", "Tolerance", "Verdict", "Source"), rows))
+    for image in images:
+        doc.add(image)
