@@ -10,11 +10,13 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test repro test ui params constraints clean bench calibration bench-docs bench-check
+.PHONY: help install install-test repro test test-fast ui params plots constraints clean bench calibration bench-docs bench-check
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
 	@echo "make test         set up .venv with test extras and run the test suite"
+	@echo "make test-fast    the test suite without the slow end-to-end tests"
+	@echo "make plots        per-dataset CV score figures, offline: dvc_plots/index.html"
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000"
 	@echo "make params       recompose params.yaml from conf/"
 	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
@@ -46,6 +48,12 @@ repro: install
 
 test: install-test
 	$(BIN)/python -m pytest
+
+test-fast: install-test
+	$(BIN)/python -m pytest -m "not slow"
+
+plots: install
+	$(BIN)/dvc plots show --html-template vendor/vega/dvc_plots.html
 
 ui: install
 	$(BIN)/python -m replearn ui

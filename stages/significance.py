@@ -1,11 +1,13 @@
 """Stage `significance`: per dataset, every pair of models by the test the design calls for (the corrected
 resampled t-test for cross-validation splits, adjusted over the pairs), the Bayesian analysis and the
 sealed-test-set tests; across datasets, average ranks and, on enough datasets, Friedman with a post-hoc
-procedure. Writes results/significance.json and metrics/significance.json."""
+procedure. Writes results/significance.json, metrics/significance.json, metrics/summary.json (primary metric's
+CV mean and test score per dataset x model, for `dvc exp show`) and plots/datasets/<dataset>.json."""
 
 from replearn.pipeline import paths, records
+from replearn.pipeline import summary_metrics as summaries
 from replearn.pipeline.compare import compare_records, summary_metrics
-from replearn.pipeline.data import write_json
+from replearn.pipeline.data import read_json, write_json
 from replearn.pipeline.stage import log, run
 
 
@@ -15,6 +17,9 @@ def main(params: dict) -> None:
     result = compare_records(crossval, train, params["stats"])
     records.write(paths.RESULTS / "significance.json", result)
     write_json(paths.METRICS / "significance.json", summary_metrics(records.to_dict(result)))
+    write_json(paths.METRICS / "summary.json",
+               summaries.summary(crossval, read_json(paths.METRICS / "train.json")))
+    summaries.write_plot_files(paths.PLOTS / "datasets", summaries.plot_files(crossval))
     for d, r in result.datasets.items():
         sig = [f"{row['winner']} > {row['model_b'] if row['winner'] == row['model_a'] else row['model_a']}"
                for row in r["cv"] if row["significant"]]

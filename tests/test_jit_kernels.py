@@ -14,9 +14,16 @@ from replearn.models.cluster.kmeans import KMeans, assign, cluster_means
 from replearn.models.linear.least_squares import LinearRegression
 from replearn.models.linear.linear_classifier import LinearClassifier
 from replearn.models.perceptron import _kernels as perceptron_kernels
-from replearn.models.perceptron.perceptron import AveragedPerceptron, MulticlassPerceptron, Perceptron, VotedPerceptron
+from replearn.models.perceptron.perceptron import (
+    AveragedPerceptron,
+    MulticlassPerceptron,
+    Perceptron,
+    VotedPerceptron,
+)
 from replearn.models.svm import _kernels as svm_kernels
+from replearn.models.svm import smo as smo_module
 from replearn.models.svm.linear_svm import LinearSVM, primal_objective
+from replearn.models.svm.svm import SVM
 from replearn.optim import _kernels as optim_kernels
 from replearn.optim.proximal import soft_threshold
 from replearn.optim.stochastic import stochastic_gradient_descent
@@ -35,6 +42,7 @@ KERNELS = [
     cluster_kernels.cluster_sums,
     cluster_kernels.sq_dist_to_row,
     cluster_kernels.sum_sq_to_centers,
+    svm_kernels.smo_run,
 ]
 
 
@@ -355,3 +363,61 @@ def test_lloyd_steps_match_the_numpy_expressions(mode):
     from replearn.models.cluster.seeding import euclidean_d2_to
 
     np.testing.assert_allclose(euclidean_d2_to(X)(7), ((X - X[7]) ** 2).sum(axis=1), rtol=1e-13)
+
+
+# -- kernel SVM: the compiled SMO loop against the numpy one (same rows, same steps) -------------------
+def curved_data(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    score = X[:, 0] + 0.5 * X[:, 1] ** 2 - np.sin(2 * X[:, 2]) + 0.5 * rng.normal(size=n)
+    return X, np.where(score > np.median(score), 1.0, -1.0)
+
+
+@pytest.mark.parametrize(
+    "kernel,params,C,cache_rows",
+    [
+        ("rbf", {"gamma": 0.5}, 1.0, None),
+        ("polynomial", {"gamma": 0.5, "degree": 3, "coef0": 1.0}, 1.0, None),
+        ("linear", {}, 0.5, None),
+        ("rbf", {"gamma": 0.5}, 10.0, 3),  # a 3-row cache: rows evicted and recomputed
+        ("polynomial", {"gamma": 0.5, "degree": 3, "coef0": 1.0}, 100.0, None),  # > 1024 steps: history grows
+    ],
+)
+def test_smo_compiled_matches_the_numpy_loop(mode, kernel, params, C, cache_rows):
+    X, y = curved_data(90, seed=5)
+    cache = 8 * len(y) * (cache_rows or len(y))
+    ref = smo_module.smo_numpy(smo_module.CachedRows(X, kernel, params, cache), y, C, 1e-3, 100_000)
+    res = smo_module.smo_compiled(smo_module.CachedRows(X, kernel, params, cache), y, C, 1e-3, 100_000)
+    assert ref.converged and res.converged
+    assert res.n_iter == ref.n_iter > 10
+    assert 0 < np.count_nonzero(res.alpha) < len(y)
+    np.testing.assert_allclose(res.alpha, ref.alpha, rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(res.b, ref.b, rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(res.history, ref.history, rtol=RTOL)
+    np.testing.assert_allclose([res.objective, res.gap], [ref.objective, ref.gap], rtol=RTOL)
+
+
+def test_smo_compiled_stops_at_max_iter_like_the_numpy_loop(mode):
+    X, y = curved_data(60, seed=6)
+    ref = smo_module.smo_numpy(smo_module.CachedRows(X, "rbf", {"gamma": 0.5}, 2**20), y, 100.0, 1e-3, 7)
+    res = smo_module.smo_compiled(smo_module.CachedRows(X, "rbf", {"gamma": 0.5}, 2**20), y, 100.0, 1e-3, 7)
+    assert res.n_iter == ref.n_iter == 7 and not res.converged and not ref.converged
+    np.testing.assert_allclose(res.alpha, ref.alpha, rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(res.gap, ref.gap, rtol=RTOL)
+
+
+def test_svm_fit_uses_the_compiled_loop_and_matches_numpy(mode, monkeypatch):
+    X, y = curved_data(80, seed=7)
+    y3 = np.where(X[:, 3] > 0.8, 2, (y > 0).astype(int))  # three classes: one SMO problem per pair
+    kw = {"C": 2.0, "kernel": "polynomial", "gamma": 0.5, "degree": 2}
+    calls = []
+    compiled = smo_module.smo_compiled
+    monkeypatch.setattr(smo_module, "smo_compiled", lambda *a: calls.append(1) or compiled(*a))
+    ours = SVM(**kw).fit(X, y3)
+    assert len(calls) == 3 if _jit.jit_available() else not calls
+    monkeypatch.setattr(smo_module, "jit_available", lambda: False)
+    ref = SVM(**kw).fit(X, y3)
+    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_, rtol=RTOL, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=RTOL, atol=1e-12)
+    np.testing.assert_array_equal(ours.n_iter_, ref.n_iter_)
+    np.testing.assert_array_equal(ours.support_, ref.support_)

@@ -76,7 +76,9 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert records == []
     if params["design"]["name"] == "sweep":  # curves along the axis reach MLflow as step metrics
         child = next(r for r in runs if "mlflow.parentRunId" in r.data.tags)
-        steps = client.get_metric_history(child.info.run_id, "sweep.accuracy.mean")
+        task = "classification" if any(k.startswith("cv.accuracy") for k in child.data.metrics) else "regression"
+        primary = params["metrics"]["primary"][task]
+        steps = client.get_metric_history(child.info.run_id, f"sweep.{primary}.mean")
         assert sorted(m.step for m in steps) == list(range(len(params["design"]["values"])))
         sig = json.loads((work / "results" / "significance.json").read_text())
         assert all(entry["sweep"]["axis"] == params["design"]["axis"] for entry in sig["datasets"].values())

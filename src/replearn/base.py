@@ -76,6 +76,15 @@ class BaseEstimator:
     _min_samples: int = 1
     #: whether ``fit``/``predict`` take scipy sparse matrices (CSR/CSC); others get a clear error.
     _accept_sparse: bool = False
+    #: the valid values of hyperparameters (``replearn._constraints``), read by ``_validate_params`` in
+    #: ``fit`` and by the configuration check before any stage runs; unlisted ones are not checked there.
+    _constraints: dict = {}
+
+    def _validate_params(self) -> None:
+        """Check the hyperparameters against the class's ``_constraints`` (``TypeError``/``ValueError``)."""
+        from ._constraints import check_params
+
+        check_params(type(self)._constraints, {name: getattr(self, name) for name in self._constraints})
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -156,6 +156,20 @@ def _cmd_ui(args) -> int:
     from .pipeline.config import project_root
     from .pipeline.tracking import ui_command
 
+    import socket
+
+    if not 1 <= args.port <= 65535:
+        print(f"error: --port {args.port} is not a TCP port (1..65535)", file=sys.stderr)
+        return 2
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        probe.bind(("127.0.0.1", args.port))
+    except OSError as exc:
+        print(f"error: cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc} (is another UI already "
+              "running there? choose another --port)", file=sys.stderr)
+        return 2
+    finally:
+        probe.close()
     cmd = ui_command(project_root(), port=args.port)
     cmd[0] = str(Path(sys.executable).with_name("mlflow"))
     print("serving MLflow UI on http://127.0.0.1:%d (Ctrl-C to stop)" % args.port, flush=True)

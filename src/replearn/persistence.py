@@ -7,22 +7,42 @@ model by its registry name, so loading goes through the explicit registry too.
 Fitted sub-estimators (a list of trees in a forest, the binary models of a one-vs-all reduction)
 are saved recursively: their arrays go into the same ``.npz`` under a dotted prefix
 (``estimators_.3.coef_``) and their class is recorded as ``module:qualname``. On load, such a class
-is accepted only if it lives in a ``replearn.`` module and is a :class:`~replearn.base.BaseEstimator`
-subclass, so a model file cannot make replearn import anything else.
+is looked up among the :class:`~replearn.base.BaseEstimator` subclasses of ``replearn.`` modules already
+loaded by the registry (the top-level model comes from the registry, which imports its members); nothing
+named in the file is ever imported.
+
+Format version 2 stores the SHA-256 of every array (its dtype, shape and bytes) in the JSON and verifies them
+on load. Every problem with a model file -- a truncated or non-JSON ``.json`` (a pickle, say), a damaged
+``.npz``, an unknown class, ill-typed hyperparameters, an attribute that would shadow a method, a checksum
+mismatch, an older format -- raises one :class:`ModelFileError` naming the file and the problem.
 """
 
 from __future__ import annotations
 
-import importlib
+import hashlib
 import json
 import numbers
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from .exceptions import ConfigError, ReplearnError
 from .validation import check_is_fitted
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+
+class ModelFileError(ReplearnError, ValueError):
+    """A model file that cannot be loaded safely; the message names the file and the problem."""
+
+
+def array_digest(array: np.ndarray) -> str:
+    """SHA-256 of an array's dtype, shape and bytes (C order)."""
+    a = np.ascontiguousarray(array)
+    h = hashlib.sha256(f"{a.dtype.str}|{a.shape}|".encode())
+    h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def _is_estimator(value) -> bool:
@@ -80,9 +100,18 @@ def _describe(estimator, prefix: str) -> tuple[dict[str, np.ndarray], dict]:
 
 
 def _restore(estimator, meta: dict, data, prefix: str = "") -> None:
+    cls = type(estimator)
+    for key in [*meta["arrays"], *meta["attributes"], *meta.get("nested", {})]:
+        if not isinstance(key, str) or not key.endswith("_") or key.startswith("_") or hasattr(cls, key):
+            raise ValueError(f"attribute {key!r} of {cls.__name__} is not a learned attribute (it would shadow "
+                             "a method or a private attribute)")
     for key in meta["arrays"]:
+        if prefix + key not in data:
+            raise ValueError(f"array {prefix + key!r} is missing from the .npz file")
         setattr(estimator, key, data[prefix + key])
     for key, value in meta["attributes"].items():
+        if not (value is None or isinstance(value, (bool, str, int, float))):
+            raise ValueError(f"attribute {key!r} has a {type(value).__name__} value; only numbers, strings and null")
         setattr(estimator, key, value)
     for key, sub in meta.get("nested", {}).items():
         if isinstance(sub, list):
@@ -91,18 +120,57 @@ def _restore(estimator, meta: dict, data, prefix: str = "") -> None:
             setattr(estimator, key, _build(sub, data, f"{prefix}{key}."))
 
 
-def _build(meta: dict, data, prefix: str):
+def _estimator_classes() -> dict[str, type]:
+    """``module:qualname`` -> class, for every loaded BaseEstimator subclass defined in a replearn module."""
     from .base import BaseEstimator
 
-    module, _, qualname = meta["class"].partition(":")
+    out, todo = {}, [BaseEstimator]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.__module__.startswith("replearn."):
+            out[f"{cls.__module__}:{cls.__qualname__}"] = cls
+    return out
+
+
+def _build(meta: dict, data, prefix: str):
+    name = meta["class"]
+    module, _, qualname = str(name).partition(":")
     if not module.startswith("replearn.") or "." in qualname:
-        raise ValueError(f"refusing to load class {meta['class']!r}: only replearn estimators can be loaded")
-    cls = getattr(importlib.import_module(module), qualname, None)
-    if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
-        raise ValueError(f"refusing to load {meta['class']!r}: not a replearn estimator")
-    est = cls(**meta["params"])
+        raise ValueError(f"refusing to load class {name!r}: only replearn estimators can be loaded")
+    cls = _estimator_classes().get(name)  # looked up among loaded classes, never imported from the file
+    if cls is None:
+        raise ValueError(f"refusing to load {name!r}: not a replearn estimator")
+    est = cls(**_checked_params(cls, meta["params"]))
     _restore(est, meta, data, prefix)
     return est
+
+
+def _checked_params(cls, params) -> dict:
+    """Stored hyperparameters: a mapping of known names to JSON values that meet the class's constraints."""
+    from ._constraints import describe, violations
+
+    if not isinstance(params, dict):
+        raise ValueError(f"params of {cls.__name__} must be a mapping, got {type(params).__name__}")
+    valid = cls._param_defaults()
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no hyperparameter(s) {unknown}")
+    for hp, value in params.items():
+        default = valid[hp]
+        if default is None or value is None or isinstance(value, (list, dict)):
+            continue  # sizes such as pool_size may be a number or a list: only scalar against scalar
+        if isinstance(default, bool) != isinstance(value, bool) or (
+                isinstance(default, str) and not isinstance(value, str)) or (
+                isinstance(default, numbers.Real) and not isinstance(default, bool)
+                and not (isinstance(value, numbers.Real) and not isinstance(value, bool))):
+            raise ValueError(f"hyperparameter {hp}={value!r} of {cls.__name__} has the wrong type "
+                             f"(the default is {default!r})")
+    bad = violations(cls._constraints, params)
+    if bad:
+        hp, value, expected = bad[0]
+        raise ValueError(f"hyperparameter {hp}={value!r} of {cls.__name__} is out of range; expected {expected}")
+    return params
 
 
 def _jsonable(value):
@@ -127,6 +195,7 @@ def save_model(estimator, stem: str | Path, *, registry_name: str, extra: dict |
         "class": type(estimator).__name__,
         "params": _jsonable(estimator.get_params()),
         "extra": _jsonable(extra or {}),
+        "sha256": {key: array_digest(value) for key, value in arrays.items()},
         **state,
     }
     npz_path, json_path = stem.with_suffix(".npz"), stem.with_suffix(".json")
@@ -138,14 +207,56 @@ def save_model(estimator, stem: str | Path, *, registry_name: str, extra: dict |
 
 
 def load_model(stem: str | Path):
-    """Recreate a model saved by :func:`save_model` (through the registry; nothing is unpickled)."""
-    from .models import create
+    """Recreate a model saved by :func:`save_model` (through the registry; nothing is unpickled).
+
+    Any problem with the files raises :class:`ModelFileError` naming the file and what is wrong.
+    """
+    from .models import get_class
 
     stem = Path(stem)
-    meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{stem}.json has format_version {meta.get('format_version')}, expected {FORMAT_VERSION}")
-    estimator = create(meta["model"], **meta["params"])
-    with np.load(stem.with_suffix(".npz"), allow_pickle=False) as data:
-        _restore(estimator, meta, data)
+    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+    try:
+        raw = json_path.read_bytes()
+    except OSError as exc:
+        raise ModelFileError(f"{json_path}: cannot read the model metadata ({exc.strerror or exc})") from None
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        what = "a pickle, which replearn never loads" if raw[:1] == b"\x80" else "truncated or not JSON"
+        raise ModelFileError(f"{json_path}: not a replearn model file ({what}: {exc})") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"{json_path}: expected a JSON object, got {type(meta).__name__}")
+    version = meta.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelFileError(f"{json_path}: model file format_version {version!r}, this replearn reads "
+                             f"{FORMAT_VERSION}; retrain the model (dvc repro train) to write it in the current format")
+    for field, kind in (("model", str), ("params", dict), ("attributes", dict), ("arrays", list), ("sha256", dict)):
+        if not isinstance(meta.get(field), kind):
+            raise ModelFileError(f"{json_path}: field {field!r} is missing or not a {kind.__name__}")
+    try:
+        cls = get_class(meta["model"])
+    except ConfigError:
+        raise ModelFileError(f"{json_path}: model {meta['model']!r} is not in the model registry") from None
+    try:
+        estimator = cls(**_checked_params(cls, meta["params"]))
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(f"{json_path}: {exc}") from None
+    try:
+        with np.load(npz_path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except FileNotFoundError:
+        raise ModelFileError(f"{npz_path}: missing (the arrays of {json_path.name})") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise ModelFileError(f"{npz_path}: damaged or truncated array file ({type(exc).__name__}: {exc})") from None
+    digests = meta["sha256"]
+    if set(digests) != set(arrays):
+        raise ModelFileError(f"{npz_path}: holds arrays {sorted(arrays)}, the JSON lists {sorted(digests)}")
+    for key, value in arrays.items():
+        if array_digest(value) != digests[key]:
+            raise ModelFileError(f"{npz_path}: array {key!r} does not match its SHA-256 in {json_path.name}; "
+                                 "the file was modified or damaged")
+    try:
+        _restore(estimator, meta, arrays)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ModelFileError(f"{json_path}: {exc}") from None
     return estimator

@@ -126,3 +126,17 @@ def test_regularization_is_relative_so_unscaled_data_give_lda():
     np.testing.assert_allclose(ours, ref, atol=1e-8)
     # and in any units: rescaling the features changes nothing
     np.testing.assert_allclose(GaussianDiscriminantAnalysis().fit(X * 1e-4, y).predict_proba(X * 1e-4), ours, atol=1e-8)
+
+
+def test_class_means_compiled_and_one_hot_agree(monkeypatch):
+    from replearn.models.generative import gda
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, size=200)
+    X = rng.normal(size=(200, 4)) + 3.0 * rng.normal(size=(3, 4))[y]
+    ours = GaussianDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_allclose(ours.means_, np.stack([X[y == k].mean(axis=0) for k in range(3)]), rtol=1e-12)
+    monkeypatch.setattr(gda, "jit_available", lambda: False)
+    ref = GaussianDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_allclose(ours.means_, ref.means_, rtol=1e-12)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-10)

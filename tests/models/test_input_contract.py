@@ -43,11 +43,6 @@ SUPERVISED = [(n, p) for n, p in CASES if create(n, **p)._estimator_type in ("cl
 SUPERVISED_IDS = [i for i, (n, p) in zip(IDS, CASES) if (n, p) in SUPERVISED]
 REGRESSORS = [(n, p) for n, p in CASES if create(n, **p)._estimator_type == "regressor"]
 
-# files another engineer is editing (issue 17 leaves them for later): the fix is to pass
-# ``estimator=self`` to check_X_y in fit, and a (n,) binary decision_function
-ONE_SAMPLE_LATER = {"linear_regression", "decision_tree", "random_forest"}
-BINARY_SCORES_LATER = {"multiclass_perceptron"}
-
 
 def data(model, n=40, d=3, n_classes=3, seed=0):
     rng = np.random.default_rng(seed)
@@ -116,8 +111,7 @@ def test_column_vector_y_warns(name, params):
 
 @pytest.mark.parametrize(
     "name, params",
-    [pytest.param(n, p, marks=pytest.mark.xfail(n in ONE_SAMPLE_LATER, reason="file owned elsewhere", strict=True))
-     for n, p in REGRESSORS],
+    REGRESSORS,
     ids=[n + ("-regression" if "task" in p else "") for n, p in REGRESSORS],
 )
 def test_one_training_example_is_refused(name, params):
@@ -143,8 +137,7 @@ def test_optional_methods_exist_only_where_they_can_be_called(name, params):
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=pytest.mark.xfail(n in BINARY_SCORES_LATER, reason="file owned elsewhere", strict=True))
-     for n, p in CASES if create(n, **p)._estimator_type == "classifier" and hasattr(type(create(n)), "decision_function")],
+    [n for n, p in CASES if create(n, **p)._estimator_type == "classifier" and hasattr(type(create(n)), "decision_function")],
 )
 def test_binary_decision_function_is_one_column_positive_for_classes_1(name):
     model = create(name, **_params(name))

@@ -294,3 +294,34 @@ def test_bad_hyperparameters_are_reported(params, error, match):
     X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
     with pytest.raises(error, match=match):
         MLP(**params).fit(X, y)
+
+
+def test_default_init_is_scikit_learns_glorot_uniform_with_biases():
+    X = np.random.default_rng(0).normal(size=(20, 7))
+    y = np.arange(20) % 3
+    for activation, factor in (("relu", 6.0), ("tanh", 6.0), ("logistic", 2.0)):
+        model = quiet_fit(MLP(hidden_layer_sizes=[50, 40], activation=activation, max_iter=1, learning_rate_init=1e-12,
+                              random_state=0), X, y)
+        for W, b in zip(model.coefs_, model.intercepts_):
+            bound = np.sqrt(factor / sum(W.shape))
+            assert np.abs(W).max() <= bound and np.abs(b).max() <= bound
+            assert np.abs(W).max() > 0.9 * bound and np.abs(b).max() > 0.5 * bound  # biases drawn, not zero
+            assert np.std(W) == pytest.approx(bound / np.sqrt(3), rel=0.15)  # uniform on ±bound
+    he = quiet_fit(MLP(hidden_layer_sizes=[50], init="he_normal", max_iter=1, learning_rate_init=1e-12,
+                       random_state=0), X, y)
+    assert max(np.abs(b).max() for b in he.intercepts_) < 1e-9  # the named rules start the biases at 0
+
+
+def test_regression_defaults_match_sklearn_on_friedman1():
+    from sklearn.datasets import make_friedman1
+    from sklearn.metrics import r2_score
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_friedman1(n_samples=500, random_state=0)
+    y = (y - y.mean()) / y.std()
+    ours, ref = [], []
+    for seed in range(3):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=seed)
+        ours.append(r2_score(yte, quiet_fit(MLP(task="regression", random_state=seed), Xtr, ytr).predict(Xte)))
+        ref.append(r2_score(yte, quiet_fit(MLPRegressor(random_state=seed), Xtr, ytr).predict(Xte)))
+    assert np.mean(ours) >= np.mean(ref) - 0.01, (ours, ref)

@@ -126,3 +126,28 @@ def test_input_checks():
         NaiveBayes(event_model="poisson").fit(X, y)
     with pytest.raises(ValueError, match="class_prior has 2 entries but y has 3 classes"):
         NaiveBayes(class_prior=[0.5, 0.5]).fit(X, y)
+
+
+@pytest.mark.parametrize("event_model", ["multinomial", "bernoulli"])
+def test_class_sums_compiled_and_one_hot_agree(event_model, monkeypatch):
+    """The compiled per-class row sums give the one-hot product's estimates (dense and sparse input)."""
+    import scipy.sparse as sp
+
+    from replearn.models.naive_bayes import event_models
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, size=300)
+    X = rng.gamma(0.5, 2.0, size=(300, 12)) * (rng.random((300, 12)) < 0.4)  # non-integer counts, many zeros
+    Y = np.eye(4)[y]
+    expected = Y.T @ (X > 0) if event_model == "bernoulli" else Y.T @ X
+    np.testing.assert_allclose(event_models._class_sums(X if event_model == "multinomial" else (X > 0) * 1.0, y, 4),
+                               expected, rtol=1e-12)
+    models = [NaiveBayes(event_model=event_model).fit(X, y), NaiveBayes(event_model=event_model).fit(sp.csr_array(X), y)]
+    monkeypatch.setattr(event_models, "jit_available", lambda: False)
+    models.append(NaiveBayes(event_model=event_model).fit(X, y))
+    for m in models[1:]:
+        np.testing.assert_allclose(m.feature_log_prob_, models[0].feature_log_prob_, rtol=1e-12)
+        np.testing.assert_allclose(m.predict_proba(X), models[0].predict_proba(X), rtol=1e-10)
+    ref = (MultinomialNB() if event_model == "multinomial" else BernoulliNB()).fit(X, y)
+    np.testing.assert_allclose(models[0].feature_log_prob_, ref.feature_log_prob_, rtol=1e-12)
+    np.testing.assert_allclose(models[0].predict_proba(X), ref.predict_proba(X), rtol=1e-9, atol=1e-12)

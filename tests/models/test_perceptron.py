@@ -194,3 +194,16 @@ def test_bad_hyperparameters(params, match):
     X, y = noisy()
     with pytest.raises(ValueError, match=match):
         Perceptron(**params).fit(X, y)
+
+
+def test_multiclass_perceptron_binary_decision_function_is_the_score_margin():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 3))
+    y = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.normal(size=80) > 0, "b", "a")
+    model = MulticlassPerceptron(random_state=0).fit(X, y)
+    scores = X @ model.coef_.T + model.intercept_  # one weight vector per class, also for two classes
+    dec = model.decision_function(X)
+    assert dec.shape == (80,) and model.coef_.shape == (2, 3)
+    np.testing.assert_allclose(dec, scores[:, 1] - scores[:, 0], rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(scores, axis=1)])
+    assert model.decision_function(X[:1]).shape == (1,)

@@ -134,3 +134,13 @@ def test_synthetic_generators_are_seeded(generator):
     assert not np.array_equal(a.X, c.X)
     assert a.X.shape[0] == 60
     assert a.task == ("regression" if generator == "linear" else "classification")
+
+
+def test_yes_no_columns_read_as_zero_one(tmp_path):
+    """CIML's course-ratings table writes its features as True/False."""
+    from replearn.pipeline.data import read_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("rating,easy,ai\n2,True,False\n-1,false,TRUE\n0,True,True\n")
+    ds = read_table(path, "rating", "classification", name="t")
+    assert ds.X.tolist() == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]

@@ -17,13 +17,19 @@ from ..validation import check_array
 class FeaturePipeline:
     """``steps`` is a list of ``{"name": registry name, "params": {...}}`` (the config's ``features.steps``)."""
 
-    def __init__(self, steps: list[dict] | None = None):
+    def __init__(self, steps: list[dict] | None = None, *, max_columns: int | None = None):
         self.steps = list(steps or [])
+        self.max_columns = max_columns  # the configuration's features.max_columns (None: each map's default)
 
     def _build(self):
         from . import create
 
-        return [create(s["name"], **(s.get("params") or {})) for s in self.steps]
+        built = [create(s["name"], **(s.get("params") or {})) for s in self.steps]
+        if self.max_columns is not None:
+            for t in built:
+                if hasattr(t, "max_columns"):
+                    t.max_columns = int(self.max_columns)
+        return built
 
     def fit(self, X, y=None):
         self.fit_transform(X, y)

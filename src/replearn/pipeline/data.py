@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,8 @@ import numpy as np
 
 from ..exceptions import DataValidationError
 from ..evaluation.splits import train_test_split_indices
-from .paths import PREPARED, REGISTRY_FILE, SEALED
+from ..exceptions import ConfigError
+from .paths import PREPARED, REGISTRY_FILE, SEALED, inside
 from .seeding import derive_seed
 from .synthetic import GENERATORS
 
@@ -74,6 +76,14 @@ def load_dataset(name: str, spec: dict, *, seed: int, root: Path | None = None) 
     if source == "file":
         path = Path(spec["path"])
         path = path if path.is_absolute() else root / path
+        try:
+            inside(root, path, what=f"dataset.{name}.path")
+        except ConfigError as exc:
+            raise DataValidationError(
+                f"{exc}. A dataset file outside the repository is not versioned with the experiment: copy it in "
+                f"and track it with `dvc add data/<file>`, or bring it in with `dvc import <repo url> <path>` "
+                f"(a symlink pointing out of the repository is refused for the same reason)"
+            ) from None
         return read_table(path, spec.get("target"), spec["task"], name=name)
     rng = np.random.default_rng(derive_seed(seed, "synthetic", name))
     kwargs = {k: v for k, v in spec.items() if k not in ("source", "generator")}
@@ -93,15 +103,20 @@ def read_table(path: Path, target: str | None, task: str, *, name: str) -> Datas
         raise DataValidationError(f"dataset {name!r}: file {path} not found")
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        with open(path, newline="", encoding="utf-8") as fh:
-            header = next(csv.reader(fh), None)
+        header = _check_csv_text(path)
         if not header:
             raise DataValidationError(f"{path}: the file is empty (no header row)")
         _check_duplicates(path, header)
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
         row_offset = 2  # line numbers: the header is line 1
     elif suffix in (".parquet", ".pq"):
-        frame = pd.read_parquet(path)
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises several types for a damaged file  # noqa: BLE001
+            raise DataValidationError(
+                f"{path}: not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                "the file is damaged or not Parquet"
+            ) from None
         _check_duplicates(path, [str(c) for c in frame.columns])
         frame.columns = [str(c) for c in frame.columns]
         row_offset = 0  # Parquet rows are reported 0-based
@@ -137,6 +152,40 @@ def read_table(path: Path, target: str | None, task: str, *, name: str) -> Datas
     return _finish(ds)
 
 
+def _check_csv_text(path: Path) -> list[str] | None:
+    """The header of a CSV file, after checking it is UTF-8 text whose rows all have the header's width.
+
+    Raises ``DataValidationError`` naming the file, the line and what is wrong (binary content, bytes that are
+    not UTF-8, a row with too many or too few fields) instead of a decoder or parser traceback.
+    """
+    data = path.read_bytes()
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
+        raise DataValidationError(f"{path}: line {line} contains a NUL byte; this is a binary file, not CSV text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise DataValidationError(
+            f"{path}: line {line} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)"
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        if not header:
+            return header
+        for row in reader:
+            if row and len(row) != len(header):
+                raise DataValidationError(
+                    f"{path}: line {reader.line_num} has {len(row)} field(s), the header has {len(header)}"
+                )
+    except csv.Error as exc:
+        raise DataValidationError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
+    return header
+
+
 def _check_duplicates(path: Path, header: list[str]) -> None:
     seen: dict[str, int] = {}
     for i, col in enumerate(header):
@@ -155,7 +204,11 @@ def _numeric_column(series, path: Path, col: str, row_offset: int, row_word: str
         text = None
     else:
         text = series.astype(str).str.strip()
-        values = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
+        lowered = text.str.lower()
+        if len(text) and lowered.isin(["true", "false"]).all():  # a yes/no column (e.g. CIML's course ratings)
+            values = (lowered == "true").to_numpy(dtype=float)
+        else:
+            values = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         i = bad[0]
@@ -201,8 +254,66 @@ def check_class_counts(ds: Dataset, minimum: int, why: str) -> None:
             )
 
 
-def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None = None) -> dict:
-    """Load, validate and split one dataset; write the training part and seal the test part."""
+#: The fewest examples a sealed test set may hold: fewer give no usable test-set estimate (split.test_size).
+MIN_TEST_EXAMPLES = 5
+
+
+def check_split(name: str, ds: Dataset, train_idx: np.ndarray, test_idx: np.ndarray, test_size) -> None:
+    """The limits of a train/test split that depend on the data, in the configuration's message style."""
+    if len(test_idx) < MIN_TEST_EXAMPLES:
+        raise DataValidationError(
+            f"split.test_size: {test_size!r} leaves {len(test_idx)} of the {len(ds.y)} examples of dataset {name!r} in "
+            f"the sealed test set; at least {MIN_TEST_EXAMPLES} are needed (data.MIN_TEST_EXAMPLES): raise test_size"
+        )
+    if ds.task == "classification":
+        counts = np.bincount(ds.y[train_idx], minlength=len(ds.classes))
+        for label, count in zip(ds.classes, counts):
+            if count < 2:
+                raise DataValidationError(
+                    f"split.test_size: {test_size!r} leaves class {label!r} of dataset {name!r} with {count} "
+                    "training example(s); at least 2 are needed to learn and cross-validate: lower test_size"
+                )
+
+
+def check_data_limits(name: str, y_train: np.ndarray, task: str, classes: list, *, cv: dict | None = None,
+                      models: dict | None = None) -> None:
+    """Limits of ``cv`` and ``models`` settings that depend on the training part (checked by ``prepare``).
+
+    ``cv.folds`` must not exceed the training size (nor, for stratified schemes, the smallest class), and
+    ``n_neighbors`` of a k-NN model must not exceed the training size of a fold.
+    """
+    n_train = len(y_train)
+    if cv is not None:
+        folds = cv["folds"]
+        if folds > n_train:
+            raise DataValidationError(f"cv.folds: {folds} folds on dataset {name!r} with {n_train} training examples; "
+                                      f"use at most {n_train}")
+        if task == "classification" and "stratified" in str(cv.get("scheme", "")):
+            counts = np.bincount(y_train, minlength=len(classes))
+            small = int(np.argmin(counts))
+            if counts[small] < folds:
+                raise DataValidationError(
+                    f"cv.folds: {folds} stratified folds on dataset {name!r}, but class {classes[small]!r} has "
+                    f"{counts[small]} training example(s); use at most {counts[small]} folds or scheme kfold"
+                )
+    if models:
+        folds = (cv or {}).get("folds", 1)
+        fit_size = n_train - -(-n_train // folds) if folds > 1 else n_train
+        for key, spec in models.items():
+            k = (spec.get("params") or {}).get("n_neighbors")
+            if spec.get("name") == "knn" and isinstance(k, int) and k > fit_size:
+                raise DataValidationError(
+                    f"models.{key}.params.n_neighbors: {k} neighbours, but a cross-validation fit on dataset "
+                    f"{name!r} has {fit_size} training examples; use at most {fit_size}"
+                )
+
+
+def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None = None,
+            cv: dict | None = None, models: dict | None = None) -> dict:
+    """Load, validate and split one dataset; write the training part and seal the test part.
+
+    ``cv`` and ``models`` (optional) are checked against the training part (:func:`check_data_limits`).
+    """
     root = Path(root or ".")
     ds = load_dataset(name, spec, seed=seed, root=root)
     stratify = bool(split["stratify"]) and ds.task == "classification"
@@ -212,6 +323,9 @@ def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None 
     train_idx, test_idx = train_test_split_indices(
         ds.y, split["test_size"], stratify=stratify, random_state=split_seed
     )
+    check_split(name, ds, train_idx, test_idx, split["test_size"])
+    if cv is not None or models is not None:
+        check_data_limits(name, ds.y[train_idx], ds.task, ds.classes, cv=cv, models=models)
     meta = {
         "name": name,
         "task": ds.task,
@@ -226,9 +340,9 @@ def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None 
         "stratified": stratify,
         "test_size": split["test_size"],
     }
-    _save_part(root / PREPARED / name / "train.npz", ds.X[train_idx], ds.y[train_idx], train_idx)
-    _save_part(root / SEALED / name / "test.npz", ds.X[test_idx], ds.y[test_idx], test_idx)
-    write_json(root / PREPARED / name / "meta.json", meta)
+    _save_part(inside(root, PREPARED / name / "train.npz"), ds.X[train_idx], ds.y[train_idx], train_idx)
+    _save_part(inside(root, SEALED / name / "test.npz"), ds.X[test_idx], ds.y[test_idx], test_idx)
+    write_json(inside(root, PREPARED / name / "meta.json"), meta)
     return meta
 
 

@@ -91,8 +91,8 @@ def featurize(params: dict, name: str, root: Path = Path(".")) -> dict:
     """Fit the feature maps on the training part; map both parts; save the fitted maps."""
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     Xt, yt = load_part(root / paths.SEALED / name / "test.npz")
-    fmap = FeaturePipeline(params["features"]["steps"]).fit(X, y)
-    out = root / paths.FEATURES / name
+    fmap = FeaturePipeline(params["features"]["steps"], max_columns=params["features"].get("max_columns")).fit(X, y)
+    out = paths.inside(root, paths.FEATURES / name, what="feature folder")
     out.mkdir(parents=True, exist_ok=True)
     for part, A, b in (("train", fmap.transform(X), y), ("test", fmap.transform(Xt), yt)):
         with open(out / f"{part}.npz", "wb") as fh:
@@ -120,7 +120,8 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
             hp["random_state"] = derive_seed(params["seed"], "model", name, spec.key, "final")
         unsupervised = task in UNSUPERVISED
         model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, None if unsupervised else y)
-        save_model(model, root / paths.MODELS / name / spec.key, registry_name=spec.name, extra={"dataset": name, "key": spec.key})
+        save_model(model, paths.inside(root, paths.MODELS / name / spec.key, what="model file"), registry_name=spec.name,
+                   extra={"dataset": name, "key": spec.key})
         if unsupervised:
             metrics[spec.key] = {  # labels, when the dataset has them, only for the adjusted Rand index
                 part: _none_free(score_unsupervised(model, metric_names, A, b if classes is not None else None,

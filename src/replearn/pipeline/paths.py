@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-REGISTRY_FILE = Path("data/registry.yaml")  # the shipped datasets (read by prepare and validation)
+REGISTRY_FILE = Path("data/registry.yaml")
+REFERENCE = Path("data/reference")    # the course reference data (read by prepare and reproduce)  # the shipped datasets (read by prepare and validation)
 PREPARED = Path("data/prepared")      # prepare -> training parts + meta.json
 SEALED = Path("data/sealed")          # prepare -> sealed test parts (read only by featurize and train)
 FEATURES = Path("data/features")      # featurize -> mapped parts + fitted feature maps
@@ -11,3 +12,19 @@ RESULTS = Path("results")             # train/, crossval/, significance.json
 METRICS = Path("metrics")             # small JSON metrics for `dvc metrics show/diff` and `dvc exp show`
 PLOTS = Path("plots")                 # plot data for `dvc plots show`
 REPORTS = Path("reports")             # report.html, report.md, plots/
+
+
+def inside(root, path, *, what: str = "output") -> Path:
+    """``path`` (relative to ``root`` unless absolute) resolved, symlinks followed, if it lies inside ``root``.
+
+    Every file the pipeline writes goes through this (and datasets it reads), so a dataset or model key such
+    as ``../../escape`` or an absolute name can never write outside the repository. Raises ``ConfigError``.
+    """
+    from ..exceptions import ConfigError
+
+    root = Path(root).resolve()
+    target = (root / Path(path)).resolve()
+    if target != root and root not in target.parents:
+        raise ConfigError(f"{what} {path} resolves to {target}, outside the repository {root}; "
+                          "every path the pipeline reads or writes must stay inside it")
+    return target

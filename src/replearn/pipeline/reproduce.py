@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .paths import REFERENCE
 from .seeding import derive_seed
-
-DATA_DIR = Path("data/reference")
 
 
 def experiments() -> list[str]:
@@ -30,6 +29,6 @@ def reproduce(params: dict, root: Path = Path(".")) -> dict:
     from ..reproductions import EXPERIMENTS
 
     seed = derive_seed(params["seed"], "reproduce", name) % (2**31)
-    result = EXPERIMENTS[name](Path(root) / DATA_DIR, seed=seed).to_dict()
+    result = EXPERIMENTS[name](Path(root) / REFERENCE, seed=seed).to_dict()
     result["seed"] = seed
     return result

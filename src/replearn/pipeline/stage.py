@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Callable
 
@@ -27,6 +28,49 @@ def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yam
     except ReplearnError as exc:
         print(f"replearn {stage}: {exc}", file=sys.stderr)
         sys.exit(2)
+    except Exception as exc:
+        fault = describe_fault(exc)
+        if fault is None:
+            raise
+        print(f"replearn {stage}: {fault}", file=sys.stderr)
+        sys.exit(2)
+
+
+_ERRNO_WORDS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+_SQLITE_WORDS = {
+    "readonly database": "the MLflow database is read-only (check the permissions of mlflow.db and its folder)",
+    "database or disk is full": "the disk holding the MLflow database is full",
+    "unable to open database file": "the MLflow database cannot be opened (missing folder or no permission)",
+}
+
+
+def describe_fault(exc: BaseException) -> str | None:
+    """A one-line cause for an environment fault (full disk, read-only file or database, no permission).
+
+    Follows the exception's ``__cause__``/``__context__`` chain (MLflow and SQLAlchemy wrap sqlite's errors);
+    returns None for anything else, which then propagates unchanged.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _ERRNO_WORDS:
+            where = exc.filename if exc.filename is not None else "(path not reported)"
+            return f"{_ERRNO_WORDS[exc.errno]}: cannot write {where} ({exc.strerror})"
+        text = str(exc).lower()
+        if "max retries exceeded" in text or "connection refused" in text:
+            return (f"a server could not be reached ({str(exc).splitlines()[0][:200]}); the outputs written so far "
+                    "are intact (for MLflow: check MLFLOW_TRACKING_URI / tracking.tracking_uri)")
+        for needle, words in _SQLITE_WORDS.items():
+            if needle in text:
+                return f"{words}: {str(exc).splitlines()[0][:300]}"
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def log(stage: str, message: str) -> None:

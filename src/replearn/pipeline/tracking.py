@@ -95,8 +95,38 @@ def git_commit(cwd: Path) -> str | None:
     return res.stdout.strip() or None
 
 
+# -- issue 17 §5: bounded waits for an unreachable tracking server (helper owned by the faults work) ------
+#: MLflow's defaults retry an unreachable server for minutes; the report stage waits this long instead
+#: unless the user sets the variables (MLflow reads them on every request).
+HTTP_DEFAULTS = {"MLFLOW_HTTP_REQUEST_TIMEOUT": "10", "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2"}
+
+
+def http_timeouts(environ=os.environ) -> dict[str, str]:
+    """Set :data:`HTTP_DEFAULTS` in ``environ`` where the user has not; return what was set."""
+    added = {k: v for k, v in HTTP_DEFAULTS.items() if k not in environ}
+    environ.update(added)
+    return added
+
+
+def unreachable_message(uri: str, exc: BaseException) -> str | None:
+    """A clear cause when ``exc`` says the tracking server at an http(s) ``uri`` could not be reached."""
+    if not str(uri).startswith(("http://", "https://")):
+        return None
+    text = f"{type(exc).__name__}: {exc}"
+    needles = ("Max retries exceeded", "Connection refused", "Failed to establish", "timed out", "ConnectionError",
+               "Read timed out", "NameResolution")
+    if not any(n in text for n in needles):
+        return None
+    return (f"the MLflow tracking server {uri} cannot be reached ({text.splitlines()[0][:200]}); the local results "
+            "(results/, metrics/, reports/) are intact. Start the server, point MLFLOW_TRACKING_URI or "
+            "tracking.tracking_uri elsewhere, or set tracking.enabled=false; MLFLOW_HTTP_REQUEST_TIMEOUT and "
+            "MLFLOW_HTTP_REQUEST_MAX_RETRIES bound the wait")
+# -- end of issue 17 §5 helper ---------------------------------------------------------------------------
+
+
 def _client(target: TrackingTarget, experiment: str):
     """An MlflowClient and the experiment id, creating database and experiment once under a lock."""
+    http_timeouts()
     import mlflow  # noqa: F401  (lazy: only the report stage pays for the import)
     from filelock import FileLock
     from mlflow.tracking import MlflowClient

@@ -37,6 +37,22 @@ from scipy.special import ndtr, ndtri
 from ._resample import as_1d, check_resamples, check_seed, resolve_metric, resolve_statistic
 from ._result import TestResult, to_jsonable
 
+#: The most resamples a bootstrap or permutation test draws, and the most resampled values it holds at once
+#: (resamples x examples; 2.5e8 int64 indices are 2 GB): larger requests are refused before any work.
+MAX_RESAMPLES = 10**7
+MAX_RESAMPLED_VALUES = 250_000_000
+
+
+def _resamples(n_resamples, low: int = 1, n: int | None = None) -> int:
+    """``check_resamples`` with the upper limits above (``n``: the number of examples resampled)."""
+    b = check_resamples(n_resamples, low)
+    if b > MAX_RESAMPLES:
+        raise ValueError(f"n_resamples must be <= {MAX_RESAMPLES:,} (stats.bootstrap.MAX_RESAMPLES), got {b:,}")
+    if n is not None and b * n > MAX_RESAMPLED_VALUES:
+        raise ValueError(f"n_resamples x n = {b:,} x {n:,} resampled values, above the limit of "
+                         f"{MAX_RESAMPLED_VALUES:,} (stats.bootstrap.MAX_RESAMPLED_VALUES); use fewer resamples")
+    return b
+
 __all__ = ["BootstrapResult", "bootstrap_ci", "bootstrap_metric", "bootstrap_indices", "paired_bootstrap_test"]
 
 METHODS = ("percentile", "basic", "bca")
@@ -73,7 +89,7 @@ class BootstrapResult:
 
 def bootstrap_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """``default_rng(seed).integers(0, n, (n_resamples, n))``: the resamples every function here uses."""
-    return np.random.default_rng(check_seed(seed)).integers(0, n, (check_resamples(n_resamples), n))
+    return np.random.default_rng(check_seed(seed)).integers(0, n, (_resamples(n_resamples, n=n), n))
 
 
 def _check_common(confidence, alternative, method=None) -> None:
@@ -152,6 +168,8 @@ def _run(stat_of_indices, n, *, n_resamples, seed, method, confidence, alternati
 
 
 def _samples(data) -> list[np.ndarray]:
+    if isinstance(data, (tuple, list)) and len(data) == 0:
+        raise ValueError("data is empty: a bootstrap needs at least one value")
     samples = [data] if not isinstance(data, (tuple, list)) or np.ndim(data[0]) == 0 else list(data)
     out = [as_1d(np.asarray(s, dtype=np.float64), "data", min_size=1) for s in samples]
     if len({s.size for s in out}) != 1:
@@ -185,7 +203,7 @@ def bootstrap_ci(
     n = samples[0].size
     return _run(
         lambda idx: f(*(s[idx] for s in samples)), n,
-        n_resamples=check_resamples(n_resamples), seed=seed, method=method, confidence=confidence,
+        n_resamples=_resamples(n_resamples, n=n), seed=seed, method=method, confidence=confidence,
         alternative=alternative, conventions={"statistic": name, "paired_samples": len(samples)},
     )
 
@@ -222,7 +240,7 @@ def bootstrap_metric(
     name, f = resolve_metric(metric, classes)
     stat = lambda idx: np.array([f(yt[i], yp[i]) for i in idx], dtype=np.float64)  # noqa: E731
     res = _run(
-        stat, yt.size, n_resamples=check_resamples(n_resamples, 2), seed=check_seed(seed), method=method,
+        stat, yt.size, n_resamples=_resamples(n_resamples, 2, n=yt.size), seed=check_seed(seed), method=method,
         confidence=confidence, alternative="two-sided",
         conventions={"metric": name, "source": "CIML 5.7 Alg. 10 Bootstrap-Evaluate"},
     )
@@ -263,7 +281,7 @@ def paired_bootstrap_test(
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     seed = check_seed(seed)
-    n_resamples = check_resamples(n_resamples)
+    n_resamples = _resamples(n_resamples)
     delta_of = _paired_statistic(a, b, statistic, y_true, metric, classes)
     n = np.asarray(a).shape[0]
     delta = float(delta_of(np.arange(n)[None, :])[0])

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._resample import check_resamples, check_seed
+from ._resample import check_seed
 from ._result import TestResult
-from .bootstrap import ALTERNATIVES, _paired_statistic
+from .bootstrap import ALTERNATIVES, _paired_statistic, _resamples
 from .effect_sizes import cohens_dz
 
 __all__ = ["EXACT_MAX_N", "permutation_test"]
@@ -65,8 +65,8 @@ def permutation_test(
     if exact not in ("auto", True, False):
         raise ValueError(f"exact must be 'auto', True or False, got {exact!r}")
     seed = check_seed(seed)
-    n_resamples = check_resamples(n_resamples)
     n = np.asarray(a).shape[0] if np.ndim(a) else 0
+    n_resamples = _resamples(n_resamples, n=max(n, 1))
     if exact is True and n > EXACT_MAX_N:
         raise ValueError(f"exact enumeration of 2^n swaps is limited to n <= {EXACT_MAX_N}, got n = {n}")
     use_exact = exact is True or (exact == "auto" and n <= EXACT_MAX_N and 2**n <= n_resamples)

@@ -8,9 +8,16 @@ import warnings
 import numpy as np
 import scipy.sparse
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
-from ...validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ...validation import (
+    check_array,
+    check_is_fitted,
+    check_n_features,
+    check_random_state,
+    check_scalar,
+)
 from ..decomposition.kernels import check_kernel_params, kernel_diagonal, kernel_matrix
 from ._mixin import ClusterMixin
 from .kmeans import relocate_empty
@@ -75,6 +82,16 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
 
     scikit-learn has no kernel k-means; the linear case is checked against ``KMeans``.
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_clusters": Interval(int, 1, None),
+        "n_init": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "kernel": Options({"laplace", "linear", "polynomial", "rbf"}),
+        "gamma": (None, Interval(float, 0.0, None, closed="neither")),
+        "degree": Interval(int, 1, None),
+    }
 
     def __init__(
         self,

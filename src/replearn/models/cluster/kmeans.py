@@ -7,9 +7,16 @@ import warnings
 
 import numpy as np
 
+from ..._constraints import Interval
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
-from ...validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ...validation import (
+    check_array,
+    check_is_fitted,
+    check_n_features,
+    check_random_state,
+    check_scalar,
+)
 from ._kernels import cluster_sums, nearest_from_scores, sum_sq_to_centers
 from ._mixin import ClusterMixin
 from .seeding import SEEDINGS, euclidean_d2_to, seed_indices
@@ -93,6 +100,14 @@ class KMeans(ClusterMixin, BaseEstimator):
     algorithm="lloyd", tol=tol, max_iter=max_iter)``; with the same given initial centres and
     ``n_init=1`` the labels, centres, inertia and iteration count are identical (tested).
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_clusters": Interval(int, 1, None),
+        "n_init": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+    }
 
     def __init__(self, n_clusters=8, init="k-means++", n_init=10, max_iter=300, tol=1e-4, random_state=None):
         self.n_clusters = n_clusters

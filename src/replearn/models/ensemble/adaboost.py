@@ -6,8 +6,14 @@ import numbers
 
 import numpy as np
 
+from ..._constraints import Interval
 from ...base import BaseEstimator, ClassifierMixin
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import (
+    check_classification_targets,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
 from ._base import accepts_sample_weight, make_estimator
 
 _STUMP = {"max_depth": 1, "criterion": "misclassification"}
@@ -58,6 +64,11 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
     sample_weight_ : the weights d after the last round; loss_history_ : weighted training error
     eps^(k) per round; n_iter_ : rounds kept; classes_.
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_estimators": Interval(int, 1, None),
+    }
 
     def __init__(self, estimator="decision_tree", estimator_params=None, n_estimators=50, random_state=None):
         self.estimator = estimator

@@ -6,8 +6,14 @@ import numbers
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import (
+    check_classification_targets,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
 from ._base import EnsembleMixin, aligned_proba, make_estimator, vote_shares
 
 _MAX_REDRAWS = 100
@@ -40,6 +46,13 @@ class Bagging(EnsembleMixin, BaseEstimator):
     scikit-learn equivalent: ``BaggingClassifier`` / ``BaggingRegressor`` with the same
     ``n_estimators``, ``max_samples`` and ``bootstrap`` (the resamples differ: different RNGs).
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_estimators": Interval(int, 1, None),
+        "max_samples": Interval(float, 0.0, 1.0, closed="right"),
+        "task": Options({"classification", "regression"}),
+    }
 
     def __init__(self, estimator="decision_tree", estimator_params=None, n_estimators=10, max_samples=1.0,
                  bootstrap=True, task="classification", random_state=None):

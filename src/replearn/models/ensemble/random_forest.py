@@ -6,8 +6,14 @@ import numbers
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import (
+    check_classification_targets,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
 from ..trees.decision_tree import DecisionTree
 from ._base import EnsembleMixin
 
@@ -44,6 +50,15 @@ class RandomForest(EnsembleMixin, BaseEstimator):
     settings (the random draws differ, so forests agree in accuracy, not tree by tree).
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_estimators": Interval(int, 1, None),
+        "max_depth": (None, Interval(int, 0, None)),
+        "min_samples_split": Interval(int, 2, None),
+        "min_samples_leaf": Interval(int, 1, None),
+        "task": Options({"classification", "regression"}),
+    }
+
     def __init__(self, n_estimators=100, criterion=None, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  max_features=None, bootstrap=True, task="classification", random_state=None):
         self.n_estimators = n_estimators
@@ -62,7 +77,7 @@ class RandomForest(EnsembleMixin, BaseEstimator):
         check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise TypeError(f"bootstrap must be a bool, got {self.bootstrap!r}")
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n = X.shape[0]
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
 from ...validation import (
     check_classification_targets,
@@ -50,6 +51,13 @@ class RandomStructureForest(EnsembleMixin, BaseEstimator):
     scikit-learn has no equivalent (``ExtraTreesClassifier`` randomizes thresholds but chooses the
     structure with the data; ``RandomTreesEmbedding`` fits no leaves).
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_estimators": Interval(int, 1, None),
+        "max_depth": Interval(int, 0, 20),
+        "task": Options({"classification", "regression"}),
+    }
 
     def __init__(self, n_estimators=100, max_depth=4, task="classification", random_state=None):
         self.n_estimators = n_estimators

@@ -8,9 +8,11 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
 
+from ..._jit import jit_available
 from ...base import BaseEstimator, ClassifierMixin
 from ...linalg import logsumexp
 from ...validation import check_classification_targets, check_scalar, check_X_y
+from ..cluster._kernels import cluster_sums
 
 _COVARIANCES = ("per_class", "shared")
 
@@ -99,9 +101,13 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"priors has {prior.size} entries but y has {K} classes {classes.tolist()}")
             if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
                 raise ValueError(f"priors must be non-negative and sum to 1, got {prior.tolist()}")
-        onehot = np.zeros((n, K))
-        onehot[np.arange(n), codes] = 1.0
-        means = (onehot.T @ X) / counts[:, None]
+        if jit_available():  # one compiled pass over the rows (a skinny one-hot GEMM is slow on a busy machine)
+            sums = cluster_sums(X, codes, K)[0]
+        else:
+            onehot = np.zeros((K, n))
+            onehot[codes, np.arange(n)] = 1.0
+            sums = onehot @ X
+        means = sums / counts[:, None]
         R = X - means[codes]  # x_i - mu_{y_i}
         reg = float(self.reg_covar)
         self.classes_ = classes

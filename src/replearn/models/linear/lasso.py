@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import center
@@ -69,6 +70,14 @@ class Lasso(RegressorMixin, BaseEstimator):
     """
 
     _accept_sparse = True  # densified: coordinate descent here works on dense columns
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "alpha": Interval(float, 0.0, None),
+        "solver": Options({"cd", "fista", "ista"}),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+    }
 
     def __init__(self, alpha=1.0, solver="cd", max_iter=1000, tol=1e-4, fit_intercept=True):
         self.alpha = alpha

@@ -145,7 +145,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             check_scalar(self.tol, "tol", numbers.Real, low=0.0)
             check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
             check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         n, d = X.shape
         if self.fit_intercept:
             Xc, x_mean, yc, y_mean = center(X, y)

@@ -8,13 +8,20 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
 from ...optim import gradient_descent
 from ...optim.proximal import proximal_gradient, soft_threshold
 from ...optim.stochastic import check_schedule, stochastic_gradient_descent
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y, dense
+from ...validation import (
+    check_classification_targets,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+    dense,
+)
 from ._binary import LinearScoresMixin, binary_problems, store_fit
 
 _SOLVERS = ("gd", "newton", "sga")
@@ -130,6 +137,17 @@ class LogisticRegression(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     """
 
     _accept_sparse = True  # densified for fitting; prediction keeps X sparse
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "penalty": (None, Options({"l1", "l2"})),
+        "C": Interval(float, 0.0, None, closed="neither"),
+        "solver": Options({"gd", "newton", "sga"}),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+    }
 
     def __init__(
         self,

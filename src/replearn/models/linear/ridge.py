@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import center, solve_spd
 from ...validation import check_scalar, check_X_y, dense
@@ -62,6 +63,12 @@ class Ridge(RegressorMixin, BaseEstimator):
     """
 
     _accept_sparse = True  # the primal solve keeps X sparse (X^T X); the dual one densifies
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "alpha": Interval(float, 0.0, None),
+        "solver": Options({"auto", "dual", "primal"}),
+    }
 
     def __init__(self, alpha=1.0, fit_intercept=True, solver="auto"):
         self.alpha = alpha

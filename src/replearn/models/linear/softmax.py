@@ -9,6 +9,7 @@ import numpy as np
 import scipy.linalg.blas
 from scipy.special import log_softmax, softmax
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
@@ -89,6 +90,16 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     """
 
     _accept_sparse = True  # densified for fitting; prediction keeps X sparse
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "penalty": (None, Options({"l2"})),
+        "C": Interval(float, 0.0, None, closed="neither"),
+        "solver": Options({"gd", "newton"}),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+    }
 
     def __init__(self, penalty="l2", C=1.0, solver="newton", learning_rate=0.5, max_iter=100, tol=1e-8,
                  fit_intercept=True):

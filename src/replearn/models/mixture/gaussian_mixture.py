@@ -7,9 +7,16 @@ import warnings
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
-from ...validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ...validation import (
+    check_array,
+    check_is_fitted,
+    check_n_features,
+    check_random_state,
+    check_scalar,
+)
 from ..cluster._mixin import ClusterMixin
 from ..cluster.kmeans import KMeans, assign
 from ..cluster.seeding import euclidean_d2_to, kmeans_plusplus_indices
@@ -115,6 +122,17 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
     same ``tol`` (it tests the change of the previous iteration), and its ``lower_bound_`` is the
     log-likelihood before its last M-step.
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "n_init": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "reg_covar": Interval(float, 0.0, None),
+        "covariance_type": Options({"full", "tied", "diag", "spherical"}),
+        "init_params": Options({"kmeans", "k-means++", "random"}),
+    }
 
     def __init__(
         self,

@@ -7,9 +7,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from ..._jit import jit_available
 from ...base import BaseEstimator, ClassifierMixin
-from ...linalg import logsumexp
 from ...validation import check_classification_targets, check_scalar, check_X_y, dense
+from ..cluster._kernels import cluster_sums
 from .gaussian import GaussianNaiveBayes
 
 _EVENT_MODELS = ("bernoulli", "categorical", "gaussian", "multinomial")
@@ -97,7 +98,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         if self.event_model in ("gaussian", "categorical"):
             X = dense(X)
         classes = check_classification_targets(y)
-        n, d = X.shape
+        d = X.shape[1]
         K = classes.size
         codes = np.searchsorted(classes, y)
         counts = np.bincount(codes, minlength=K).astype(np.float64)
@@ -110,15 +111,13 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             self.theta_, self.var_, self.epsilon_ = g.theta_, g.var_, g.epsilon_
             return self
         X = self._prepare(X)
-        Y = np.zeros((n, K))
-        Y[np.arange(n), codes] = 1.0
         alpha = float(self.alpha)
         with np.errstate(divide="ignore"):
             if self.event_model == "bernoulli":
-                Njk = Y.T @ X  # (K, d) examples with x_j = 1
+                Njk = _class_sums(X, codes, K)  # (K, d) examples with x_j = 1
                 self.feature_log_prob_ = np.log(Njk + alpha) - np.log(counts + 2.0 * alpha)[:, None]
             elif self.event_model == "multinomial":
-                Nkj = Y.T @ X  # (K, d) total counts
+                Nkj = _class_sums(X, codes, K)  # (K, d) total counts
                 self.feature_log_prob_ = np.log(Nkj + alpha) - np.log(Nkj.sum(axis=1) + alpha * d)[:, None]
             else:  # categorical
                 Xi = X.astype(np.int64)
@@ -170,7 +169,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             if not np.all((X == 0) | (X == 1)):
                 raise ValueError("event_model='bernoulli' with binarize=None needs 0/1 features")
             return X
-        if np.any(X < 0):
+        if X.size and X.min() < 0:  # X is finite here (validated): min() needs no boolean temporary
             raise ValueError(f"event_model={self.event_model!r} needs non-negative features (counts or category codes)")
         if self.event_model == "categorical" and not np.all(np.mod(X, 1) == 0):
             raise ValueError("event_model='categorical' needs integer category codes")
@@ -215,7 +214,8 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         top = np.where(np.isfinite(top), top, 0.0)
         shifted = jll - top
         with np.errstate(divide="ignore", invalid="ignore"):
-            return shifted - logsumexp(shifted, axis=1, keepdims=True)
+            # each row's largest entry is 0 now (log-sum-exp without a second shift): log sum exp >= 0
+            return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
     def predict_proba(self, X):
         """Posterior ``p(y = k | x)``, shape (n, K), columns in the order of ``classes_``."""
@@ -225,6 +225,17 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         """Most probable class (ties go to the class that comes first in ``classes_``)."""
         scores = self._joint_log_likelihood(X)  # validates X and fittedness first
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _class_sums(X, codes: np.ndarray, K: int) -> np.ndarray:
+    """(K, d) sums of the rows of ``X`` per class code: one compiled pass over dense rows where numba is
+    available (a one-hot matrix product ``Y^T X`` otherwise, and for sparse ``X``)."""
+    if not sp.issparse(X) and jit_available():
+        return cluster_sums(np.ascontiguousarray(X), codes, K)[0]
+    n = X.shape[0]
+    Y = np.zeros((K, n))
+    Y[codes, np.arange(n)] = 1.0
+    return np.asarray(Y @ X) if not sp.issparse(X) else np.asarray((X.T @ Y.T).T)
 
 
 def _safe_dot(A: np.ndarray, B: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
 from ...linalg import sq_euclidean_chunks
@@ -62,6 +63,13 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
 
     _accept_sparse = True  # densified: distances are computed on dense arrays
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_neighbors": Interval(int, 1, None),
+        "weights": Options({"uniform", "distance"}),
+        "task": Options({"classification", "regression"}),
+    }
+
     def __init__(self, n_neighbors=5, weights="uniform", task="classification"):
         self.n_neighbors = n_neighbors
         self.weights = weights
@@ -70,9 +78,7 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, y):
         """Store the training data (k-NN is non-parametric); returns ``self``."""
-        check_scalar(self.n_neighbors, "n_neighbors", numbers.Integral, low=1)
-        check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
-        self._check_task()
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         X = dense(X)
         if self.n_neighbors > X.shape[0]:

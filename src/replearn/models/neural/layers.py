@@ -28,6 +28,10 @@ from ...base import BaseEstimator
 from ...validation import check_scalar
 from .init import initialize
 
+#: scikit-learn's MLP initialization (``Dense(init="sklearn")``): weights *and* biases uniform on
+#: ±sqrt(factor / (fan_in + fan_out)), factor 6, or 2 for the logistic activation ("sklearn_logistic")
+SKLEARN_INITS = {"sklearn": 6.0, "sklearn_logistic": 2.0}
+
 __all__ = ["Layer", "Dense", "Maxout", "Dropout", "Flatten", "Reshape"]
 
 
@@ -70,7 +74,8 @@ class Dense(Layer):
     ----------
     units : int >= 1
     init : str
-        One of ``replearn.models.neural.init.INITS``.
+        One of ``replearn.models.neural.init.INITS`` (biases start at 0), or "sklearn" /
+        "sklearn_logistic": scikit-learn's MLP rule (:data:`SKLEARN_INITS`), biases drawn too.
     """
 
     def __init__(self, units=1, init="glorot_uniform"):
@@ -82,6 +87,11 @@ class Dense(Layer):
         if len(input_shape) != 1:
             raise ValueError(f"Dense expects flat inputs, got shape {tuple(input_shape)}; add a Flatten layer first")
         d = int(input_shape[0])
+        if self.init in SKLEARN_INITS:
+            bound = np.sqrt(SKLEARN_INITS[self.init] / (d + self.units))
+            self.coef_ = rng.uniform(-bound, bound, size=(d, self.units))
+            self.intercept_ = rng.uniform(-bound, bound, size=self.units)
+            return (int(self.units),)
         self.coef_ = initialize((d, self.units), d, self.units, self.init, rng)
         self.intercept_ = np.zeros(self.units)
         return (int(self.units),)

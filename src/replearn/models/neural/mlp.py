@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from scipy.special import expit
 
+from ..._constraints import Interval, IntSequence, Options
 from ...base import TaskMixin
 from ...exceptions import NotFittedError
 from ...validation import check_classification_targets, check_scalar, check_X_y
@@ -14,7 +15,6 @@ from .activations import ACTIVATIONS, softmax
 from .init import resolve_init
 from .layers import Dense, Dropout, Maxout
 from .network import NeuralNetworkBase
-
 
 
 def check_layer_sizes(sizes, name: str = "hidden_layer_sizes") -> list[int]:
@@ -88,8 +88,10 @@ class MLP(TaskMixin, NeuralNetworkBase):
     n_iter_no_change : int, default 10
     tol : float >= 0, default 1e-4
     init : {"auto", "glorot_uniform", "glorot_normal", "he_normal", "he_uniform"}, default "auto"
-        "auto": He normal for ReLU, leaky ReLU and maxout, Glorot uniform otherwise; the output layer
-        is always Glorot uniform.
+        "auto": scikit-learn's rule: every Dense layer (the output layer too) draws its weights *and*
+        biases uniformly on ±sqrt(6 / (fan_in + fan_out)) (±sqrt(2 / ...) for the logistic/sigmoid
+        activation); maxout layers: He normal. The named rules draw the hidden weights, start the
+        biases at 0 and give the output layer Glorot uniform.
     maxout_pieces : int >= 1, default 2
     standardize_target : bool, default True
         Regression only: train on (y - mean) / std and map predictions back (scikit-learn does not;
@@ -115,6 +117,15 @@ class MLP(TaskMixin, NeuralNetworkBase):
     y_mean_, y_scale_ : float (regression)
     """
 
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "hidden_layer_sizes": (None, IntSequence(1)),
+        "learning_rate_init": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": Interval(int, 1, None),
+        "alpha": Interval(float, 0.0, None),
+        "task": Options({"classification", "regression"}),
+    }
 
     def __init__(
         self,
@@ -178,6 +189,9 @@ class MLP(TaskMixin, NeuralNetworkBase):
 
     def _build_layers(self, n_features: int, n_outputs: int, rng):
         init = resolve_init(self.init, self.activation)
+        out_init = "glorot_uniform"
+        if self.init == "auto" and self.activation != "maxout":  # scikit-learn's rule, biases included
+            init = out_init = "sklearn_logistic" if self.activation in ("logistic", "sigmoid") else "sklearn"
         layers = []
         for units in self._hidden_sizes():
             if self.activation == "maxout":
@@ -187,7 +201,7 @@ class MLP(TaskMixin, NeuralNetworkBase):
                 layers.append(ACTIVATIONS[self.activation]())
             if self.dropout > 0:
                 layers.append(Dropout(float(self.dropout)))
-        layers.append(Dense(n_outputs, init="glorot_uniform"))
+        layers.append(Dense(n_outputs, init=out_init))
         shape = (n_features,)
         for layer in layers:
             shape = layer.build(shape, rng)

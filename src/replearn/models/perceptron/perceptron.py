@@ -215,6 +215,14 @@ class MulticlassPerceptron(_PerceptronBase):
     def _averaged(self) -> bool:
         return bool(self.average)
 
+    def decision_function(self, X):
+        """Class scores ``w_k^T x + b_k``, (n, n_classes); for two classes the margin
+        ``score_1 - score_0``, shape (n,), positive for ``classes_[1]`` (what ``predict`` picks)."""
+        scores = super().decision_function(X)
+        if self.classes_.size == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
 
 # -- training loops: the passes are compiled (replearn._jit); the algorithms are online -------------
 def _train_binary(X, s, max_iter, shuffle, rng, fit_intercept, keep_votes):

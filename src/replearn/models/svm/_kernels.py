@@ -116,3 +116,242 @@ def pegasos_epoch(Xa, Y, order, W, W_sum, t, lam, radius, batch, total):
                     W_sum[j, k] += W[j, k]
             n_avg += 1
     return t, n_avg
+
+
+# -- SMO (kernel SVM) ---------------------------------------------------------------------------------
+NEED_ROW = 1  # smo_run: a kernel row is missing from the cache; the caller writes it and calls again
+HISTORY_FULL = 2  # smo_run: the history buffer is full; the caller enlarges it and calls again
+DONE = 0
+
+
+@jit
+def smo_run(block, slot_of, row_of_slot, stamp, y, alpha, F, pen_up, pen_low, Kd, unit_diag, hard, C, tol,
+            max_iter, istate, fstate, history, tau):
+    """SMO iterations (WSS2 selection, LIBSVM's two-variable update) of :func:`..smo.smo`, over scalars.
+
+    The same operations in the same order as the numpy loop in :mod:`..smo` (which documents the
+    algorithm), so both give the same multipliers; one scan per iteration applies the last step's
+    gradient update and finds the next ``i`` (the numpy loop takes five passes), a second one ``j``.
+    Kernel rows come from the caller's LRU cache ``block`` (``slot_of[r]``: slot of row r or -1);
+    when a row is missing this returns ``NEED_ROW`` (row and slot in ``istate[3:5]``), the caller
+    computes it into ``block[slot]`` and calls again, which restarts the interrupted iteration (the
+    selection is deterministic). ``istate``: iteration, LRU clock, slots used, needed row, its slot,
+    converged flag; ``fstate``: W, final gap. Returns ``DONE``, ``NEED_ROW`` or ``HISTORY_FULL``.
+    """
+    n = y.shape[0]
+    capacity = row_of_slot.shape[0]
+    it = istate[0]
+    W = fstate[0]
+    pend_i = False  # a gradient update F -= K_i (y_i d_i), F -= K_j (y_j d_j) still to apply
+    pend_j = False
+    ci = 0.0
+    cj = 0.0
+    Ki = block[0]
+    Kj = block[0]
+    stop = False
+    while True:
+        # --- scan: pending gradient update; i = first argmax of F + pen_up (NaN first, as np.argmax);
+        # the minimum of F + pen_low (NaN if any) ---
+        i = 0
+        Gmax = 0.0
+        up_nan = False
+        low_min = np.inf
+        low_nan = False
+        for t in range(n):
+            f = F[t]
+            if pend_i:
+                f -= Ki[t] * ci
+            if pend_j:
+                f -= Kj[t] * cj
+            if pend_i or pend_j:
+                F[t] = f
+            v = f + pen_up[t]
+            if t == 0:
+                Gmax = v
+                up_nan = math.isnan(v)
+            elif not up_nan:
+                if math.isnan(v):
+                    i = t
+                    Gmax = v
+                    up_nan = True
+                elif v > Gmax:
+                    i = t
+                    Gmax = v
+            w = f + pen_low[t]
+            if math.isnan(w):
+                low_nan = True
+            elif w < low_min:
+                low_min = w
+        if low_nan:
+            low_min = np.nan
+        pend_i = False
+        pend_j = False
+        if stop or it >= max_iter:
+            break
+        if it >= history.shape[0]:
+            istate[0] = it
+            fstate[0] = W
+            return 2
+        # --- working-set selection (WSS2) ---
+        gap = Gmax - low_min
+        fstate[1] = gap
+        if not gap >= tol:
+            istate[5] = 1 if gap < tol else 0
+            break
+        # kernel row i: its cache slot (LRU), or a miss left for the caller to fill
+        clock = istate[1] + 1
+        istate[1] = clock
+        si = slot_of[i]
+        if si >= 0:
+            stamp[si] = clock
+        else:
+            if istate[2] < capacity:
+                si = istate[2]
+                istate[2] = si + 1
+            else:
+                si = 0
+                for s in range(1, capacity):
+                    if stamp[s] < stamp[si]:
+                        si = s
+                slot_of[row_of_slot[si]] = -1
+            slot_of[i] = si
+            row_of_slot[si] = i
+            stamp[si] = clock
+            istate[3] = i
+            istate[4] = si
+            istate[0] = it
+            fstate[0] = W
+            return 1
+        Ki = block[si]
+        j = 0
+        best = -1.0
+        Kdi = Kd[i]
+        for t in range(n):
+            b = Gmax - (F[t] + pen_low[t])
+            if b < 0.0:  # noqa: PLR1730 (as np.maximum: a NaN stays NaN)
+                b = 0.0
+            if unit_diag:
+                a = (1.0 - Ki[t]) * 2.0
+            else:
+                a = Ki[t] * -2.0 + Kd[t] + Kdi
+            if a < tau:  # noqa: PLR1730 (as np.maximum: a NaN stays NaN)
+                a = tau
+            score = b * b / a
+            if t == 0:
+                best = score
+                if math.isnan(score):
+                    break
+            elif math.isnan(score):
+                j = t
+                break
+            elif score > best:
+                j = t
+                best = score
+        # kernel row j: its cache slot (LRU), or a miss left for the caller to fill
+        clock = istate[1] + 1
+        istate[1] = clock
+        sj = slot_of[j]
+        if sj >= 0:
+            stamp[sj] = clock
+        else:
+            if istate[2] < capacity:
+                sj = istate[2]
+                istate[2] = sj + 1
+            else:
+                sj = 0
+                for s in range(1, capacity):
+                    if stamp[s] < stamp[sj]:
+                        sj = s
+                slot_of[row_of_slot[sj]] = -1
+            slot_of[j] = sj
+            row_of_slot[sj] = j
+            stamp[sj] = clock
+            istate[3] = j
+            istate[4] = sj
+            istate[0] = it
+            fstate[0] = W
+            return 1
+        Kj = block[sj]
+
+        # --- two-variable subproblem ---
+        yi = y[i]
+        yj = y[j]
+        ai = alpha[i]
+        aj = alpha[j]
+        Gi = -yi * F[i]
+        Gj = -yj * F[j]
+        Kij = Ki[j]
+        quad = Kd[i] + Kd[j] - 2.0 * Kij
+        if quad <= 0:
+            quad = tau
+        if yi != yj:
+            delta = (-Gi - Gj) / quad
+            diff = ai - aj
+            ai_new = ai + delta
+            aj_new = aj + delta
+            if diff > 0:
+                if aj_new < 0:
+                    aj_new = 0.0
+                    ai_new = diff
+            elif ai_new < 0:
+                ai_new = 0.0
+                aj_new = -diff
+            if not hard:
+                if diff > 0:
+                    if ai_new > C:
+                        ai_new = C
+                        aj_new = C - diff
+                elif aj_new > C:
+                    aj_new = C
+                    ai_new = C + diff
+        else:
+            delta = (Gi - Gj) / quad
+            s_ij = ai + aj
+            ai_new = ai - delta
+            aj_new = aj + delta
+            if not hard and s_ij > C:
+                if ai_new > C:
+                    ai_new = C
+                    aj_new = s_ij - C
+            elif aj_new < 0:
+                aj_new = 0.0
+                ai_new = s_ij
+            if not hard and s_ij > C:
+                if aj_new > C:
+                    aj_new = C
+                    ai_new = s_ij - C
+            elif ai_new < 0:
+                ai_new = 0.0
+                aj_new = s_ij
+        di = ai_new - ai
+        dj = aj_new - aj
+        alpha[i] = ai_new
+        alpha[j] = aj_new
+
+        # --- dual objective and I_up / I_low membership; the gradient update waits for the next scan ---
+        pend_i = di != 0.0
+        pend_j = dj != 0.0
+        ci = yi * di
+        cj = yj * dj
+        W -= Gi * di + Gj * dj + 0.5 * (Kd[i] * di * di + Kd[j] * dj * dj) + yi * yj * Kij * di * dj
+        history[it] = W
+        for k in range(2):
+            t = i if k == 0 else j
+            a_t = ai_new if k == 0 else aj_new
+            y_t = yi if k == 0 else yj
+            below = a_t < C
+            above = a_t > 0
+            if (below if y_t > 0 else above):
+                pen_up[t] = 0.0
+            else:
+                pen_up[t] = -np.inf
+            if (above if y_t > 0 else below):
+                pen_low[t] = 0.0
+            else:
+                pen_low[t] = np.inf
+        it += 1
+        if it % 1000 == 0 and not np.isfinite(W):
+            stop = True
+    istate[0] = it
+    fstate[0] = W
+    return 0

@@ -7,9 +7,15 @@ import warnings
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import (
+    check_classification_targets,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
 from ._kernels import dual_cd_pass, pegasos_epoch
 
 _SOLVERS = ("dual_cd", "pegasos")
@@ -55,6 +61,15 @@ class LinearSVM(ClassifierMixin, BaseEstimator):
     classes_; coef_ (n_problems, n_features); intercept_ (n_problems,); n_iter_ : epochs run;
     loss_history_ : P summed over the binary problems after each epoch.
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "C": Interval(float, 0.0, None, closed="neither"),
+        "solver": Options({"dual_cd", "pegasos"}),
+        "tol": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": Interval(int, 1, None),
+        "batch_size": Interval(int, 1, None),
+    }
 
     def __init__(self, C=1.0, solver="dual_cd", fit_intercept=True, tol=1e-4, max_iter=1000, batch_size=16,
                  random_state=None):

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...kernels import kernel_matrix, resolve_kernel_params
@@ -69,6 +70,18 @@ class SVM(ClassifierMixin, BaseEstimator):
     ``kernel="poly"`` for "polynomial"; the dual coefficients and decision function agree to the
     tolerance of the solvers (tests compare them).
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "C": Interval(float, 0.0, None, closed="neither", allow_inf=True),
+        "kernel": Options({"laplace", "linear", "polynomial", "rbf"}),
+        "gamma": (None, Interval(float, 0.0, None, closed="neither")),
+        "degree": Interval(int, 1, None),
+        "coef0": Interval(float),
+        "tol": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": (None, Interval(int, 1, None)),
+        "cache_size": Interval(float, 0.0, None, closed="neither"),
+    }
 
     def __init__(self, C=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, tol=1e-3, max_iter=None,
                  cache_size=512.0):

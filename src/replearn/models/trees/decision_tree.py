@@ -6,9 +6,16 @@ import numbers
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
-from ...validation import check_array, check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import (
+    check_array,
+    check_classification_targets,
+    check_random_state,
+    check_scalar,
+    check_X_y,
+)
 from ._builder import build_tree
 from ._criteria import CLASSIFICATION, REGRESSION
 
@@ -78,6 +85,15 @@ class DecisionTree(TaskMixin, BaseEstimator):
     """
 
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "max_depth": (None, Interval(int, 0, None)),
+        "min_samples_split": Interval(int, 2, None),
+        "min_samples_leaf": Interval(int, 1, None),
+        "min_impurity_decrease": Interval(float, 0.0, None),
+        "task": Options({"classification", "regression"}),
+    }
+
     def __init__(self, task="classification", criterion=None, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_features=None, categorical_features=None, validation_fraction=None,
                  random_state=None):
@@ -98,7 +114,7 @@ class DecisionTree(TaskMixin, BaseEstimator):
         self._check_task()
         criterion = self._criterion()
         max_depth = self._check_limits()
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression")
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
         w = _check_weights(sample_weight, n)
         categorical = self._categorical_mask(d)

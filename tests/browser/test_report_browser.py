@@ -1,0 +1,76 @@
+"""The report (and the `make plots` page) rendered in headless Chromium, offline: no JavaScript error, no
+broken image, no external URL. Skipped, saying why, where Chromium is not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(name: str, file: str):
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, HERE / file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+check_report = _load("replearn_tests_check_report", "check_report.py")
+smoke = _load("replearn_tests_smoke_project", "smoke_project.py")
+CHROMIUM = check_report.find_chromium()
+if CHROMIUM is None and os.environ.get("REPLEARN_REQUIRE_BROWSER"):  # CI sets it: never skip there
+    raise RuntimeError("REPLEARN_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install -y chromium; "
+                                                "or set CHROMIUM=/path/to/chrome)"),
+]
+
+BAD = """<!DOCTYPE html><html><head><title>bad</title>
+<link rel="stylesheet" href="https://cdn.example.invalid/style.css"></head>
+<body><img src="missing.png" alt=""><a href="//example.invalid/">x</a>
+<script>notDefinedAnywhere();</script></body></html>"""
+GOOD = """<!DOCTYPE html><html><head><title>good</title></head><body>
+<img alt="dot" src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==">
+<a href="#top">top</a><script>document.title = "ok";</script></body></html>"""
+
+
+def test_the_check_fails_on_a_script_error_a_broken_image_and_external_urls(tmp_path, capsys):
+    bad = tmp_path / "bad.html"
+    bad.write_text(BAD)
+    assert check_report.main([str(bad)]) == 1  # the command line: exit 1, a line per problem
+    problems = [line.removeprefix(f"{bad}: ") for line in capsys.readouterr().err.splitlines()]
+    assert any(p.startswith("JavaScript error") and "notDefinedAnywhere" in p for p in problems), problems
+    assert any(p.startswith("broken image") and "missing.png" in p for p in problems), problems
+    assert any("https://cdn.example.invalid/style.css" in p for p in problems), problems
+    assert any("//example.invalid/" in p for p in problems), problems
+    good = tmp_path / "good.html"
+    good.write_text(GOOD)
+    problems, found = check_report.inspect(good, CHROMIUM)
+    assert problems == [] and found["n_images"] == 1
+
+
+@pytest.mark.slow
+def test_smoke_report_renders_offline_without_errors(tmp_path_factory):
+    proj = smoke.project(tmp_path_factory)
+    report = proj / "reports" / "report.html"
+    problems, found = check_report.inspect(report, CHROMIUM)
+    assert problems == []
+    assert found["n_images"] >= 4, found  # the report's figures are there, and loaded (naturalWidth > 0)
+
+
+@pytest.mark.slow
+def test_dvc_plots_page_draws_a_figure_per_dataset_offline(tmp_path_factory):
+    proj = smoke.project(tmp_path_factory)
+    smoke.run(smoke.dvc("plots", "show", "--html-template", "vendor/vega/dvc_plots.html"), proj)
+    page = proj / "dvc_plots" / "index.html"
+    problems, found = check_report.inspect(page, CHROMIUM)
+    assert problems == []
+    assert found["n_drawings"] >= 2, found  # vega-embed drew both datasets' figures from the local scripts
