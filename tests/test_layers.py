@@ -45,17 +45,17 @@ def test_numerics_do_not_import_the_pipeline_tools():
 def test_mlflow_is_imported_only_in_the_tracking_module():
     # and in the MLflow Model definition that tracking logs by path (models-from-code); nothing imports that file
     users = [p.relative_to(PKG).as_posix() for p in _py(PKG) if "mlflow" in _imports(p)]
-    assert users == ["pipeline/mlflow_model.py", "pipeline/tracking.py"]
-    importers = [p.relative_to(ROOT).as_posix() for p in _py(PKG) + _py(ROOT / "stages") if _imports_mlflow_model(p)]
+    assert sorted(users) == ["pipeline/tracking.py", "pipeline/tracking_model.py"]
+    importers = [p.relative_to(ROOT).as_posix() for p in _py(PKG) + _py(ROOT / "stages") if _imports_tracking_model(p)]
     assert importers == []
 
 
-def _imports_mlflow_model(path: Path) -> bool:
+def _imports_tracking_model(path: Path) -> bool:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import) and any(a.name.endswith("mlflow_model") for a in node.names):
+        if isinstance(node, ast.Import) and any(a.name.endswith("tracking_model") for a in node.names):
             return True
-        if isinstance(node, ast.ImportFrom) and ((node.module or "").endswith("mlflow_model")
-                                                  or any(a.name == "mlflow_model" for a in node.names)):
+        if isinstance(node, ast.ImportFrom) and ((node.module or "").endswith("tracking_model")
+                                                  or any(a.name == "tracking_model" for a in node.names)):
             return True
     return False
 

@@ -12,7 +12,7 @@ loaded by the registry (the top-level model comes from the registry, which impor
 named in the file is ever imported.
 
 Format version 2 stores the SHA-256 of every array (its dtype, shape and bytes) in the JSON and verifies them
-on load. Every problem with a model file -- a truncated or non-JSON ``.json`` (a pickle, say), a damaged
+on load. Every problem with a model file -- a truncated or non-JSON ``.json`` (a Python object stream, say), a damaged
 ``.npz``, an unknown class, ill-typed hyperparameters, an attribute that would shadow a method, a checksum
 mismatch, an older format -- raises one :class:`ModelFileError` naming the file and the problem.
 """
@@ -222,7 +222,8 @@ def load_model(stem: str | Path):
     try:
         meta = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        what = "a pickle, which replearn never loads" if raw[:1] == b"\x80" else "truncated or not JSON"
+        what = ("a Python object stream (protocol byte 0x80), which replearn never loads" if raw[:1] == b"\x80"
+                else "truncated or not JSON")
         raise ModelFileError(f"{json_path}: not a replearn model file ({what}: {exc})") from None
     if not isinstance(meta, dict):
         raise ModelFileError(f"{json_path}: expected a JSON object, got {type(meta).__name__}")

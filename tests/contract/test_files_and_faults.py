@@ -140,7 +140,7 @@ def test_model_files_store_and_verify_array_checksums(saved):
     (lambda s: s.with_suffix(".json").write_text(s.with_suffix(".json").read_text()[:50]),
      r"m\.json: not a replearn model file \(truncated or not JSON"),
     (lambda s: s.with_suffix(".json").write_bytes(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94."),
-     r"m\.json: not a replearn model file \(a pickle"),
+     r"m\.json: not a replearn model file \(a Python object stream"),
     (lambda s: _edit(s, lambda m: m.update(model="os.system")), r"model 'os.system' is not in the model registry"),
     (lambda s: _edit(s, lambda m: m["nested"]["estimators_"][0].update(**{"class": "os:system"})),
      r"only replearn estimators can be loaded"),

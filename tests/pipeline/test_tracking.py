@@ -262,7 +262,7 @@ def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp
             assert loaded.metadata.signature is not None
             local = Path(mlflow.artifacts.download_artifacts(uri, dst_path=str(tmp_path / "dl" / key)))
             mlmodel = yaml.safe_load((local / "MLmodel").read_text())
-            assert mlmodel["flavors"]["python_function"]["model_code_path"].endswith("mlflow_model.py")
+            assert mlmodel["flavors"]["python_function"]["model_code_path"].endswith("tracking_model.py")
             assert "python_model.pkl" not in {p.name for p in local.rglob("*")}  # models-from-code: no pickle
             assert {p.name for p in (local / "artifacts").iterdir()} == {f"{key}.npz", f"{key}.json"}
             example = json.loads((local / "input_example.json").read_text())

@@ -98,7 +98,7 @@ def import_closure(script: Path, root: Path) -> set[Path]:
             for other in _package_members(src, module):  # registries load these by name
                 if other not in seen:
                     todo.append((other, _module_name(src, other)))
-        for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("mlflow_model.py")
+        for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("tracking_model.py")
             if sibling not in seen:
                 todo.append((sibling, _module_name(src, sibling)))
         for name in _imported_modules(path, module):

@@ -20,11 +20,11 @@
   metrics (``n_datasets``, ``n_models``, ``friedman.pvalue``, ``nemenyi.cd``).
 * Each child logs its dataset as an MLflow dataset input (name, digest = sha256 of the prepared
   training part, source) and its fitted model as an MLflow Model defined by code
-  (``pipeline/mlflow_model.py``; the ``.npz`` + ``.json`` files of the train stage are its
+  (``pipeline/tracking_model.py``; the ``.npz`` + ``.json`` files of the train stage are its
   artifacts, with a signature and an input example from the sealed test features): it loads with
   ``mlflow.pyfunc.load_model`` and serves with ``mlflow models serve``, and nothing is pickled.
 
-mlflow is imported lazily, in this module and in ``pipeline/mlflow_model.py`` (the model definition
+mlflow is imported lazily, in this module and in ``pipeline/tracking_model.py`` (the model definition
 that MLflow executes by path; nothing imports it).
 """
 
@@ -311,7 +311,7 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> 
 
 
 #: the MLflow Model definition (models-from-code): MLflow runs this file by path; nothing imports it
-MODEL_CODE = Path(__file__).with_name("mlflow_model.py")
+MODEL_CODE = Path(__file__).with_name("tracking_model.py")
 N_EXAMPLE_ROWS = 5
 
 
@@ -378,7 +378,7 @@ def log_model(run_id: str, tracking_uri: str, stem: Path, features: Path):
         with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
             return mlflow.pyfunc.log_model(
                 name="model", python_model=str(MODEL_CODE),
-                # the names mlflow_model.ReplearnModel.load_context reads
+                # the names tracking_model.ReplearnModel.load_context reads
                 artifacts={"npz": str(stem.with_suffix(".npz")), "json": str(stem.with_suffix(".json"))},
                 signature=infer_signature(example, np.asarray(output)), input_example=example,
                 pip_requirements=requirements,
