@@ -20,12 +20,6 @@ def data_dir() -> Path:
     return DATA_DIR
 
 
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread(single_threaded_blas):  # the root conftest's fixture
+    yield

@@ -17,7 +17,7 @@ from ...validation import (
     check_scalar,
     check_X_y,
 )
-from .ranking import pairwise_accuracy
+from .ranking import pairwise_accuracy, split_group_column
 
 
 def _log1pexp(z):
@@ -89,15 +89,7 @@ class BradleyTerry(BaseEstimator):
         check_scalar(self.tol, "tol", numbers.Real, low=0.0)
 
     def _split(self, X):
-        if self.group_column is None:
-            return X, np.zeros(X.shape[0], dtype=np.int64)
-        g = int(self.group_column)
-        if not -X.shape[1] <= g < X.shape[1]:
-            raise ValueError(f"group_column={g} is out of range for X with {X.shape[1]} columns")
-        feats = np.delete(X, g % X.shape[1], axis=1)
-        if feats.shape[1] == 0:
-            raise ValueError("X has no feature column besides group_column")
-        return feats, X[:, g]
+        return split_group_column(X, self.group_column)
 
     def fit(self, X, y):
         """Every within-query pair with y_a > y_b is the preference "a over b"; returns ``self``."""

@@ -185,15 +185,7 @@ class PairwiseRanking(BaseEstimator):
         self.random_state = random_state
 
     def _split(self, X):
-        if self.group_column is None:
-            return X, np.zeros(X.shape[0], dtype=np.int64)
-        g = int(self.group_column)
-        if not -X.shape[1] <= g < X.shape[1]:
-            raise ValueError(f"group_column={g} is out of range for X with {X.shape[1]} columns")
-        feats = np.delete(X, g % X.shape[1], axis=1)
-        if feats.shape[1] == 0:
-            raise ValueError("X has no feature column besides group_column")
-        return feats, X[:, g]
+        return split_group_column(X, self.group_column)
 
     def _pair_weights(self, y, groups, I, J):
         """omega(sigma_I, sigma_J) with sigma the positions within each query (Alg. 19 line 5)."""
@@ -324,6 +316,19 @@ class PairwiseRanking(BaseEstimator):
     def score(self, X, y) -> float:
         """Fraction of pairs with different relevance (within a query) that the scores order correctly."""
         return pairwise_accuracy(self.predict(X), y, self._split(check_array(X))[1])
+
+
+def split_group_column(X, group_column) -> tuple[np.ndarray, np.ndarray]:
+    """``(features, groups)``: the query/group id column taken out of ``X`` (one group for all when None)."""
+    if group_column is None:
+        return X, np.zeros(X.shape[0], dtype=np.int64)
+    g = int(group_column)
+    if not -X.shape[1] <= g < X.shape[1]:
+        raise ValueError(f"group_column={g} is out of range for X with {X.shape[1]} columns")
+    feats = np.delete(X, g % X.shape[1], axis=1)
+    if feats.shape[1] == 0:
+        raise ValueError("X has no feature column besides group_column")
+    return feats, X[:, g]
 
 
 def pairwise_accuracy(scores, y, groups=None) -> float:
