@@ -33,14 +33,20 @@ def main() -> list[dict]:
     assert ours.n_iter_ == ref.n_iter_ and np.array_equal(ours.labels_, ref.labels_)
     shape = f"{n}x{d}, k={k}"
     cases = [
-        Case(f"KMeans(init=given, n_init=1).fit ({ours.n_iter_} iterations each)", shape,
-             lambda: KMeans(k, init=init, max_iter=100).fit(X),
-             lambda: SkKMeans(k, init=init, n_init=1, algorithm="lloyd", max_iter=100).fit(X),
-             "KMeans(init=given, n_init=1, algorithm='lloyd')"),
-        Case("KMeans(k-means++, n_init=10).fit", shape,
-             lambda: KMeans(k, n_init=10, random_state=0).fit(X),
-             lambda: SkKMeans(k, n_init=10, algorithm="lloyd", random_state=0).fit(X),
-             "KMeans(n_init=10, algorithm='lloyd') (greedy k-means++)"),
+        Case(
+            f"KMeans(init=given, n_init=1).fit ({ours.n_iter_} iterations each)",
+            shape,
+            lambda: KMeans(k, init=init, max_iter=100).fit(X),
+            lambda: SkKMeans(k, init=init, n_init=1, algorithm="lloyd", max_iter=100).fit(X),
+            "KMeans(init=given, n_init=1, algorithm='lloyd')",
+        ),
+        Case(
+            "KMeans(k-means++, n_init=10).fit",
+            shape,
+            lambda: KMeans(k, n_init=10, random_state=0).fit(X),
+            lambda: SkKMeans(k, n_init=10, algorithm="lloyd", random_state=0).fit(X),
+            "KMeans(n_init=10, algorithm='lloyd') (greedy k-means++)",
+        ),
     ]
     with warnings.catch_warnings(), threadpool_limits(limits=THREADS):
         warnings.simplefilter("ignore")

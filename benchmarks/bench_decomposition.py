@@ -39,26 +39,48 @@ def main() -> list[dict]:
     Xi = rng.laplace(size=(5000, 4)) @ rng.normal(size=(4, 4)).T
     sk_fa_tol = 1e-2  # scikit-learn's default, on the total log-likelihood; ours is per example
     cases = [
-        Case("PCA(10, solver='svd').fit", f"{n}x{d}", lambda: PCA(10).fit(X),
-             lambda: SkPCA(10, svd_solver="full").fit(X), "PCA(10, svd_solver='full')"),
-        Case("PCA(10, solver='eig').fit", f"{n}x{d}", lambda: PCA(10, solver="eig").fit(X),
-             lambda: SkPCA(10, svd_solver="covariance_eigh").fit(X), "PCA(10, svd_solver='covariance_eigh')"),
-        Case("KernelPCA(10, rbf, eigen_solver='dense').fit", "1000x20",
-             lambda: KernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="dense").fit(Xk),
-             lambda: SkKernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="dense").fit(Xk),
-             "KernelPCA(10, rbf, eigen_solver='dense')"),
-        Case("KernelPCA(10, rbf, eigen_solver='arpack').fit", "1000x20",
-             lambda: KernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="arpack").fit(Xk),
-             lambda: SkKernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="arpack", random_state=0).fit(Xk),
-             "KernelPCA(10, rbf, eigen_solver='arpack')"),
-        Case("FactorAnalysis(5).fit (profile iteration, same tolerance)", "2000x30",
-             lambda: FactorAnalysis(5, tol=sk_fa_tol / 2000).fit(Xf),
-             lambda: SkFactorAnalysis(5, tol=sk_fa_tol, svd_method="lapack").fit(Xf),
-             "FactorAnalysis(5, svd_method='lapack') (the same iteration on an SVD of the data)"),
-        Case("ICA(algorithm='fixed_point', fun='logcosh', tol=1e-4).fit", "5000x4",
-             lambda: ICA(tol=1e-4, random_state=0).fit(Xi),
-             lambda: FastICA(tol=1e-4, random_state=0, whiten="unit-variance").fit(Xi),
-             "FastICA(tol=1e-4) (same fixed point, logcosh)"),
+        Case(
+            "PCA(10, solver='svd').fit",
+            f"{n}x{d}",
+            lambda: PCA(10).fit(X),
+            lambda: SkPCA(10, svd_solver="full").fit(X),
+            "PCA(10, svd_solver='full')",
+        ),
+        Case(
+            "PCA(10, solver='eig').fit",
+            f"{n}x{d}",
+            lambda: PCA(10, solver="eig").fit(X),
+            lambda: SkPCA(10, svd_solver="covariance_eigh").fit(X),
+            "PCA(10, svd_solver='covariance_eigh')",
+        ),
+        Case(
+            "KernelPCA(10, rbf, eigen_solver='dense').fit",
+            "1000x20",
+            lambda: KernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="dense").fit(Xk),
+            lambda: SkKernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="dense").fit(Xk),
+            "KernelPCA(10, rbf, eigen_solver='dense')",
+        ),
+        Case(
+            "KernelPCA(10, rbf, eigen_solver='arpack').fit",
+            "1000x20",
+            lambda: KernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="arpack").fit(Xk),
+            lambda: SkKernelPCA(10, kernel="rbf", gamma=0.01, eigen_solver="arpack", random_state=0).fit(Xk),
+            "KernelPCA(10, rbf, eigen_solver='arpack')",
+        ),
+        Case(
+            "FactorAnalysis(5).fit (profile iteration, same tolerance)",
+            "2000x30",
+            lambda: FactorAnalysis(5, tol=sk_fa_tol / 2000).fit(Xf),
+            lambda: SkFactorAnalysis(5, tol=sk_fa_tol, svd_method="lapack").fit(Xf),
+            "FactorAnalysis(5, svd_method='lapack') (the same iteration on an SVD of the data)",
+        ),
+        Case(
+            "ICA(algorithm='fixed_point', fun='logcosh', tol=1e-4).fit",
+            "5000x4",
+            lambda: ICA(tol=1e-4, random_state=0).fit(Xi),
+            lambda: FastICA(tol=1e-4, random_state=0, whiten="unit-variance").fit(Xi),
+            "FastICA(tol=1e-4) (same fixed point, logcosh)",
+        ),
     ]
     with warnings.catch_warnings(), threadpool_limits(limits=THREADS):
         warnings.simplefilter("ignore")

@@ -59,32 +59,54 @@ def issue4_cases() -> list[Case]:
     Xc, yc = classification_data(2000, 30, seed=3)
     Xs, ys = regression_data(2000, 20, seed=4)
     return [
-        Case("Lasso(alpha=0.1, solver='cd', tol=1e-6).fit", "5000x50",
-             lambda: Lasso(alpha=0.1, tol=1e-6).fit(Xl, yl),
-             lambda: SkLasso(alpha=0.1, tol=1e-6).fit(Xl, yl), "Lasso(tol=1e-6) (Cython coordinate descent)"),
-        Case("SoftmaxRegression(C=1, tol=1e-6).fit (newton)", "5000x30, 5 classes",
-             lambda: SoftmaxRegression(C=1.0, tol=1e-6).fit(Xm, ym),
-             lambda: SkLogisticRegression(C=1.0, tol=1e-6, max_iter=1000).fit(Xm, ym),
-             "LogisticRegression(solver='lbfgs') (multinomial)"),
-        Case("SoftmaxRegression(C=1, tol=1e-6).fit (newton)", "5000x30, 5 classes",
-             lambda: SoftmaxRegression(C=1.0, tol=1e-6).fit(Xm, ym),
-             lambda: SkLogisticRegression(C=1.0, tol=1e-6, solver="newton-cholesky").fit(Xm, ym),
-             "LogisticRegression(solver='newton-cholesky') (multinomial)"),
-        Case("GeneralizedLinearModel(family='poisson', tol=1e-8).fit (IRLS)", "20000x30",
-             lambda: GeneralizedLinearModel(family="poisson", tol=1e-8).fit(Xp, yp),
-             lambda: PoissonRegressor(alpha=0.0, tol=1e-8, solver="newton-cholesky").fit(Xp, yp),
-             "PoissonRegressor(solver='newton-cholesky')"),
-        Case("LogisticRegression(penalty='l1', C=0.1, solver='gd').fit (FISTA)", "2000x30",
-             lambda: LogisticRegression(penalty="l1", C=0.1, solver="gd", learning_rate=1.0, tol=1e-6,
-                                        max_iter=10_000).fit(Xc, yc),
-             lambda: SkLogisticRegression(C=0.1, l1_ratio=1.0, solver="saga", tol=1e-6, max_iter=10_000).fit(Xc, yc),
-             "LogisticRegression(l1_ratio=1, solver='saga')"),
-        Case("LinearRegression(solver='sgd').fit, 5 epochs (LMS)", "2000x20",
-             lambda: LinearRegression(solver="sgd", learning_rate=0.01, max_iter=5, tol=0.0, n_iter_no_change=10,
-                                      random_state=0).fit(Xs, ys),
-             lambda: SGDRegressor(penalty=None, learning_rate="constant", eta0=0.01, max_iter=5, tol=None,
-                                  random_state=0).fit(Xs, ys),
-             "SGDRegressor(max_iter=5, tol=None) (Cython loop)"),
+        Case(
+            "Lasso(alpha=0.1, solver='cd', tol=1e-6).fit",
+            "5000x50",
+            lambda: Lasso(alpha=0.1, tol=1e-6).fit(Xl, yl),
+            lambda: SkLasso(alpha=0.1, tol=1e-6).fit(Xl, yl),
+            "Lasso(tol=1e-6) (Cython coordinate descent)",
+        ),
+        Case(
+            "SoftmaxRegression(C=1, tol=1e-6).fit (newton)",
+            "5000x30, 5 classes",
+            lambda: SoftmaxRegression(C=1.0, tol=1e-6).fit(Xm, ym),
+            lambda: SkLogisticRegression(C=1.0, tol=1e-6, max_iter=1000).fit(Xm, ym),
+            "LogisticRegression(solver='lbfgs') (multinomial)",
+        ),
+        Case(
+            "SoftmaxRegression(C=1, tol=1e-6).fit (newton)",
+            "5000x30, 5 classes",
+            lambda: SoftmaxRegression(C=1.0, tol=1e-6).fit(Xm, ym),
+            lambda: SkLogisticRegression(C=1.0, tol=1e-6, solver="newton-cholesky").fit(Xm, ym),
+            "LogisticRegression(solver='newton-cholesky') (multinomial)",
+        ),
+        Case(
+            "GeneralizedLinearModel(family='poisson', tol=1e-8).fit (IRLS)",
+            "20000x30",
+            lambda: GeneralizedLinearModel(family="poisson", tol=1e-8).fit(Xp, yp),
+            lambda: PoissonRegressor(alpha=0.0, tol=1e-8, solver="newton-cholesky").fit(Xp, yp),
+            "PoissonRegressor(solver='newton-cholesky')",
+        ),
+        Case(
+            "LogisticRegression(penalty='l1', C=0.1, solver='gd').fit (FISTA)",
+            "2000x30",
+            lambda: LogisticRegression(
+                penalty="l1", C=0.1, solver="gd", learning_rate=1.0, tol=1e-6, max_iter=10_000
+            ).fit(Xc, yc),
+            lambda: SkLogisticRegression(C=0.1, l1_ratio=1.0, solver="saga", tol=1e-6, max_iter=10_000).fit(Xc, yc),
+            "LogisticRegression(l1_ratio=1, solver='saga')",
+        ),
+        Case(
+            "LinearRegression(solver='sgd').fit, 5 epochs (LMS)",
+            "2000x20",
+            lambda: LinearRegression(
+                solver="sgd", learning_rate=0.01, max_iter=5, tol=0.0, n_iter_no_change=10, random_state=0
+            ).fit(Xs, ys),
+            lambda: SGDRegressor(
+                penalty=None, learning_rate="constant", eta0=0.01, max_iter=5, tol=None, random_state=0
+            ).fit(Xs, ys),
+            "SGDRegressor(max_iter=5, tol=None) (Cython loop)",
+        ),
     ]
 
 

@@ -35,16 +35,37 @@ def main() -> list[dict]:
     for ct in ("full", "diag"):
         cov = np.array([np.eye(d)] * k) if ct == "full" else np.ones((k, d))
         prec = cov  # identity: its own inverse
-        ours = lambda ct=ct, cov=cov: GaussianMixture(k, covariance_type=ct, tol=0.0, max_iter=iters,  # noqa: E731
-                                                      weights_init=w, means_init=means, covariances_init=cov).fit(X)
-        ref = lambda ct=ct, prec=prec: SkGaussianMixture(k, covariance_type=ct, tol=0.0, max_iter=iters,  # noqa: E731
-                                                        weights_init=w, means_init=means, precisions_init=prec).fit(X)
+        ours = lambda ct=ct, cov=cov: GaussianMixture(
+            k,
+            covariance_type=ct,
+            tol=0.0,
+            max_iter=iters,  # noqa: E731
+            weights_init=w,
+            means_init=means,
+            covariances_init=cov,
+        ).fit(X)
+        ref = lambda ct=ct, prec=prec: SkGaussianMixture(
+            k,
+            covariance_type=ct,
+            tol=0.0,
+            max_iter=iters,  # noqa: E731
+            weights_init=w,
+            means_init=means,
+            precisions_init=prec,
+        ).fit(X)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             a, b = ours(), ref()
         assert np.allclose(a.means_, b.means_, rtol=1e-6, atol=1e-8), "the two fits should run the same iterations"
-        cases.append(Case(f"GaussianMixture('{ct}').fit, {a.n_iter_} EM iterations", f"{n}x{d}, K={k}", ours, ref,
-                          f"GaussianMixture('{ct}', same init, tol=0, max_iter={iters})"))
+        cases.append(
+            Case(
+                f"GaussianMixture('{ct}').fit, {a.n_iter_} EM iterations",
+                f"{n}x{d}, K={k}",
+                ours,
+                ref,
+                f"GaussianMixture('{ct}', same init, tol=0, max_iter={iters})",
+            )
+        )
     with warnings.catch_warnings(), threadpool_limits(limits=THREADS):
         warnings.simplefilter("ignore")
         return run_cases("mixture", cases, repeats=5)

@@ -89,7 +89,9 @@ def _main() -> list[dict]:
         ours, ref = _pair(hidden, solver, sk, lr, **fixed)
         t_ours, t_ref = paired_median_times(lambda: _fit(ours, Xtr, ytr), lambda: _fit(ref, Xtr, ytr), REPEATS)
         assert ours.n_iter_ == ref.n_iter_ == EPOCHS
-        converged = [[_fit(m, Xtr, ytr) for m in _pair(hidden, solver, sk, lr, seed=seed, max_iter=200)] for seed in SEEDS]
+        converged = [
+            [_fit(m, Xtr, ytr) for m in _pair(hidden, solver, sk, lr, seed=seed, max_iter=200)] for seed in SEEDS
+        ]
         acc = np.array([[m.score(Xte, yte) for m in pair] for pair in converged])
         epochs = np.array([[m.n_iter_ for m in pair] for pair in converged])
         rows.append(

@@ -18,11 +18,20 @@ def main() -> list[dict]:
     y = rng.integers(0, k, size=n)
     X = rng.normal(size=(n, d)) + y[:, None] * rng.normal(size=d)
     cases = [
-        Case("GaussianNaiveBayes().fit", f"{n}x{d}, {k} classes",
-             lambda: GaussianNaiveBayes().fit(X, y), lambda: GaussianNB().fit(X, y), "GaussianNB()"),
-        Case("GaussianNaiveBayes() fit+predict_proba", f"{n}x{d}, {k} classes",
-             lambda: GaussianNaiveBayes().fit(X, y).predict_proba(X),
-             lambda: GaussianNB().fit(X, y).predict_proba(X), "GaussianNB()"),
+        Case(
+            "GaussianNaiveBayes().fit",
+            f"{n}x{d}, {k} classes",
+            lambda: GaussianNaiveBayes().fit(X, y),
+            lambda: GaussianNB().fit(X, y),
+            "GaussianNB()",
+        ),
+        Case(
+            "GaussianNaiveBayes() fit+predict_proba",
+            f"{n}x{d}, {k} classes",
+            lambda: GaussianNaiveBayes().fit(X, y).predict_proba(X),
+            lambda: GaussianNB().fit(X, y).predict_proba(X),
+            "GaussianNB()",
+        ),
     ]
     counts = rng.poisson(rng.gamma(1.0, 1.0, size=(k, 200))[y]).astype(float)  # 20000 x 200 word counts
     codes = np.minimum(counts[:, :50], 4)  # 50 categorical features with 5 values
@@ -31,9 +40,15 @@ def main() -> list[dict]:
         ("multinomial", MultinomialNB(), counts, f"{n}x200"),
         ("categorical", CategoricalNB(), codes, f"{n}x50, 5 values"),
     ]:
-        cases.append(Case(f"NaiveBayes(event_model={event_model!r}) fit+predict_proba", f"{shape}, {k} classes",
-                          lambda e=event_model, X=Xe: NaiveBayes(event_model=e).fit(X, y).predict_proba(X),
-                          lambda r=ref, X=Xe: r.fit(X, y).predict_proba(X), type(ref).__name__ + "()"))
+        cases.append(
+            Case(
+                f"NaiveBayes(event_model={event_model!r}) fit+predict_proba",
+                f"{shape}, {k} classes",
+                lambda e=event_model, X=Xe: NaiveBayes(event_model=e).fit(X, y).predict_proba(X),
+                lambda r=ref, X=Xe: r.fit(X, y).predict_proba(X),
+                type(ref).__name__ + "()",
+            )
+        )
     return run_cases("naive_bayes", cases)
 
 

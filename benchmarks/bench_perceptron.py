@@ -29,26 +29,52 @@ def main() -> list[dict]:
     X, y = data(5000, 20)
     Xm, ym = data(3000, 20, k=5, seed=1)
     cases = [
-        Case("Perceptron(max_iter=5, shuffle=False).fit", "5000x20",
-             lambda: Perceptron(max_iter=5, shuffle=False).fit(X, y),
-             lambda: SkPerceptron(max_iter=5, tol=None, shuffle=False).fit(X, y), "Perceptron(tol=None)"),
-        Case("AveragedPerceptron(max_iter=5).fit", "5000x20",
-             lambda: AveragedPerceptron(max_iter=5, random_state=0).fit(X, y),
-             lambda: SGDClassifier(loss="perceptron", penalty=None, learning_rate="constant", eta0=1.0,
-                                   average=True, max_iter=5, tol=None, random_state=0).fit(X, y),
-             "SGDClassifier(loss='perceptron', average=True)"),
-        Case("Perceptron(max_iter=5).fit (multiclass, Alg. 39)", "3000x20, 5 classes",
-             lambda: Perceptron(max_iter=5, random_state=0).fit(Xm, ym),
-             lambda: SkPerceptron(max_iter=5, tol=None, random_state=0).fit(Xm, ym), "Perceptron (one-vs-all)"),
-        Case("LinearClassifier(hinge, l2, sgd, batch 1).fit, 5 epochs", "5000x20",
-             lambda: LinearClassifier(alpha=1e-4, max_iter=5, tol=0.0, n_iter_no_change=10, random_state=0).fit(X, y),
-             lambda: SGDClassifier(alpha=1e-4, max_iter=5, tol=None, random_state=0).fit(X, y),
-             "SGDClassifier(hinge, l2, max_iter=5)"),
-        Case("LinearClassifier(hinge, l2, sgd, batch 50).fit, 5 epochs", "5000x20",
-             lambda: LinearClassifier(alpha=1e-4, batch_size=50, max_iter=5, tol=0.0, n_iter_no_change=10,
-                                      random_state=0).fit(X, y),
-             lambda: SGDClassifier(alpha=1e-4, max_iter=5, tol=None, random_state=0).fit(X, y),
-             "SGDClassifier(hinge, l2, max_iter=5)"),
+        Case(
+            "Perceptron(max_iter=5, shuffle=False).fit",
+            "5000x20",
+            lambda: Perceptron(max_iter=5, shuffle=False).fit(X, y),
+            lambda: SkPerceptron(max_iter=5, tol=None, shuffle=False).fit(X, y),
+            "Perceptron(tol=None)",
+        ),
+        Case(
+            "AveragedPerceptron(max_iter=5).fit",
+            "5000x20",
+            lambda: AveragedPerceptron(max_iter=5, random_state=0).fit(X, y),
+            lambda: SGDClassifier(
+                loss="perceptron",
+                penalty=None,
+                learning_rate="constant",
+                eta0=1.0,
+                average=True,
+                max_iter=5,
+                tol=None,
+                random_state=0,
+            ).fit(X, y),
+            "SGDClassifier(loss='perceptron', average=True)",
+        ),
+        Case(
+            "Perceptron(max_iter=5).fit (multiclass, Alg. 39)",
+            "3000x20, 5 classes",
+            lambda: Perceptron(max_iter=5, random_state=0).fit(Xm, ym),
+            lambda: SkPerceptron(max_iter=5, tol=None, random_state=0).fit(Xm, ym),
+            "Perceptron (one-vs-all)",
+        ),
+        Case(
+            "LinearClassifier(hinge, l2, sgd, batch 1).fit, 5 epochs",
+            "5000x20",
+            lambda: LinearClassifier(alpha=1e-4, max_iter=5, tol=0.0, n_iter_no_change=10, random_state=0).fit(X, y),
+            lambda: SGDClassifier(alpha=1e-4, max_iter=5, tol=None, random_state=0).fit(X, y),
+            "SGDClassifier(hinge, l2, max_iter=5)",
+        ),
+        Case(
+            "LinearClassifier(hinge, l2, sgd, batch 50).fit, 5 epochs",
+            "5000x20",
+            lambda: LinearClassifier(
+                alpha=1e-4, batch_size=50, max_iter=5, tol=0.0, n_iter_no_change=10, random_state=0
+            ).fit(X, y),
+            lambda: SGDClassifier(alpha=1e-4, max_iter=5, tol=None, random_state=0).fit(X, y),
+            "SGDClassifier(hinge, l2, max_iter=5)",
+        ),
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

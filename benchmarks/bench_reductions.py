@@ -23,12 +23,20 @@ def main() -> list[dict]:
         return SkLogisticRegression(C=1.0, tol=1e-8, solver="newton-cholesky")
 
     cases = [
-        Case("one_vs_all(logistic_regression) fit+predict", f"{n}x{d}, {k} classes",
-             lambda: create("one_vs_all", estimator_params=params).fit(X, y).predict(X),
-             lambda: OneVsRestClassifier(sk()).fit(X, y).predict(X), "OneVsRestClassifier(LogisticRegression)"),
-        Case("all_vs_all(logistic_regression) fit+predict", f"{n}x{d}, {k} classes",
-             lambda: create("all_vs_all", estimator_params=params).fit(X, y).predict(X),
-             lambda: OneVsOneClassifier(sk()).fit(X, y).predict(X), "OneVsOneClassifier(LogisticRegression)"),
+        Case(
+            "one_vs_all(logistic_regression) fit+predict",
+            f"{n}x{d}, {k} classes",
+            lambda: create("one_vs_all", estimator_params=params).fit(X, y).predict(X),
+            lambda: OneVsRestClassifier(sk()).fit(X, y).predict(X),
+            "OneVsRestClassifier(LogisticRegression)",
+        ),
+        Case(
+            "all_vs_all(logistic_regression) fit+predict",
+            f"{n}x{d}, {k} classes",
+            lambda: create("all_vs_all", estimator_params=params).fit(X, y).predict(X),
+            lambda: OneVsOneClassifier(sk()).fit(X, y).predict(X),
+            "OneVsOneClassifier(LogisticRegression)",
+        ),
     ]
     return run_cases("reductions", cases)
 

@@ -63,20 +63,21 @@ def main() -> list[dict]:
                 gs, t_gs = _timed(lambda m=mdp: value_iteration(m, tol=TOL, update="gauss-seidel"), repeats)
                 cases.append(("value iteration (Gauss-Seidel)", gs, t_gs))
             for name, sol, t in cases:
-                rows.append({
-                    "grid": f"{side}x{side}",
-                    "n_states": mdp.n_states,
-                    "nnz_P": int(mdp.transitions_flat.nnz),
-                    "method": name,
-                    "n_iter": int(sol.n_iter),
-                    "seconds": round(t, 5),
-                    "ms_per_iter": round(1000 * t / sol.n_iter, 4),
-                    "max_abs_diff_vs_pi": float(np.max(np.abs(sol.values - pi.values))),
-                    "policy_agreement_with_pi": float(np.mean(sol.policy == pi.policy)),
-                })
+                rows.append(
+                    {
+                        "grid": f"{side}x{side}",
+                        "n_states": mdp.n_states,
+                        "nnz_P": int(mdp.transitions_flat.nnz),
+                        "method": name,
+                        "n_iter": int(sol.n_iter),
+                        "seconds": round(t, 5),
+                        "ms_per_iter": round(1000 * t / sol.n_iter, 4),
+                        "max_abs_diff_vs_pi": float(np.max(np.abs(sol.values - pi.values))),
+                        "policy_agreement_with_pi": float(np.mean(sol.policy == pi.policy)),
+                    }
+                )
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    payload = {"suite": "rl", "gamma": GAMMA, "tol": TOL, "threads": THREADS, "machine": machine(),
-               "results": rows}
+    payload = {"suite": "rl", "gamma": GAMMA, "tol": TOL, "threads": THREADS, "machine": machine(), "results": rows}
     tmp = RESULTS_DIR / "rl.json.tmp"
     tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     tmp.replace(RESULTS_DIR / "rl.json")

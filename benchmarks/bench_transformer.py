@@ -61,14 +61,32 @@ def _ln_backward(dy, cache, gamma):
 
 
 def _params(model: CausalTransformer) -> dict:
-    p = {"E": model.tok.weight.data, "P": model.pos.data, "lnf_g": model.ln_f.gamma.data,
-         "lnf_b": model.ln_f.beta.data, "Wh": model.head.weight.data, "bh": model.head.bias.data, "blocks": []}
+    p = {
+        "E": model.tok.weight.data,
+        "P": model.pos.data,
+        "lnf_g": model.ln_f.gamma.data,
+        "lnf_b": model.ln_f.beta.data,
+        "Wh": model.head.weight.data,
+        "bh": model.head.bias.data,
+        "blocks": [],
+    }
     for b in model.blocks:
-        p["blocks"].append({
-            "g1": b.ln1.gamma.data, "b1": b.ln1.beta.data, "Wqkv": b.attn.qkv.weight.data, "bqkv": b.attn.qkv.bias.data,
-            "Wo": b.attn.out.weight.data, "bo": b.attn.out.bias.data, "g2": b.ln2.gamma.data, "b2": b.ln2.beta.data,
-            "W1": b.ff1.weight.data, "c1": b.ff1.bias.data, "W2": b.ff2.weight.data, "c2": b.ff2.bias.data,
-        })
+        p["blocks"].append(
+            {
+                "g1": b.ln1.gamma.data,
+                "b1": b.ln1.beta.data,
+                "Wqkv": b.attn.qkv.weight.data,
+                "bqkv": b.attn.qkv.bias.data,
+                "Wo": b.attn.out.weight.data,
+                "bo": b.attn.out.bias.data,
+                "g2": b.ln2.gamma.data,
+                "b2": b.ln2.beta.data,
+                "W1": b.ff1.weight.data,
+                "c1": b.ff1.bias.data,
+                "W2": b.ff2.weight.data,
+                "c2": b.ff2.bias.data,
+            }
+        )
     return p
 
 
@@ -150,12 +168,27 @@ def _check_same(model, p, ids, targets, n_heads) -> float:
     loss_a = autodiff_step(model, ids, targets)
     loss_r, g = reference_step(p, ids, targets, n_heads)
     worst = abs(loss_a - loss_r)
-    pairs = [(model.tok.weight, g["E"]), (model.head.weight, g["Wh"]), (model.head.bias, g["bh"]),
-             (model.ln_f.gamma, g["lnf_g"]), (model.ln_f.beta, g["lnf_b"])]
-    names = {"g1": ("ln1", "gamma"), "b1": ("ln1", "beta"), "Wqkv": ("attn.qkv", "weight"),
-             "bqkv": ("attn.qkv", "bias"), "Wo": ("attn.out", "weight"), "bo": ("attn.out", "bias"),
-             "g2": ("ln2", "gamma"), "b2": ("ln2", "beta"), "W1": ("ff1", "weight"), "c1": ("ff1", "bias"),
-             "W2": ("ff2", "weight"), "c2": ("ff2", "bias")}
+    pairs = [
+        (model.tok.weight, g["E"]),
+        (model.head.weight, g["Wh"]),
+        (model.head.bias, g["bh"]),
+        (model.ln_f.gamma, g["lnf_g"]),
+        (model.ln_f.beta, g["lnf_b"]),
+    ]
+    names = {
+        "g1": ("ln1", "gamma"),
+        "b1": ("ln1", "beta"),
+        "Wqkv": ("attn.qkv", "weight"),
+        "bqkv": ("attn.qkv", "bias"),
+        "Wo": ("attn.out", "weight"),
+        "bo": ("attn.out", "bias"),
+        "g2": ("ln2", "gamma"),
+        "b2": ("ln2", "beta"),
+        "W1": ("ff1", "weight"),
+        "c1": ("ff1", "bias"),
+        "W2": ("ff2", "weight"),
+        "c2": ("ff2", "bias"),
+    }
     for block, gb in zip(model.blocks, g["blocks"]):
         for key, (path, attr) in names.items():
             obj = block
@@ -185,22 +218,38 @@ def _main(threads: int) -> list[dict]:
         targets = rng.integers(0, V, size=(B, T))
         p = _params(model)
         diff = _check_same(model, p, ids, targets, H)
-        t_auto, t_ref = paired_median_times(lambda: autodiff_step(model, ids, targets),
-                                            lambda: reference_step(p, ids, targets, H), repeats)
-        rows.append({"case": name, "shape": f"B={B} T={T} d={d} h={H} layers={L} V={V}",
-                     "n_parameters": int(sum(t.size for t in model.parameters())),
-                     "autodiff_ms": round(1e3 * t_auto, 3), "numpy_ms": round(1e3 * t_ref, 3),
-                     "ratio": round(t_auto / t_ref, 3), "max_grad_difference": diff})
+        t_auto, t_ref = paired_median_times(
+            lambda: autodiff_step(model, ids, targets), lambda: reference_step(p, ids, targets, H), repeats
+        )
+        rows.append(
+            {
+                "case": name,
+                "shape": f"B={B} T={T} d={d} h={H} layers={L} V={V}",
+                "n_parameters": int(sum(t.size for t in model.parameters())),
+                "autodiff_ms": round(1e3 * t_auto, 3),
+                "numpy_ms": round(1e3 * t_ref, 3),
+                "ratio": round(t_auto / t_ref, 3),
+                "max_grad_difference": diff,
+            }
+        )
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    payload = {"suite": "transformer", "what": "forward + backward of one training step (no optimizer update)",
-               "repeats": repeats, "blas_threads": threads, "machine": machine(), "results": rows}
+    payload = {
+        "suite": "transformer",
+        "what": "forward + backward of one training step (no optimizer update)",
+        "repeats": repeats,
+        "blas_threads": threads,
+        "machine": machine(),
+        "results": rows,
+    }
     tmp = RESULTS_DIR / "transformer.json.tmp"
     tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     tmp.replace(RESULTS_DIR / "transformer.json")
     lines = ["| case | shape | parameters | autodiff (ms) | numpy (ms) | ratio |", "|---|---|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['case']} | {r['shape']} | {r['n_parameters']} | {r['autodiff_ms']:.2f} | "
-                     f"{r['numpy_ms']:.2f} | **{r['ratio']:.2f}** |")
+        lines.append(
+            f"| {r['case']} | {r['shape']} | {r['n_parameters']} | {r['autodiff_ms']:.2f} | "
+            f"{r['numpy_ms']:.2f} | **{r['ratio']:.2f}** |"
+        )
     print("\n".join(lines))
     return rows
 

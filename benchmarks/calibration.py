@@ -97,8 +97,9 @@ def centroid_correct(x: np.ndarray, y: np.ndarray, feats, train: np.ndarray, tes
     return np.where(dp <= dn, 1, -1) == y[:, test]
 
 
-def bagged_nn_correct(dist: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, seed: int,
-                      n_bags: int = 7) -> np.ndarray:
+def bagged_nn_correct(
+    dist: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, seed: int, n_bags: int = 7
+) -> np.ndarray:
     """(reps, n_test) correctness of bagged 1-NN (majority of ``n_bags`` bootstrap 1-NNs) drawn with ``seed``."""
     rng = np.random.default_rng(seed)
     votes = np.zeros((dist.shape[0], test.size))
@@ -117,12 +118,16 @@ def make_learners(kind: str, x: np.ndarray, y: np.ndarray, feats_a, feats_b, see
     * ``"seeds"``: bagged 1-NN on the same features, differing only in the bootstrap seed.
     """
     if kind == "centroid":
-        return (lambda tr, te: centroid_correct(x, y, feats_a, tr, te),
-                lambda tr, te: centroid_correct(x, y, feats_b, tr, te))
+        return (
+            lambda tr, te: centroid_correct(x, y, feats_a, tr, te),
+            lambda tr, te: centroid_correct(x, y, feats_b, tr, te),
+        )
     if kind == "seeds":
         d = sqdist(x, list(feats_a))
-        return (lambda tr, te: bagged_nn_correct(d, y, tr, te, repeat_seed(seed, 1)),
-                lambda tr, te: bagged_nn_correct(d, y, tr, te, repeat_seed(seed, 2)))
+        return (
+            lambda tr, te: bagged_nn_correct(d, y, tr, te, repeat_seed(seed, 1)),
+            lambda tr, te: bagged_nn_correct(d, y, tr, te, repeat_seed(seed, 2)),
+        )
     da, db = sqdist(x, list(feats_a)), sqdist(x, list(feats_b))
     return (lambda tr, te: nn_correct(da, y, tr, te), lambda tr, te: nn_correct(db, y, tr, te))
 
@@ -147,8 +152,9 @@ def split_correlation(diffs: np.ndarray) -> float:
 
 
 # ----------------------------------------------------------------------------- one scenario
-def learner_tests(reps: int, n: int, mu: np.ndarray, seed: int, feats_a=(0, 1), feats_b=(2, 3),
-                  chunk: int = 100, kind: str = "1nn") -> dict[str, np.ndarray]:
+def learner_tests(
+    reps: int, n: int, mu: np.ndarray, seed: int, feats_a=(0, 1), feats_b=(2, 3), chunk: int = 100, kind: str = "1nn"
+) -> dict[str, np.ndarray]:
     """Rejections (bool per replication) of every learner-comparison test; ``"rho"`` holds the 10x10 CV
     split differences' correlation (one value, see :func:`split_correlation`)."""
     dummy = np.zeros(n, dtype=int)  # the split schemes only need n (plain, unstratified k-fold)
@@ -183,26 +189,38 @@ def learner_tests(reps: int, n: int, mu: np.ndarray, seed: int, feats_a=(0, 1), 
             s = repeat_seed(seed, done + r)
             a10, b10 = a100[r, :10], b100[r, :10]
             rec("10-fold CV: paired t (CIML eq. 5.15)", stats.paired_ttest(a10, b10).pvalue)
-            rec("10-fold CV: corrected resampled t", stats.corrected_resampled_ttest(a10, b10, ntr10[:10], nte10[:10]).pvalue)
+            rec(
+                "10-fold CV: corrected resampled t",
+                stats.corrected_resampled_ttest(a10, b10, ntr10[:10], nte10[:10]).pvalue,
+            )
             rec("10-fold CV: Wilcoxon signed-rank over folds", stats.wilcoxon(a10, b10).pvalue)
             rec("10-fold CV: sign test over folds", stats.sign_test(a10, b10).pvalue)
             rec("10x10 CV: paired t", stats.paired_ttest(a100[r], b100[r]).pvalue)
-            rec("10x10 CV: corrected repeated k-fold t (Bouckaert & Frank)",
-                stats.corrected_resampled_ttest(a100[r], b100[r], ntr10, nte10).pvalue)
+            rec(
+                "10x10 CV: corrected repeated k-fold t (Bouckaert & Frank)",
+                stats.corrected_resampled_ttest(a100[r], b100[r], ntr10, nte10).pvalue,
+            )
             bay = stats.bayesian_correlated_ttest(a100[r], b100[r], n_train=ntr10, n_test=nte10, rope=0.01)
             out.setdefault("10x10 CV: Bayesian correlated t, P(A or B better) > 0.95", []).append(
-                bool(max(bay.p_left, bay.p_right) > 0.95))
+                bool(max(bay.p_left, bay.p_right) > 0.95)
+            )
             rec("30 hold-outs: resampled paired t (Dietterich)", stats.paired_ttest(ah[r], bh[r]).pvalue)
-            rec("30 hold-outs: corrected resampled t (Nadeau & Bengio)",
-                stats.corrected_resampled_ttest(ah[r], bh[r], ntr_h, nte_h).pvalue)
+            rec(
+                "30 hold-outs: corrected resampled t (Nadeau & Bengio)",
+                stats.corrected_resampled_ttest(ah[r], bh[r], ntr_h, nte_h).pvalue,
+            )
             rec("5x2 CV: 5x2cv t (Dietterich)", stats.cv52_ttest(a52[r], b52[r]).pvalue)
             rec("5x2 CV: 5x2cv F (Alpaydin)", stats.cv52_ftest(a52[r], b52[r]).pvalue)
             for method in ("exact", "midp", "chi2_cc"):
                 rec(f"hold-out: McNemar ({method})", stats.mcnemar(ca[r], cb[r], method=method).pvalue)
             rec("hold-out: paired t on 0/1 losses", stats.paired_ttest(ca[r], cb[r]).pvalue)
-            rec("hold-out: permutation test (999)", stats.permutation_test(ca[r], cb[r], n_resamples=999, seed=s).pvalue)
-            rec("hold-out: paired bootstrap test (999)",
-                stats.paired_bootstrap_test(ca[r], cb[r], n_resamples=999, seed=s).pvalue)
+            rec(
+                "hold-out: permutation test (999)", stats.permutation_test(ca[r], cb[r], n_resamples=999, seed=s).pvalue
+            )
+            rec(
+                "hold-out: paired bootstrap test (999)",
+                stats.paired_bootstrap_test(ca[r], cb[r], n_resamples=999, seed=s).pvalue,
+            )
         done += m
     res = {k: np.array(v) for k, v in out.items()}
     res["rho"] = np.array([split_correlation(np.concatenate(diffs))])
@@ -244,7 +262,8 @@ def across_dataset_tests(reps: int, seed: int, shift: float) -> dict[str, np.nda
         for method in ("nemenyi", "holm", "shaffer", "bergmann_hommel"):
             ph = stats.friedman_posthoc(s, method=method)
             out.setdefault(f"14 datasets, 4 models: any pair by {method} (family-wise)", []).append(
-                any(c["significant"] for c in ph.comparisons))
+                any(c["significant"] for c in ph.comparisons)
+            )
         small = stats.friedman(s[:3, -3:], exact=True)  # N = 3 datasets, k = 3 models (the last one shifted)
         out.setdefault("3 datasets, 3 models: Friedman, exact p", []).append(small.pvalue <= ALPHA)
         out.setdefault("3 datasets, 3 models: Iman-Davenport F_F (liberal)", []).append(small.f_pvalue <= ALPHA)
@@ -253,7 +272,8 @@ def across_dataset_tests(reps: int, seed: int, shift: float) -> dict[str, np.nda
         out.setdefault("14 datasets, 2 models: sign test", []).append(stats.sign_test(a, b).pvalue <= ALPHA)
         br = stats.bayesian_signed_rank(a, b, rope=0.01, n_samples=2000, seed=repeat_seed(seed, r))
         out.setdefault("14 datasets, 2 models: Bayesian signed-rank, P(A or B better) > 0.95", []).append(
-            max(br.p_left, br.p_right) > 0.95)
+            max(br.p_left, br.p_right) > 0.95
+        )
     return {key: np.array(v) for key, v in out.items()}
 
 
@@ -266,9 +286,12 @@ def run(reps: int, seed: int, n: int = 150, d: float = 0.9, d_alt: float = 0.7, 
     null_shared = learner_tests(reps, n, mu_null, repeat_seed(seed, 6), feats_a=(0, 1, 2), feats_b=(0, 1, 3))
     null_stable = learner_tests(reps, n, mu_null, repeat_seed(seed, 7), kind="centroid")
     null_seeds = learner_tests(reps, n, mu_null, repeat_seed(seed, 8), feats_a=(0, 1), feats_b=(0, 1), kind="seeds")
-    rho = {"1-NN, disjoint features": float(null["rho"][0]), "1-NN, shared features": float(null_shared["rho"][0]),
-           "nearest centroid (stable)": float(null_stable["rho"][0]),
-           "bagged 1-NN, two seeds": float(null_seeds["rho"][0])}
+    rho = {
+        "1-NN, disjoint features": float(null["rho"][0]),
+        "1-NN, shared features": float(null_shared["rho"][0]),
+        "nearest centroid (stable)": float(null_stable["rho"][0]),
+        "bagged 1-NN, two seeds": float(null_seeds["rho"][0]),
+    }
     alt = learner_tests(reps, n, mu_alt, repeat_seed(seed, 2))
     across_null = across_dataset_tests(reps, repeat_seed(seed, 3), 0.0)
     across_alt = across_dataset_tests(reps, repeat_seed(seed, 4), shift)
@@ -276,9 +299,14 @@ def run(reps: int, seed: int, n: int = 150, d: float = 0.9, d_alt: float = 0.7, 
     rows = []
     for name in [k for k in null if k != "rho"] + list(across_null):
         t1 = (null.get(name) if name in null else across_null[name]).mean()
-        extra = {key: (float(d[name].mean()) if name in d else None) for key, d in
-                 (("type_I_error_shared_features", null_shared), ("type_I_error_stable", null_stable),
-                  ("type_I_error_seeds", null_seeds))}
+        extra = {
+            key: (float(d[name].mean()) if name in d else None)
+            for key, d in (
+                ("type_I_error_shared_features", null_shared),
+                ("type_I_error_stable", null_stable),
+                ("type_I_error_seeds", null_seeds),
+            )
+        }
         pw = (alt.get(name) if name in alt else across_alt[name]).mean()
         rows.append({"test": name, "type_I_error": float(t1), **extra, "power": float(pw)})
     return {
@@ -286,18 +314,25 @@ def run(reps: int, seed: int, n: int = 150, d: float = 0.9, d_alt: float = 0.7, 
         "replications": reps,
         "seed": seed,
         "setup": {
-            "n_examples": n, "mu_null": mu_null.tolist(), "mu_alternative": mu_alt.tolist(),
+            "n_examples": n,
+            "mu_null": mu_null.tolist(),
+            "mu_alternative": mu_alt.tolist(),
             "learners": "1-NN on features (0, 1) vs 1-NN on features (2, 3); shared-features null: "
-                        "1-NN on (0, 1, 2) vs 1-NN on (0, 1, 3); stable null: nearest centroid on (0, 1) vs "
-                        "(2, 3); seeds null: bagged 1-NN (7 bootstrap 1-NNs) on (0, 1) with two seeds",
+            "1-NN on (0, 1, 2) vs 1-NN on (0, 1, 3); stable null: nearest centroid on (0, 1) vs "
+            "(2, 3); seeds null: bagged 1-NN (7 bootstrap 1-NNs) on (0, 1) with two seeds",
             "true_accuracy_gap_alternative": gap,
             "across_datasets": {"k": 4, "N": 14, "dataset_effect_sd": 0.1, "noise_sd": 0.02, "shift": shift},
         },
         "split_correlation_10x10": rho,
         "monte_carlo_se_at_0.05": float(np.sqrt(ALPHA * (1 - ALPHA) / reps)),
         "seconds": round(time.perf_counter() - start, 1),
-        "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(), "python": platform.python_version(),
-                    "numpy": np.__version__, "scipy": scipy.__version__},
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "scipy": scipy.__version__,
+        },
         "results": rows,
     }
 
@@ -312,7 +347,8 @@ def markdown(res: dict) -> str:
         "",
         "Correlation of the 10x10 CV split differences under each null (the corrected t-test assumes "
         "rho = n_test/n_train / (1 + n_test/n_train) = 0.10): "
-        + ", ".join(f"{k} {v:.3f}" for k, v in res["split_correlation_10x10"].items()) + ".",
+        + ", ".join(f"{k} {v:.3f}" for k, v in res["split_correlation_10x10"].items())
+        + ".",
         "",
         "| design: test | type-I error: 1-NN, disjoint features | 1-NN, shared features | nearest centroid "
         "(stable) | bagged 1-NN, two seeds | power (known difference) |",
@@ -325,9 +361,11 @@ def markdown(res: dict) -> str:
         return f"{100 * v:.1f}%" + (" ⚠" if v > res["alpha"] + 3 * se else "")
 
     for r in res["results"]:
-        lines.append(f"| {r['test']} | {cell(r['type_I_error'])} | {cell(r['type_I_error_shared_features'])} "
-                     f"| {cell(r.get('type_I_error_stable'))} | {cell(r.get('type_I_error_seeds'))} "
-                     f"| {100 * r['power']:.1f}% |")
+        lines.append(
+            f"| {r['test']} | {cell(r['type_I_error'])} | {cell(r['type_I_error_shared_features'])} "
+            f"| {cell(r.get('type_I_error_stable'))} | {cell(r.get('type_I_error_seeds'))} "
+            f"| {100 * r['power']:.1f}% |"
+        )
     return "\n".join(lines)
 
 
@@ -336,7 +374,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--quick", action="store_true", help="200 replications instead of 1000")
     parser.add_argument("--reps", type=int, default=None, help="number of replications (overrides --quick)")
     parser.add_argument("--seed", type=int, default=20240601)
-    parser.add_argument("--no-write", action="store_true", help="do not write benchmarks/results/local/calibration.json")
+    parser.add_argument(
+        "--no-write", action="store_true", help="do not write benchmarks/results/local/calibration.json"
+    )
     args = parser.parse_args(argv)
     reps = args.reps or (200 if args.quick else 1000)
     res = run(reps, args.seed)

@@ -73,7 +73,9 @@ def main(argv=None) -> int:
     for title, lines in (("ok", passes), ("new", new), ("SLOWER", failures)):
         for line in lines:
             print(f"[{title}] {line}")
-    print(f"\n{len(passes)} within {args.tolerance:.0%} of the committed ratios, {len(failures)} slower, {len(new)} new")
+    print(
+        f"\n{len(passes)} within {args.tolerance:.0%} of the committed ratios, {len(failures)} slower, {len(new)} new"
+    )
     return 1 if failures else 0
 
 

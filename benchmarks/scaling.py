@@ -82,8 +82,9 @@ def models() -> dict[str, tuple[Callable, Callable]]:
             lambda X, yr, yb, lab: SkKMeans(8, init=init(X), n_init=1, max_iter=10, tol=0.0, algorithm="lloyd").fit(X),
         ),
         "GMM (diag, K=4, 10 EM iterations)": (
-            lambda X, yr, yb, lab: GaussianMixture(4, covariance_type="diag", max_iter=10, tol=0.0,
-                                                   random_state=0).fit(X),
+            lambda X, yr, yb, lab: GaussianMixture(4, covariance_type="diag", max_iter=10, tol=0.0, random_state=0).fit(
+                X
+            ),
             lambda X, yr, yb, lab: SkGMM(4, covariance_type="diag", max_iter=10, tol=0.0, random_state=0).fit(X),
         ),
         "decision tree (gini, depth 10)": (
@@ -95,10 +96,12 @@ def models() -> dict[str, tuple[Callable, Callable]]:
             lambda X, yr, yb, lab: KNeighborsClassifier(5, algorithm="brute").fit(X, lab).predict(queries(X)),
         ),
         "MLP (1x64, adam, 3 epochs)": (
-            lambda X, yr, yb, lab: MLP(hidden_layer_sizes=(64,), max_iter=3, tol=0.0, batch_size=200,
-                                       random_state=0).fit(X, lab),
-            lambda X, yr, yb, lab: MLPClassifier((64,), max_iter=3, tol=0.0, batch_size=200,
-                                                 random_state=0).fit(X, lab),
+            lambda X, yr, yb, lab: MLP(
+                hidden_layer_sizes=(64,), max_iter=3, tol=0.0, batch_size=200, random_state=0
+            ).fit(X, lab),
+            lambda X, yr, yb, lab: MLPClassifier((64,), max_iter=3, tol=0.0, batch_size=200, random_state=0).fit(
+                X, lab
+            ),
         ),
     }
 
@@ -144,10 +147,14 @@ def run(ns, ds, n_for_d, d_for_n, repeats) -> dict:
                 ours(*args)  # warm-up (compiles numba kernels, fills caches)
                 t_ours, t_ref = _time(ours, args, reps), _time(ref, args, reps)
                 m_ours, m_ref = _peak_mib(ours, args), _peak_mib(ref, args)
-                rows.append({"n": n, "d": d, "ours_s": t_ours, "sklearn_s": t_ref, "ours_mib": m_ours,
-                             "sklearn_mib": m_ref})
-                print(f"{name:38s} n={n:>7d} d={d:>5d}  ours {t_ours:8.4f}s {m_ours:8.1f} MiB   "
-                      f"sklearn {t_ref:8.4f}s {m_ref:8.1f} MiB", flush=True)
+                rows.append(
+                    {"n": n, "d": d, "ours_s": t_ours, "sklearn_s": t_ref, "ours_mib": m_ours, "sklearn_mib": m_ref}
+                )
+                print(
+                    f"{name:38s} n={n:>7d} d={d:>5d}  ours {t_ours:8.4f}s {m_ours:8.1f} MiB   "
+                    f"sklearn {t_ref:8.4f}s {m_ref:8.1f} MiB",
+                    flush=True,
+                )
             sizes = [r[axis] for r in rows]
             entry[axis] = {
                 "rows": rows,
@@ -232,7 +239,9 @@ def main(argv=None) -> dict:
         text = DOC.read_text(encoding="utf-8")
         head, rest = text.split(START, 1)
         _, tail = rest.split(END, 1)
-        DOC.write_text(f"{head}{START}\n\n{table}\n![fit time vs n and d](img/scaling.png)\n\n{END}{tail}", encoding="utf-8")
+        DOC.write_text(
+            f"{head}{START}\n\n{table}\n![fit time vs n and d](img/scaling.png)\n\n{END}{tail}", encoding="utf-8"
+        )
         print(f"updated {DOC.relative_to(ROOT)} and {IMG.relative_to(ROOT)}")
     return result
 

@@ -42,18 +42,24 @@ def tables(results: Path = RESULTS) -> str:
         out.append(note + "\n")
         per_epoch = "ours_s_per_epoch" in rows[0]
         if per_epoch:
-            out.append("| case | shape | reference | ours (s/epoch) | sklearn (s/epoch) | ratio | accuracy ours / sklearn (converged) |")
+            out.append(
+                "| case | shape | reference | ours (s/epoch) | sklearn (s/epoch) | ratio | accuracy ours / sklearn (converged) |"
+            )
             out.append("|---|---|---|---:|---:|---:|---|")
             for r in rows:
                 acc = f"{_fmt(r.get('ours_acc_converged'), 3)} / {_fmt(r.get('sklearn_acc_converged'), 3)}"
-                out.append(f"| {r['case']} | {r['shape']} | {r['reference']} | {_fmt(r['ours_s_per_epoch'])} | "
-                           f"{_fmt(r['sklearn_s_per_epoch'])} | **{r['ratio']:.2f}** | {acc} |")
+                out.append(
+                    f"| {r['case']} | {r['shape']} | {r['reference']} | {_fmt(r['ours_s_per_epoch'])} | "
+                    f"{_fmt(r['sklearn_s_per_epoch'])} | **{r['ratio']:.2f}** | {acc} |"
+                )
         else:
             out.append("| case | shape | reference | ours (s) | sklearn (s) | ratio ours/sklearn |")
             out.append("|---|---|---|---:|---:|---:|")
             for r in rows:
-                out.append(f"| {r['case']} | {r['shape']} | {r['reference']} | {_fmt(r['ours_s'])} | "
-                           f"{_fmt(r['sklearn_s'])} | **{r['ratio']:.2f}** |")
+                out.append(
+                    f"| {r['case']} | {r['shape']} | {r['reference']} | {_fmt(r['ours_s'])} | "
+                    f"{_fmt(r['sklearn_s'])} | **{r['ratio']:.2f}** |"
+                )
         if "dual_objective" in data:
             out.append("")
             out.append(f"Dual objective: `{json.dumps(data['dual_objective'], sort_keys=True)}`")
@@ -73,8 +79,11 @@ def publish() -> list[str]:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--publish", action="store_true",
-                        help="copy the local results into benchmarks/results/ and rewrite docs/performance.md")
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="copy the local results into benchmarks/results/ and rewrite docs/performance.md",
+    )
     args = parser.parse_args(argv)
     if not args.publish:
         print(tables(RESULTS_DIR))

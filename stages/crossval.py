@@ -18,8 +18,11 @@ def main(params: dict) -> None:
         metric = result.primary_metric
         for key, s in summary[name].items():
             warn = f" ({s['not_converged']} fits hit max_iter)" if s["not_converged"] else ""
-            log("crossval", f"{name}/{key}: {metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f} "
-                            f"over {len(result.splits)} replicates{warn}")
+            log(
+                "crossval",
+                f"{name}/{key}: {metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f} "
+                f"over {len(result.splits)} replicates{warn}",
+            )
     write_json(paths.METRICS / "crossval.json", summary)
     write_json(paths.PLOTS / "crossval_scores.json", rows)
 

@@ -9,8 +9,11 @@ from replearn.pipeline.stage import log, run
 def main(params: dict) -> None:
     for name, spec in params["dataset"].items():
         meta = prepare(name, spec, seed=params["seed"], split=params["split"], cv=params["cv"], models=params["models"])
-        log("prepare", f"{name}: {meta['task']}, {meta['n_train']} train / {meta['n_test']} sealed test, "
-                       f"{len(meta['feature_names'])} features")
+        log(
+            "prepare",
+            f"{name}: {meta['task']}, {meta['n_train']} train / {meta['n_test']} sealed test, "
+            f"{len(meta['feature_names'])} features",
+        )
 
 
 if __name__ == "__main__":

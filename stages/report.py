@@ -12,28 +12,52 @@ from replearn.pipeline.stage import log, run
 
 def main(params: dict) -> None:
     # typed, versioned records (a stale or foreign file is refused here), handed on as plain data
-    crossval = {d: records.to_dict(records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json"))
-                for d in params["dataset"]}
+    crossval = {
+        d: records.to_dict(records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json")) for d in params["dataset"]
+    }
     significance = records.to_dict(records.read_significance(paths.RESULTS / "significance.json"))
     train_metrics = read_json(paths.METRICS / "train.json")
-    train_results = {d: records.to_dict(records.read_train(paths.RESULTS / "train" / f"{d}.json"))
-                     for d in params["dataset"]}
-    experiment = {"name": params["experiment_name"], "params_hash": tracking.params_hash(params),
-                  "datasets": list(params["dataset"]), "models": list(params["models"])}
-    art = build_report(crossval=crossval, significance=significance, train_metrics=train_metrics,
-                       settings=params["report"], experiment=experiment, out_dir=paths.REPORTS,
-                       train_results=train_results, reproduction=read_json(paths.RESULTS / "reproduction.json"))
+    train_results = {
+        d: records.to_dict(records.read_train(paths.RESULTS / "train" / f"{d}.json")) for d in params["dataset"]
+    }
+    experiment = {
+        "name": params["experiment_name"],
+        "params_hash": tracking.params_hash(params),
+        "datasets": list(params["dataset"]),
+        "models": list(params["models"]),
+    }
+    art = build_report(
+        crossval=crossval,
+        significance=significance,
+        train_metrics=train_metrics,
+        settings=params["report"],
+        experiment=experiment,
+        out_dir=paths.REPORTS,
+        train_results=train_results,
+        reproduction=read_json(paths.RESULTS / "reproduction.json"),
+    )
     log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
     if not params["tracking"]["enabled"]:
         log("report", "MLflow tracking is off (tracking.enabled: false)")
         return
     lock = final_lock_text(project_root(), "report")
-    res = tracking.log_pipeline_run(params=params, crossval=crossval, significance=significance,
-                                    train_metrics=train_metrics, train_results=train_results, project_root=project_root(),
-                                    artifacts=[p for p in (art.html, art.markdown, paths.REPORTS / "plots") if p],
-                                    extra_files={"dvc.lock": lock} if lock else None)
-    log("report", {"logged": f"MLflow run {res['run_id']} in {res['tracking_uri']}",
-                   "exists": f"MLflow run {res['run_id']} already holds these results; nothing logged"}[res["status"]])
+    res = tracking.log_pipeline_run(
+        params=params,
+        crossval=crossval,
+        significance=significance,
+        train_metrics=train_metrics,
+        train_results=train_results,
+        project_root=project_root(),
+        artifacts=[p for p in (art.html, art.markdown, paths.REPORTS / "plots") if p],
+        extra_files={"dvc.lock": lock} if lock else None,
+    )
+    log(
+        "report",
+        {
+            "logged": f"MLflow run {res['run_id']} in {res['tracking_uri']}",
+            "exists": f"MLflow run {res['run_id']} already holds these results; nothing logged",
+        }[res["status"]],
+    )
 
 
 if __name__ == "__main__":

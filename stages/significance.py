@@ -17,19 +17,25 @@ def main(params: dict) -> None:
     result = compare_records(crossval, train, params["stats"])
     records.write(paths.RESULTS / "significance.json", result)
     write_json(paths.METRICS / "significance.json", summary_metrics(records.to_dict(result)))
-    write_json(paths.METRICS / "summary.json",
-               summaries.summary(crossval, read_json(paths.METRICS / "train.json")))
+    write_json(paths.METRICS / "summary.json", summaries.summary(crossval, read_json(paths.METRICS / "train.json")))
     summaries.write_plot_files(paths.PLOTS / "datasets", summaries.plot_files(crossval))
     for d, r in result.datasets.items():
-        sig = [f"{row['winner']} > {row['model_b'] if row['winner'] == row['model_a'] else row['model_a']}"
-               for row in r["cv"] if row["significant"]]
+        sig = [
+            f"{row['winner']} > {row['model_b'] if row['winner'] == row['model_a'] else row['model_a']}"
+            for row in r["cv"]
+            if row["significant"]
+        ]
         shown = ", ".join(sig[:4]) + (f" and {len(sig) - 4} more" if len(sig) > 4 else "")
         log("significance", f"{d}: {shown or 'no significant difference'} (CV, {params['stats']['correction']})")
     across = result.across_datasets
     n = across.get("n_datasets")
-    log("significance", f"across N = {n} datasets: Friedman p = {across['friedman']['pvalue']:.4g} "
-                        f"({across['friedman']['pvalue_method']})" if across["ran"]
-        else f"across datasets: no test ({across['reason']})")
+    log(
+        "significance",
+        f"across N = {n} datasets: Friedman p = {across['friedman']['pvalue']:.4g} "
+        f"({across['friedman']['pvalue_method']})"
+        if across["ran"]
+        else f"across datasets: no test ({across['reason']})",
+    )
 
 
 if __name__ == "__main__":

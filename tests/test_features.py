@@ -48,7 +48,9 @@ def test_pipeline_is_fitted_on_training_data_only_and_round_trips(tmp_path, X):
 
 
 def test_errors():
-    with pytest.raises(ConfigError, match="unknown feature map 'whiten'; available feature maps: .*polynomial, .*standardize"):
+    with pytest.raises(
+        ConfigError, match="unknown feature map 'whiten'; available feature maps: .*polynomial, .*standardize"
+    ):
         features.create("whiten")
     with pytest.raises(NotFittedError):
         features.create("standardize").transform(np.ones((2, 2)))

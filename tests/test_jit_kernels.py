@@ -256,14 +256,18 @@ def test_binary_perceptrons_match_the_reference_loop(mode, model_cls, shuffle):
         np.testing.assert_array_equal(model.vote_counts_, votes[2])
 
 
-@pytest.mark.parametrize("average,vote,fit_intercept", [(False, False, True), (True, False, False), (False, True, True)])
+@pytest.mark.parametrize(
+    "average,vote,fit_intercept", [(False, False, True), (True, False, False), (False, True, True)]
+)
 def test_multiclass_perceptron_matches_the_reference_loop(mode, average, vote, fit_intercept):
     X, y = blobs(n=240, d=4, k=4, seed=2, scale=1.5)
     if vote:
         model = VotedPerceptron(max_iter=5, random_state=1, fit_intercept=fit_intercept).fit(X, y)
     else:
         model = MulticlassPerceptron(max_iter=5, random_state=1, average=average, fit_intercept=fit_intercept).fit(X, y)
-    W, b, U, beta, c, mistakes, votes = ref_train_multiclass(X, y, 4, 5, True, check_random_state(1), fit_intercept, vote)
+    W, b, U, beta, c, mistakes, votes = ref_train_multiclass(
+        X, y, 4, 5, True, check_random_state(1), fit_intercept, vote
+    )
     if average:
         W, b = W - U / c, b - beta / c
     np.testing.assert_allclose(model.coef_, W, rtol=RTOL, atol=1e-12)
@@ -309,8 +313,19 @@ def test_pegasos_matches_the_reference_loop(mode):
 )
 def test_linear_classifier_sgd_matches_the_python_gradient_loop(mode, loss, penalty, solver, batch_size):
     X, y = blobs(n=250, d=4, seed=5)
-    kw = dict(loss=loss, penalty=penalty, solver=solver, batch_size=batch_size, alpha=1e-2, p=1.5,
-              learning_rate=0.05, max_iter=6, tol=0.0, n_iter_no_change=10, random_state=8)
+    kw = dict(
+        loss=loss,
+        penalty=penalty,
+        solver=solver,
+        batch_size=batch_size,
+        alpha=1e-2,
+        p=1.5,
+        learning_rate=0.05,
+        max_iter=6,
+        tol=0.0,
+        n_iter_no_change=10,
+        random_state=8,
+    )
     model = LinearClassifier(**kw).fit(X, y)
     # the reference: stochastic_gradient_descent with the model's numpy gradient, batch by batch
     ref = LinearClassifier(**kw)
@@ -322,9 +337,18 @@ def test_linear_classifier_sgd_matches_the_python_gradient_loop(mode, loss, pena
     res = stochastic_gradient_descent(
         lambda th, idx: ref.gradient(th, Xa[idx], s[idx], with_l1=not truncate),
         lambda th: ref.objective(th, Xa, s),
-        np.zeros(5), len(y), learning_rate=0.05, batch_size=batch_size, schedule="inverse_sqrt", decay=1.0,
-        max_epochs=6, tol=0.0, n_iter_no_change=10, random_state=check_random_state(8),
-        prox=(lambda th, eta: soft_threshold(th, eta * lam)) if truncate else None, warn=False,
+        np.zeros(5),
+        len(y),
+        learning_rate=0.05,
+        batch_size=batch_size,
+        schedule="inverse_sqrt",
+        decay=1.0,
+        max_epochs=6,
+        tol=0.0,
+        n_iter_no_change=10,
+        random_state=check_random_state(8),
+        prox=(lambda th, eta: soft_threshold(th, eta * lam)) if truncate else None,
+        warn=False,
     )
     np.testing.assert_allclose(np.append(model.coef_[0], model.intercept_), res.params, rtol=RTOL, atol=1e-13)
     np.testing.assert_allclose(model.loss_history_[0], res.loss_history, rtol=1e-11)
@@ -335,15 +359,33 @@ def test_lms_matches_the_python_gradient_loop(mode, solver, batch_size):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(300, 4))
     y = X @ rng.normal(size=4) + 0.1 * rng.normal(size=300) + 2.0
-    kw = dict(solver=solver, batch_size=batch_size, learning_rate=0.01, max_iter=5, tol=0.0, n_iter_no_change=10,
-              schedule="inverse", decay=0.01, random_state=4)
+    kw = dict(
+        solver=solver,
+        batch_size=batch_size,
+        learning_rate=0.01,
+        max_iter=5,
+        tol=0.0,
+        n_iter_no_change=10,
+        schedule="inverse",
+        decay=0.01,
+        random_state=4,
+    )
     model = LinearRegression(**kw).fit(X, y)
     Xc, yc = X - X.mean(0), y - y.mean()
     res = stochastic_gradient_descent(
         lambda w, idx: Xc[idx].T @ (Xc[idx] @ w - yc[idx]) / len(idx),
         lambda w: 0.5 * float((Xc @ w - yc) @ (Xc @ w - yc)) / len(yc),
-        np.zeros(4), len(y), learning_rate=0.01, batch_size=batch_size, schedule="inverse", decay=0.01,
-        max_epochs=5, tol=0.0, n_iter_no_change=10, random_state=4, warn=False,
+        np.zeros(4),
+        len(y),
+        learning_rate=0.01,
+        batch_size=batch_size,
+        schedule="inverse",
+        decay=0.01,
+        max_epochs=5,
+        tol=0.0,
+        n_iter_no_change=10,
+        random_state=4,
+        warn=False,
     )
     np.testing.assert_allclose(model.coef_, res.params, rtol=RTOL)
 

@@ -10,8 +10,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "src" / "replearn"
-ALGORITHM_DIRS = ["models", "features", "evaluation", "stats", "optim", "rl", "control", "structured", "theory",
-                  "adaptation", "autodiff", "deep", "variational", "graphical", "embeddings"]
+ALGORITHM_DIRS = [
+    "models",
+    "features",
+    "evaluation",
+    "stats",
+    "optim",
+    "rl",
+    "control",
+    "structured",
+    "theory",
+    "adaptation",
+    "autodiff",
+    "deep",
+    "variational",
+    "graphical",
+    "embeddings",
+]
 
 
 def _imports(path: Path) -> set[str]:
@@ -54,8 +69,9 @@ def _imports_tracking_model(path: Path) -> bool:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import) and any(a.name.endswith("tracking_model") for a in node.names):
             return True
-        if isinstance(node, ast.ImportFrom) and ((node.module or "").endswith("tracking_model")
-                                                  or any(a.name == "tracking_model" for a in node.names)):
+        if isinstance(node, ast.ImportFrom) and (
+            (node.module or "").endswith("tracking_model") or any(a.name == "tracking_model" for a in node.names)
+        ):
             return True
     return False
 

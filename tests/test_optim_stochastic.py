@@ -38,8 +38,19 @@ def test_schedules():
 
 def test_sgd_with_decaying_step_reaches_the_minimizer(least_squares):
     X, y, w_star, grad, objective = least_squares
-    res = stochastic_gradient_descent(grad, objective, np.zeros(4), len(y), learning_rate=0.05, batch_size=1,
-                                      schedule="inverse", decay=0.01, max_epochs=300, tol=1e-9, random_state=0)
+    res = stochastic_gradient_descent(
+        grad,
+        objective,
+        np.zeros(4),
+        len(y),
+        learning_rate=0.05,
+        batch_size=1,
+        schedule="inverse",
+        decay=0.01,
+        max_epochs=300,
+        tol=1e-9,
+        random_state=0,
+    )
     np.testing.assert_allclose(res.params, w_star, atol=5e-3)
     assert res.loss_history[-1] == pytest.approx(objective(w_star), rel=1e-4)
     assert len(res.loss_history) == res.n_iter + 1
@@ -48,8 +59,9 @@ def test_sgd_with_decaying_step_reaches_the_minimizer(least_squares):
 
 def test_loss_history_per_epoch_decreases_on_average(least_squares):
     X, y, w_star, grad, objective = least_squares
-    res = stochastic_gradient_descent(grad, objective, np.zeros(4), len(y), learning_rate=0.01, batch_size=10,
-                                      max_epochs=30, tol=None, random_state=1)
+    res = stochastic_gradient_descent(
+        grad, objective, np.zeros(4), len(y), learning_rate=0.01, batch_size=10, max_epochs=30, tol=None, random_state=1
+    )
     h = res.loss_history
     assert res.n_iter == 30 and len(h) == 31
     assert h[-1] < 0.05 * h[0]
@@ -61,10 +73,25 @@ def test_loss_history_per_epoch_decreases_on_average(least_squares):
 
 def test_full_batch_without_shuffle_is_gradient_descent(least_squares):
     X, y, w_star, grad, objective = least_squares
-    sgd = stochastic_gradient_descent(grad, objective, np.zeros(4), len(y), learning_rate=0.3, batch_size=len(y),
-                                      shuffle=False, max_epochs=50, tol=None)
-    gd = gradient_descent(lambda w: (objective(w), grad(w, np.arange(len(y)))), np.zeros(4), learning_rate=0.3,
-                          max_iter=50, tol=0.0, warn=False)
+    sgd = stochastic_gradient_descent(
+        grad,
+        objective,
+        np.zeros(4),
+        len(y),
+        learning_rate=0.3,
+        batch_size=len(y),
+        shuffle=False,
+        max_epochs=50,
+        tol=None,
+    )
+    gd = gradient_descent(
+        lambda w: (objective(w), grad(w, np.arange(len(y)))),
+        np.zeros(4),
+        learning_rate=0.3,
+        max_iter=50,
+        tol=0.0,
+        warn=False,
+    )
     np.testing.assert_allclose(sgd.params, gd.params, rtol=1e-12)
     np.testing.assert_allclose(sgd.loss_history, gd.loss_history, rtol=1e-12)
 
@@ -92,8 +119,9 @@ def test_reshuffling_is_seeded_and_happens_every_epoch(least_squares):
 def test_huge_step_raises_divergence_error(least_squares):
     X, y, w_star, grad, objective = least_squares
     with pytest.raises(DivergenceError, match=r"became nan or inf in epoch \d+; the learning rate 1e\+06 is too large"):
-        stochastic_gradient_descent(grad, objective, np.zeros(4), len(y), learning_rate=1e6, max_epochs=50,
-                                    random_state=0)
+        stochastic_gradient_descent(
+            grad, objective, np.zeros(4), len(y), learning_rate=1e6, max_epochs=50, random_state=0
+        )
 
 
 def test_outward_oscillation_without_overflow_raises(least_squares):
@@ -101,15 +129,25 @@ def test_outward_oscillation_without_overflow_raises(least_squares):
     # full-batch steps just above 2/L: the objective grows every epoch but stays finite for 5 epochs
     L = np.linalg.eigvalsh(X.T @ X / len(y)).max()
     with pytest.raises(DivergenceError, match="is diverging: the objective went from"):
-        stochastic_gradient_descent(grad, objective, np.zeros(4), len(y), learning_rate=2.2 / L, batch_size=len(y),
-                                    shuffle=False, max_epochs=100, tol=1e-6)
+        stochastic_gradient_descent(
+            grad,
+            objective,
+            np.zeros(4),
+            len(y),
+            learning_rate=2.2 / L,
+            batch_size=len(y),
+            shuffle=False,
+            max_epochs=100,
+            tol=1e-6,
+        )
 
 
 def test_max_epochs_warns(least_squares):
     X, y, w_star, grad, objective = least_squares
     with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=2 epochs"):
-        res = stochastic_gradient_descent(grad, objective, np.zeros(4), len(y), learning_rate=0.001, max_epochs=2,
-                                          random_state=0)
+        res = stochastic_gradient_descent(
+            grad, objective, np.zeros(4), len(y), learning_rate=0.001, max_epochs=2, random_state=0
+        )
     assert not res.converged and res.n_iter == 2
 
 

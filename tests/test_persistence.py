@@ -20,7 +20,7 @@ class _Ensemble(ClassifierMixin, BaseEstimator):
         self.n = n
 
     def fit(self, X, y):
-        self.members_ = [create("gaussian_naive_bayes").fit(X[i::self.n], y[i::self.n]) for i in range(self.n)]
+        self.members_ = [create("gaussian_naive_bayes").fit(X[i :: self.n], y[i :: self.n]) for i in range(self.n)]
         self.best_ = create("knn", n_neighbors=1).fit(X, y)
         self.weights_ = [0.25, 0.75]
         self.classes_ = np.unique(y)
@@ -40,7 +40,9 @@ def test_nested_estimators_round_trip(tmp_path, monkeypatch):
     model = _Ensemble().fit(X, y)
     save_model(model, tmp_path / "m", registry_name="toy_ensemble")
     meta = json.loads((tmp_path / "m.json").read_text())
-    assert [m["class"] for m in meta["nested"]["members_"]] == ["replearn.models.naive_bayes.gaussian:GaussianNaiveBayes"] * 2
+    assert [m["class"] for m in meta["nested"]["members_"]] == [
+        "replearn.models.naive_bayes.gaussian:GaussianNaiveBayes"
+    ] * 2
     with np.load(tmp_path / "m.npz") as data:
         assert "members_.1.theta_" in data.files
         assert any(f.startswith("best_.") for f in data.files)

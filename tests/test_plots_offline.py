@@ -68,7 +68,10 @@ def test_plots_show_and_diff_give_a_local_page_with_a_figure_per_dataset(tmp_pat
     assert files == ["iris.json", "wine.json"]
     rows = json.loads((proj / "plots" / "datasets" / "iris.json").read_text())
     assert {r["dataset"] for r in rows} == {"iris"} and {r["model"] for r in rows} == {
-        "gaussian_naive_bayes", "knn", "logistic_regression"}
+        "gaussian_naive_bayes",
+        "knn",
+        "logistic_regression",
+    }
 
     for cmd in (SHOW, ["plots", "diff", "--html-template", TEMPLATE, "HEAD"]):
         out = smoke.run(smoke.dvc(*cmd), proj)
@@ -80,7 +83,9 @@ def test_plots_show_and_diff_give_a_local_page_with_a_figure_per_dataset(tmp_pat
         divs = re.findall(r'<div id\s*=\s*"([^"]+)"', html)
         assert sorted(divs) == ["plots_datasets_iris_json", "plots_datasets_wine_json"], divs
         for d in ("iris", "wine"):  # each figure holds its own dataset's scores only
-            spec = re.search(rf'<div id\s*=\s*"plots_datasets_{d}_json">.*?var spec = (\{{.*?\}});\s*\n', html, re.DOTALL)
+            spec = re.search(
+                rf'<div id\s*=\s*"plots_datasets_{d}_json">.*?var spec = (\{{.*?\}});\s*\n', html, re.DOTALL
+            )
             values = json.loads(spec.group(1))["data"]["values"]
             assert values and {v["dataset"] for v in values} == {d}
         ignored = subprocess.run(["git", "check-ignore", "-q", "dvc_plots/index.html"], cwd=proj, check=False)

@@ -40,7 +40,9 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     shutil.copytree(tree, work)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
     env["CI"] = "1"
-    run = lambda *args: subprocess.run([sys.executable, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600)  # noqa: E731
+    run = lambda *args: subprocess.run(
+        [sys.executable, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600
+    )  # noqa: E731
     overrides = [f"+experiment={preset.split('-')[0]}", *DESIGNS.get(preset, [])]
     res = run("-m", "replearn", "compose", *overrides)
     assert res.returncode == 0, res.stderr
@@ -67,8 +69,10 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     assert {r.info.status for r in runs} == {"FINISHED"}, "a run was left RUNNING or FAILED"
     records = json.loads((work / "metrics" / "reproduction.json").read_text())
     if params.get("reproduce"):  # a worked example of a text: every quantity published beside the measured value
-        assert records and all(set(r) == {"preset", "source", "quantity", "published", "measured", "tolerance",
-                                          "reproduced"} for r in records)
+        assert records and all(
+            set(r) == {"preset", "source", "quantity", "published", "measured", "tolerance", "reproduced"}
+            for r in records
+        )
         not_reproduced = [r["quantity"] for r in records if not r["reproduced"]]
         assert not not_reproduced, f"{preset}: not reproduced: {not_reproduced}"
         assert f"Reproduction: {params['reproduce']}" in report

@@ -60,7 +60,15 @@ def test_stage_imports_do_not_load_heavy_modules(script):
 
 
 def test_importing_the_algorithms_loads_none_of_them():
-    modules = ["replearn", "replearn.models", "replearn.evaluation", "replearn.stats", "replearn.optim",
-               "replearn.models.perceptron.perceptron", "replearn.models.svm.linear_svm",
-               "replearn.models.linear.linear_classifier", "replearn.models.decomposition.ica"]
+    modules = [
+        "replearn",
+        "replearn.models",
+        "replearn.evaluation",
+        "replearn.stats",
+        "replearn.optim",
+        "replearn.models.perceptron.perceptron",
+        "replearn.models.svm.linear_svm",
+        "replearn.models.linear.linear_classifier",
+        "replearn.models.decomposition.ica",
+    ]
     assert loaded_after_importing(modules) == []

@@ -185,7 +185,8 @@ def check_params(constraints: dict, params: dict) -> None:
     """Raise ``TypeError`` (wrong type) or ``ValueError`` (out of range) for the first violation."""
     for name, value, _ in violations(constraints, params):
         specs = [c for c in _as_tuple(constraints[name]) if c is not None]
-        wrong_type = value is not None and bool(specs) and all(
-            isinstance(c, Interval) and c.is_type_error(value) for c in specs)
+        wrong_type = (
+            value is not None and bool(specs) and all(isinstance(c, Interval) and c.is_type_error(value) for c in specs)
+        )
         msg = message(name, constraints[name], value)
         raise TypeError(msg) if wrong_type else ValueError(msg)

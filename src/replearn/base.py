@@ -147,9 +147,7 @@ class BaseEstimator:
             if key in nested:
                 continue
             if key not in valid:
-                raise ValueError(
-                    f"invalid parameter {key!r} for {type(self).__name__}; valid parameters are {valid}"
-                )
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; valid parameters are {valid}")
             setattr(self, key, value)
         for key, value in nested.items():  # after ``estimator`` itself may have changed
             prefix, _, sub = key.partition("__")
@@ -171,9 +169,7 @@ class BaseEstimator:
 
     def __repr__(self) -> str:
         defaults = self._param_defaults()
-        changed = {
-            k: v for k, v in self.get_params().items() if not _same(v, defaults.get(k, inspect.Parameter.empty))
-        }
+        changed = {k: v for k, v in self.get_params().items() if not _same(v, defaults.get(k, inspect.Parameter.empty))}
         args = ", ".join(f"{k}={v!r}" for k, v in changed.items())
         return f"{type(self).__name__}({args})"
 
@@ -197,7 +193,9 @@ class BaseEstimator:
         elif kind == "regressor":
             tags.regressor_tags = tags_module.RegressorTags()
         if hasattr(type(self), "transform"):
-            tags.transformer_tags = tags_module.TransformerTags(preserves_dtype=[] if kind == "clusterer" else ["float64"])
+            tags.transformer_tags = tags_module.TransformerTags(
+                preserves_dtype=[] if kind == "clusterer" else ["float64"]
+            )
         return tags
 
     # -- helpers for subclasses -------------------------------------------------------------

@@ -37,8 +37,11 @@ def _cmd_check(args) -> int:
     load_and_validate(root / "params.yaml", root=root)
     problems = deps.check(root)
     if problems:
-        print("dvc.yaml: the src/ deps of " + ", ".join(problems) + " differ from their imports; run "
-              "`python -m replearn deps --write`", file=sys.stderr)
+        print(
+            "dvc.yaml: the src/ deps of " + ", ".join(problems) + " differ from their imports; run "
+            "`python -m replearn deps --write`",
+            file=sys.stderr,
+        )
         return 1
     print("dvc.lock readable, params.yaml valid, dvc.yaml deps in sync")
     return 0
@@ -51,7 +54,11 @@ def _cmd_deps(args) -> int:
     root = project_root()
     if args.write:
         changed = deps.write(root)
-        print(f"dvc.yaml: src/ deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: src/ deps already in sync")
+        print(
+            f"dvc.yaml: src/ deps rewritten for {', '.join(changed)}"
+            if changed
+            else "dvc.yaml: src/ deps already in sync"
+        )
         return 0
     problems = deps.check(root)
     for stage, p in problems.items():
@@ -92,8 +99,11 @@ def model_configs(conf_dir: Path) -> dict[str, dict]:
             if not line.startswith("#"):
                 break
             comment.append(line.lstrip("#").strip())
-        out[path.stem] = {"name": entry.get("name"), "params": entry.get("params") or {},
-                          "description": " ".join(comment)}
+        out[path.stem] = {
+            "name": entry.get("name"),
+            "params": entry.get("params") or {},
+            "description": " ".join(comment),
+        }
     return out
 
 
@@ -118,8 +128,10 @@ def _cmd_models(args) -> int:
         if args.names and c["description"]:
             print(f"{'':28s} {c['description']}")
     if not args.names:
-        print(f"\n{len(configs)} options in conf/models/; `python -m replearn models --registry` lists the "
-              f"{len(models.available())} registry models with every hyperparameter and its default")
+        print(
+            f"\n{len(configs)} options in conf/models/; `python -m replearn models --registry` lists the "
+            f"{len(models.available())} registry models with every hyperparameter and its default"
+        )
     return 0
 
 
@@ -131,7 +143,9 @@ def _cmd_datasets(args) -> int:
     for name, entry in sorted(registry.items()):
         if args.names and name not in args.names:
             continue
-        print(f"{name:14s} {entry['task']:15s} {entry['n_samples']:5d} x {entry['n_features']:<3d} {entry['description']}")
+        print(
+            f"{name:14s} {entry['task']:15s} {entry['n_samples']:5d} x {entry['n_features']:<3d} {entry['description']}"
+        )
     return 0
 
 
@@ -165,8 +179,11 @@ def _cmd_ui(args) -> int:
     try:
         probe.bind(("127.0.0.1", args.port))
     except OSError as exc:
-        print(f"error: cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc} (is another UI already "
-              "running there? choose another --port)", file=sys.stderr)
+        print(
+            f"error: cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc} (is another UI already "
+            "running there? choose another --port)",
+            file=sys.stderr,
+        )
         return 2
     finally:
         probe.close()
@@ -183,21 +200,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="replearn", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("compose", help="compose conf/ (with Hydra overrides) into params.yaml")
-    p.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. +experiment=smoke 'models=[knn,ridge]' cv.folds=5")
+    p.add_argument(
+        "overrides", nargs="*", help="Hydra overrides, e.g. +experiment=smoke 'models=[knn,ridge]' cv.folds=5"
+    )
     p.add_argument("--output", help="write here instead of params.yaml")
     p.set_defaults(func=_cmd_compose)
     p = sub.add_parser("validate", help="validate params.yaml")
     p.add_argument("params", nargs="?", default="params.yaml")
     p.set_defaults(func=_cmd_validate)
     sub.add_parser("check", help="check dvc.lock, params.yaml and dvc.yaml's deps before a run").set_defaults(
-        func=_cmd_check)
+        func=_cmd_check
+    )
     p = sub.add_parser("deps", help="check (or --write) the src/ deps of each stage in dvc.yaml against its imports")
     p.add_argument("--write", action="store_true", help="rewrite them instead of checking")
     p.set_defaults(func=_cmd_deps)
-    p = sub.add_parser("models", help="list the model options of conf/models/ (what models=[...] accepts) with "
-                                      "their registry model and hyperparameters; --registry: the registry")
+    p = sub.add_parser(
+        "models",
+        help="list the model options of conf/models/ (what models=[...] accepts) with "
+        "their registry model and hyperparameters; --registry: the registry",
+    )
     p.add_argument("names", nargs="*", help="only these options (with --registry: these registry models)")
-    p.add_argument("--registry", action="store_true", help="list the model registry with every hyperparameter's default")
+    p.add_argument(
+        "--registry", action="store_true", help="list the model registry with every hyperparameter's default"
+    )
     p.set_defaults(func=_cmd_models)
     p = sub.add_parser("datasets", help="list shipped datasets")
     p.add_argument("names", nargs="*", help="only these datasets")

@@ -103,8 +103,10 @@ def _restore(estimator, meta: dict, data, prefix: str = "") -> None:
     cls = type(estimator)
     for key in [*meta["arrays"], *meta["attributes"], *meta.get("nested", {})]:
         if not isinstance(key, str) or not key.endswith("_") or key.startswith("_") or hasattr(cls, key):
-            raise ValueError(f"attribute {key!r} of {cls.__name__} is not a learned attribute (it would shadow "
-                             "a method or a private attribute)")
+            raise ValueError(
+                f"attribute {key!r} of {cls.__name__} is not a learned attribute (it would shadow "
+                "a method or a private attribute)"
+            )
     for key in meta["arrays"]:
         if prefix + key not in data:
             raise ValueError(f"array {prefix + key!r} is missing from the .npz file")
@@ -160,12 +162,18 @@ def _checked_params(cls, params) -> dict:
         default = valid[hp]
         if default is None or value is None or isinstance(value, (list, dict)):
             continue  # sizes such as pool_size may be a number or a list: only scalar against scalar
-        if isinstance(default, bool) != isinstance(value, bool) or (
-                isinstance(default, str) and not isinstance(value, str)) or (
-                isinstance(default, numbers.Real) and not isinstance(default, bool)
-                and not (isinstance(value, numbers.Real) and not isinstance(value, bool))):
-            raise ValueError(f"hyperparameter {hp}={value!r} of {cls.__name__} has the wrong type "
-                             f"(the default is {default!r})")
+        if (
+            isinstance(default, bool) != isinstance(value, bool)
+            or (isinstance(default, str) and not isinstance(value, str))
+            or (
+                isinstance(default, numbers.Real)
+                and not isinstance(default, bool)
+                and not (isinstance(value, numbers.Real) and not isinstance(value, bool))
+            )
+        ):
+            raise ValueError(
+                f"hyperparameter {hp}={value!r} of {cls.__name__} has the wrong type (the default is {default!r})"
+            )
     bad = violations(cls._constraints, params)
     if bad:
         hp, value, expected = bad[0]
@@ -222,15 +230,20 @@ def load_model(stem: str | Path):
     try:
         meta = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        what = ("a Python object stream (protocol byte 0x80), which replearn never loads" if raw[:1] == b"\x80"
-                else "truncated or not JSON")
+        what = (
+            "a Python object stream (protocol byte 0x80), which replearn never loads"
+            if raw[:1] == b"\x80"
+            else "truncated or not JSON"
+        )
         raise ModelFileError(f"{json_path}: not a replearn model file ({what}: {exc})") from None
     if not isinstance(meta, dict):
         raise ModelFileError(f"{json_path}: expected a JSON object, got {type(meta).__name__}")
     version = meta.get("format_version")
     if version != FORMAT_VERSION:
-        raise ModelFileError(f"{json_path}: model file format_version {version!r}, this replearn reads "
-                             f"{FORMAT_VERSION}; retrain the model (dvc repro train) to write it in the current format")
+        raise ModelFileError(
+            f"{json_path}: model file format_version {version!r}, this replearn reads "
+            f"{FORMAT_VERSION}; retrain the model (dvc repro train) to write it in the current format"
+        )
     for field, kind in (("model", str), ("params", dict), ("attributes", dict), ("arrays", list), ("sha256", dict)):
         if not isinstance(meta.get(field), kind):
             raise ModelFileError(f"{json_path}: field {field!r} is missing or not a {kind.__name__}")
@@ -254,8 +267,10 @@ def load_model(stem: str | Path):
         raise ModelFileError(f"{npz_path}: holds arrays {sorted(arrays)}, the JSON lists {sorted(digests)}")
     for key, value in arrays.items():
         if array_digest(value) != digests[key]:
-            raise ModelFileError(f"{npz_path}: array {key!r} does not match its SHA-256 in {json_path.name}; "
-                                 "the file was modified or damaged")
+            raise ModelFileError(
+                f"{npz_path}: array {key!r} does not match its SHA-256 in {json_path.name}; "
+                "the file was modified or damaged"
+            )
     try:
         _restore(estimator, meta, arrays)
     except (TypeError, ValueError, KeyError, AttributeError) as exc:

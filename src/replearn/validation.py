@@ -68,8 +68,9 @@ def dense(X) -> np.ndarray:
     return X.toarray() if sp.issparse(X) else X
 
 
-def check_array(X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False,
-                accept_sparse: bool = False) -> np.ndarray:
+def check_array(
+    X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False, accept_sparse: bool = False
+) -> np.ndarray:
     """Return ``X`` as a finite float64 array with ``ndim`` dimensions, or raise ``ValueError``.
 
     * scipy sparse input (CSR, CSC, ...) is returned as a float64 ``scipy.sparse.csr_array`` where
@@ -120,8 +121,9 @@ def check_array(X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False,
     return arr
 
 
-def check_X_y(X, y, *, y_numeric: bool = False, accept_sparse: bool = False,
-              estimator=None) -> tuple[np.ndarray, np.ndarray]:
+def check_X_y(
+    X, y, *, y_numeric: bool = False, accept_sparse: bool = False, estimator=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Validate a design matrix and its targets; targets keep their dtype unless ``y_numeric``.
 
     ``estimator`` (the model being fitted) supplies its class's declarations: ``_accept_sparse``
@@ -163,9 +165,7 @@ def check_X_y(X, y, *, y_numeric: bool = False, accept_sparse: bool = False,
 def check_classification_targets(y: np.ndarray, *, min_classes: int = 2) -> np.ndarray:
     """Return the sorted class labels of ``y``; reject continuous targets and single-class data."""
     if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
-        raise ValueError(
-            "y looks continuous (non-integer floats); a classifier needs discrete class labels"
-        )
+        raise ValueError("y looks continuous (non-integer floats); a classifier needs discrete class labels")
     classes = np.unique(y)
     if classes.size < min_classes:
         raise ValueError(f"y has {classes.size} class(es) {classes.tolist()}; at least {min_classes} are needed")
@@ -176,9 +176,7 @@ def check_n_features(estimator, X: np.ndarray) -> None:
     """Raise when ``X`` has a different number of features from the data seen in ``fit``."""
     expected = getattr(estimator, "n_features_in_", None)
     if expected is not None and X.shape[1] != expected:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted with {expected}"
-        )
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} was fitted with {expected}")
 
 
 def check_is_fitted(estimator, attributes: str | list[str] | None = None) -> None:
@@ -189,9 +187,7 @@ def check_is_fitted(estimator, attributes: str | list[str] | None = None) -> Non
         names = [attributes] if isinstance(attributes, str) else list(attributes)
         fitted = [a for a in names if hasattr(estimator, a)]
     if not fitted:
-        raise NotFittedError(
-            f"This {type(estimator).__name__} instance is not fitted yet; call fit(X, y) first"
-        )
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet; call fit(X, y) first")
 
 
 def check_scalar(value, name: str, kind, *, low=None, high=None, low_inclusive=True, high_inclusive=True, choices=None):

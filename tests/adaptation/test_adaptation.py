@@ -44,8 +44,10 @@ def test_easy_adapt_learns_a_feature_that_flips_between_domains():
     yn = (Xn[:, 0] - Xn[:, 1] > 0).astype(int)  # ...and bad for hotels (CIML L2788)
     Xt = rng.normal(size=(400, 2))
     yt = (Xt[:, 0] - Xt[:, 1] > 0).astype(int)
-    acc = {m: EasyAdapt(mode=m, random_state=0).fit(Xo, yo, Xn, yn).score(Xt, yt) for m in
-           ("easyadapt", "old_only", "new_only", "union")}
+    acc = {
+        m: EasyAdapt(mode=m, random_state=0).fit(Xo, yo, Xn, yn).score(Xt, yt)
+        for m in ("easyadapt", "old_only", "new_only", "union")
+    }
     assert acc["old_only"] < 0.75 and acc["union"] < 0.85
     assert acc["easyadapt"] > 0.9
     model = EasyAdapt().fit(Xo, yo, Xn, yn)
@@ -56,14 +58,17 @@ def test_selection_weights_are_one_over_p_minus_one():
     (Xo, _), (Xn, _) = shifted()
     w, _ = importance_weights(Xo, Xn, selector_params={"C": 1.0, "tol": 1e-12})
     ref = SkLogisticRegression(C=1.0, tol=1e-12, solver="newton-cholesky").fit(
-        np.vstack([Xo, Xn]), np.r_[np.ones(len(Xo)), np.zeros(len(Xn))])
+        np.vstack([Xo, Xn]), np.r_[np.ones(len(Xo)), np.zeros(len(Xn))]
+    )
     p = ref.predict_proba(Xo)[:, 1]
     np.testing.assert_allclose(w, 1 / p - 1, rtol=1e-5)
     assert np.all(w > 0)
 
 
-@pytest.mark.parametrize("estimator, params, method", [("logistic_regression", None, "resample"),
-                                                       ("decision_tree", {"max_depth": 3}, "sample_weight")])
+@pytest.mark.parametrize(
+    "estimator, params, method",
+    [("logistic_regression", None, "resample"), ("decision_tree", {"max_depth": 3}, "sample_weight")],
+)
 def test_selection_adaptation_helps_under_covariate_shift(estimator, params, method):
     (Xo, yo), (Xn, yn) = shifted()
     plain = create(estimator, **(params or {})).fit(Xo, yo).score(Xn, yn)
@@ -101,9 +106,12 @@ def test_pu_learning_estimates_alpha_and_corrects_the_threshold():
     assert np.mean(model.predict(X) == t) > 0.97
     # for logistic regression the correction is the intercept shift ln(2/alpha - 1) (seed 002 L2550-2562)
     h = model.predict_labelled_proba(X)
-    np.testing.assert_allclose(model.decision_function(X),
-                               model.estimator_.decision_function(X) + np.log(2 / model.alpha_ - 1), rtol=1e-6,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        model.decision_function(X),
+        model.estimator_.decision_function(X) + np.log(2 / model.alpha_ - 1),
+        rtol=1e-6,
+        atol=1e-6,
+    )
     np.testing.assert_array_equal(model.decision_function(X) > 0, h / model.alpha_ > 0.5)
     np.testing.assert_allclose(model.predict_proba(X)[:, 1], np.minimum(1, h / model.alpha_))
 

@@ -117,8 +117,9 @@ def _quadratic_problem():
     return w, target
 
 
-@pytest.mark.parametrize("make", [lambda p: SGD(p, lr=0.1), lambda p: SGD(p, lr=0.05, momentum=0.9),
-                                  lambda p: Adam(p, lr=0.1)])
+@pytest.mark.parametrize(
+    "make", [lambda p: SGD(p, lr=0.1), lambda p: SGD(p, lr=0.05, momentum=0.9), lambda p: Adam(p, lr=0.1)]
+)
 def test_optimizers_minimize_a_quadratic(make):
     w, target = _quadratic_problem()
     opt = make([w])

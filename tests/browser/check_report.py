@@ -84,7 +84,7 @@ def _instrument(text: str, base: str) -> str:
     head = f'<base href="{html.escape(base, quote=True)}">{PROBE}'
     m = re.search(r"<head[^>]*>", text, re.IGNORECASE)
     if m:
-        return text[:m.end()] + head + text[m.end():]
+        return text[: m.end()] + head + text[m.end() :]
     return head + text
 
 
@@ -95,11 +95,22 @@ def render(page: Path, chromium: str, *, timeout: float = 60.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="replearn-browser-") as tmp:
         copy = Path(tmp) / "page.html"
         copy.write_text(_instrument(text, page.parent.as_uri() + "/"), encoding="utf-8")
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-               "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-               "--allow-file-access-from-files", "--host-resolver-rules=MAP * ~NOTFOUND",
-               f"--user-data-dir={Path(tmp) / 'profile'}", "--virtual-time-budget=10000",
-               "--dump-dom", copy.as_uri()]
+        cmd = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--allow-file-access-from-files",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            f"--user-data-dir={Path(tmp) / 'profile'}",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            copy.as_uri(),
+        ]
         res = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
     m = re.search(ATTR + r'="([^"]*)"', res.stdout)
     if not m:
@@ -117,8 +128,11 @@ def inspect(page: Path, chromium: str | None = None) -> tuple[list[str], dict]:
     found = render(page, chromium)
     problems += [f"JavaScript error: {e}" for e in found["errors"]]
     problems += [f"broken image: {s}" for s in found["broken_images"]]
-    problems += [f"external URL in the DOM: {u}" for u in found["external_urls"]
-                 if f"external URL in the file: {u.split(' ', 1)[1]}" not in problems]
+    problems += [
+        f"external URL in the DOM: {u}"
+        for u in found["external_urls"]
+        if f"external URL in the file: {u.split(' ', 1)[1]}" not in problems
+    ]
     return problems, found
 
 

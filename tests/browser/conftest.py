@@ -2,4 +2,6 @@
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: renders pages in headless Chromium (skipped where it is not installed)")
+    config.addinivalue_line(
+        "markers", "browser: renders pages in headless Chromium (skipped where it is not installed)"
+    )

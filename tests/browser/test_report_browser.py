@@ -29,8 +29,10 @@ if CHROMIUM is None and os.environ.get("REPLEARN_REQUIRE_BROWSER"):  # CI sets i
     raise RuntimeError("REPLEARN_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)")
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install -y chromium; "
-                                                "or set CHROMIUM=/path/to/chrome)"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="chromium is not installed (Debian: apt-get install -y chromium; or set CHROMIUM=/path/to/chrome)",
+    ),
 ]
 
 BAD = """<!DOCTYPE html><html><head><title>bad</title>

@@ -43,13 +43,19 @@ def _bad_value(spec):
 
 
 def test_the_main_models_declare_constraints():
-    for name, hps in {"knn": ("n_neighbors", "weights"), "svm": ("C", "kernel", "gamma", "degree"),
-                      "logistic_regression": ("C", "penalty", "max_iter", "tol"), "ridge": ("alpha",),
-                      "lasso": ("alpha", "max_iter", "tol"), "decision_tree": ("max_depth", "min_samples_split",
-                                                                              "min_samples_leaf"),
-                      "random_forest": ("n_estimators",), "bagging": ("n_estimators",),
-                      "kmeans": ("n_clusters", "n_init"), "gmm": ("n_components", "n_init"),
-                      "mlp": ("hidden_layer_sizes", "learning_rate_init", "max_iter")}.items():
+    for name, hps in {
+        "knn": ("n_neighbors", "weights"),
+        "svm": ("C", "kernel", "gamma", "degree"),
+        "logistic_regression": ("C", "penalty", "max_iter", "tol"),
+        "ridge": ("alpha",),
+        "lasso": ("alpha", "max_iter", "tol"),
+        "decision_tree": ("max_depth", "min_samples_split", "min_samples_leaf"),
+        "random_forest": ("n_estimators",),
+        "bagging": ("n_estimators",),
+        "kmeans": ("n_clusters", "n_init"),
+        "gmm": ("n_components", "n_init"),
+        "mlp": ("hidden_layer_sizes", "learning_rate_init", "max_iter"),
+    }.items():
         assert set(hps) <= set(models.get_class(name)._constraints), name
     assert "degree" in features.get_class("polynomial")._constraints
 
@@ -82,8 +88,11 @@ def test_config_rejects_one_out_of_range_value_per_constrained_hyperparameter(na
 def test_the_message_names_key_value_and_range(base_params):
     params = copy.deepcopy(base_params)
     params["models"]["knn"]["params"]["n_neighbors"] = -1
-    with pytest.raises(ConfigError, match=r"models\.knn\.params\.n_neighbors: -1 is out of range; expected an integer "
-                                          r"in \[1, inf\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"models\.knn\.params\.n_neighbors: -1 is out of range; expected an integer "
+        r"in \[1, inf\)",
+    ):
         config.validate(params, root=ROOT)
     params = copy.deepcopy(base_params)
     params["models"]["logistic_regression"]["params"]["C"] = -1.0
@@ -93,8 +102,12 @@ def test_the_message_names_key_value_and_range(base_params):
 
 def test_nested_estimator_params_are_checked(base_params):
     params = copy.deepcopy(base_params)
-    params["models"] = {"bag": {"name": "bagging", "params": {"estimator": "decision_tree",
-                                                              "estimator_params": {"min_samples_leaf": 0}}}}
+    params["models"] = {
+        "bag": {
+            "name": "bagging",
+            "params": {"estimator": "decision_tree", "estimator_params": {"min_samples_leaf": 0}},
+        }
+    }
     with pytest.raises(ConfigError, match=r"models\.bag\.params\.estimator_params\.min_samples_leaf: 0"):
         config.validate(params, root=ROOT)
 
@@ -119,8 +132,11 @@ def test_polynomial_width_is_estimated_before_any_work(base_params):
         PolynomialFeatures(degree=10).fit(np.ones((2, 1000)))  # 3e23 columns: refused without building them
     params = copy.deepcopy(base_params)
     params["features"]["steps"] = [{"name": "polynomial", "params": {"degree": 6}}]
-    with pytest.raises(ConfigError, match=r"features\.steps\[0\]: polynomial degree 6 on dataset 'breast_cancer' "
-                                          r"gives 1,947,791 columns, above the limit of 100,000"):
+    with pytest.raises(
+        ConfigError,
+        match=r"features\.steps\[0\]: polynomial degree 6 on dataset 'breast_cancer' "
+        r"gives 1,947,791 columns, above the limit of 100,000",
+    ):
         config.validate(params, root=ROOT)
     params["features"]["max_columns"] = 2_000_000
     config.validate(params, root=ROOT)
@@ -129,12 +145,15 @@ def test_polynomial_width_is_estimated_before_any_work(base_params):
         config.validate(params, root=ROOT)
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("n_samples", -5, r"dataset\.s\.n_samples: expected an integer in \[1, 10000000\]"),
-    ("n_samples", 10**10, r"dataset\.s\.n_samples: expected an integer in \[1, 10000000\]"),
-    ("n_features", 0, r"dataset\.s\.n_features: expected an integer in \[1, 10000\]"),
-    ("noise", -1.0, r"dataset\.s\.noise"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("n_samples", -5, r"dataset\.s\.n_samples: expected an integer in \[1, 10000000\]"),
+        ("n_samples", 10**10, r"dataset\.s\.n_samples: expected an integer in \[1, 10000000\]"),
+        ("n_features", 0, r"dataset\.s\.n_features: expected an integer in \[1, 10000\]"),
+        ("noise", -1.0, r"dataset\.s\.noise"),
+    ],
+)
 def test_synthetic_datasets_have_ranges(base_params, field, value, message):
     params = copy.deepcopy(base_params)
     params["dataset"]["s"] = {"source": "synthetic", "generator": "blobs", "n_samples": 100, field: value}
@@ -165,8 +184,11 @@ def test_resource_hungry_settings_are_refused(base_params):
 def test_keys_must_be_safe_file_names(base_params, key):
     for section in ("models", "dataset"):
         params = copy.deepcopy(base_params)
-        entry = ({"name": "knn", "params": {}} if section == "models"
-                 else {"source": "synthetic", "generator": "moons", "n_samples": 50})
+        entry = (
+            {"name": "knn", "params": {}}
+            if section == "models"
+            else {"source": "synthetic", "generator": "moons", "n_samples": 50}
+        )
         params[section][key] = entry
         with pytest.raises(ConfigError, match=r"invalid key .*must match"):
             config.validate(params, root=ROOT)

@@ -49,12 +49,15 @@ def test_dataset_files_outside_the_repository_are_refused(tmp_path):
     assert data.load_dataset("d", _csv_spec("inside.csv"), seed=0, root=root).X.shape == (20, 1)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"a,y\n1,0\n2,\xe9t\xe9\n", r"line 3 is not UTF-8 \(byte 0xe9"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", r"line 3 contains a NUL byte; this is a binary file"),
-    (b"a,b,y\n1,2,0\n3,4,1,9\n5,6,0\n", r"line 3 has 4 field\(s\), the header has 3"),
-    (b"a,b,y\n1,2,0\n3,1\n", r"line 3 has 2 field\(s\), the header has 3"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"a,y\n1,0\n2,\xe9t\xe9\n", r"line 3 is not UTF-8 \(byte 0xe9"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", r"line 3 contains a NUL byte; this is a binary file"),
+        (b"a,b,y\n1,2,0\n3,4,1,9\n5,6,0\n", r"line 3 has 4 field\(s\), the header has 3"),
+        (b"a,b,y\n1,2,0\n3,1\n", r"line 3 has 2 field\(s\), the header has 3"),
+    ],
+)
 def test_bad_csv_files_name_the_file_line_and_problem(tmp_path, content, message):
     path = tmp_path / "d.csv"
     path.write_bytes(content)
@@ -75,17 +78,24 @@ def _moons(n=60):
 
 
 def test_a_tiny_test_set_is_refused(tmp_path):
-    with pytest.raises(DataValidationError, match=r"split\.test_size: 1e-09 leaves 1 of the 60 examples .* at "
-                                                  r"least 5 are needed"):
+    with pytest.raises(
+        DataValidationError,
+        match=r"split\.test_size: 1e-09 leaves 1 of the 60 examples .* at "
+        r"least 5 are needed",
+    ):
         data.prepare("m", _moons(), seed=0, split={"test_size": 1e-9, "stratify": False}, root=tmp_path)
     assert not (tmp_path / "data").exists()
 
 
 def test_a_class_left_with_one_training_example_is_refused():
-    ds = data.Dataset("m", np.zeros((12, 1)), np.array([0] * 9 + [1] * 3), "classification", ["a"], "y", "t",
-                      classes=["a", "b"])
-    with pytest.raises(DataValidationError, match=r"split\.test_size: 0\.5 leaves class 'b' of dataset 'm' with 1 "
-                                                  r"training example"):
+    ds = data.Dataset(
+        "m", np.zeros((12, 1)), np.array([0] * 9 + [1] * 3), "classification", ["a"], "y", "t", classes=["a", "b"]
+    )
+    with pytest.raises(
+        DataValidationError,
+        match=r"split\.test_size: 0\.5 leaves class 'b' of dataset 'm' with 1 "
+        r"training example",
+    ):
         data.check_split("m", ds, np.array([0, 1, 2, 3, 4, 9]), np.array([5, 6, 7, 8, 10, 11]), 0.5)
     data.check_split("m", ds, np.array([0, 1, 2, 3, 9, 10]), np.array([4, 5, 6, 7, 8, 11]), 0.5)
 
@@ -96,8 +106,11 @@ def test_cv_and_knn_limits_are_checked_against_the_training_part(tmp_path):
     with pytest.raises(DataValidationError, match=r"cv\.folds: 30 stratified folds on dataset 'm', but class"):
         data.prepare("m", _moons(), seed=0, split=split, root=tmp_path, cv=cv)
     knn = {"k": {"name": "knn", "params": {"n_neighbors": 50}}}
-    with pytest.raises(DataValidationError, match=r"models\.k\.params\.n_neighbors: 50 neighbours, but a "
-                                                  r"cross-validation fit on dataset 'm' has 36"):
+    with pytest.raises(
+        DataValidationError,
+        match=r"models\.k\.params\.n_neighbors: 50 neighbours, but a "
+        r"cross-validation fit on dataset 'm' has 36",
+    ):
         data.prepare("m", _moons(), seed=0, split=split, root=tmp_path, cv={**cv, "folds": 5}, models=knn)
     meta = data.prepare("m", _moons(), seed=0, split=split, root=tmp_path, cv={**cv, "folds": 5})
     assert meta["n_test"] == 15
@@ -134,24 +147,39 @@ def test_model_files_store_and_verify_array_checksums(saved):
         load_model(stem)
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda s: s.with_suffix(".npz").write_bytes(s.with_suffix(".npz").read_bytes()[:200]),
-     r"m\.npz: damaged or truncated"),
-    (lambda s: s.with_suffix(".json").write_text(s.with_suffix(".json").read_text()[:50]),
-     r"m\.json: not a replearn model file \(truncated or not JSON"),
-    (lambda s: s.with_suffix(".json").write_bytes(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94."),
-     r"m\.json: not a replearn model file \(a Python object stream"),
-    (lambda s: _edit(s, lambda m: m.update(model="os.system")), r"model 'os.system' is not in the model registry"),
-    (lambda s: _edit(s, lambda m: m["nested"]["estimators_"][0].update(**{"class": "os:system"})),
-     r"only replearn estimators can be loaded"),
-    (lambda s: _edit(s, lambda m: m["nested"]["estimators_"][0].update(**{"class": "replearn.cli:main"})),
-     r"not a replearn estimator"),
-    (lambda s: _edit(s, lambda m: m["params"].update(n_estimators="many")), r"n_estimators='many' .*wrong type"),
-    (lambda s: _edit(s, lambda m: m["params"].update(n_estimators=-3)), r"n_estimators=-3 .*out of range"),
-    (lambda s: _edit(s, lambda m: m["attributes"].update(predict_=1, predict=1)), r"'predict' .* shadow a method"),
-    (lambda s: _edit(s, lambda m: m.update(format_version=1)), r"format_version 1, this replearn reads 2; retrain"),
-    (lambda s: s.with_suffix(".npz").unlink(), r"m\.npz: missing"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (
+            lambda s: s.with_suffix(".npz").write_bytes(s.with_suffix(".npz").read_bytes()[:200]),
+            r"m\.npz: damaged or truncated",
+        ),
+        (
+            lambda s: s.with_suffix(".json").write_text(s.with_suffix(".json").read_text()[:50]),
+            r"m\.json: not a replearn model file \(truncated or not JSON",
+        ),
+        (
+            lambda s: s.with_suffix(".json").write_bytes(
+                b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94."
+            ),
+            r"m\.json: not a replearn model file \(a Python object stream",
+        ),
+        (lambda s: _edit(s, lambda m: m.update(model="os.system")), r"model 'os.system' is not in the model registry"),
+        (
+            lambda s: _edit(s, lambda m: m["nested"]["estimators_"][0].update(**{"class": "os:system"})),
+            r"only replearn estimators can be loaded",
+        ),
+        (
+            lambda s: _edit(s, lambda m: m["nested"]["estimators_"][0].update(**{"class": "replearn.cli:main"})),
+            r"not a replearn estimator",
+        ),
+        (lambda s: _edit(s, lambda m: m["params"].update(n_estimators="many")), r"n_estimators='many' .*wrong type"),
+        (lambda s: _edit(s, lambda m: m["params"].update(n_estimators=-3)), r"n_estimators=-3 .*out of range"),
+        (lambda s: _edit(s, lambda m: m["attributes"].update(predict_=1, predict=1)), r"'predict' .* shadow a method"),
+        (lambda s: _edit(s, lambda m: m.update(format_version=1)), r"format_version 1, this replearn reads 2; retrain"),
+        (lambda s: s.with_suffix(".npz").unlink(), r"m\.npz: missing"),
+    ],
+)
 def test_damaged_model_files_give_one_clear_error(saved, damage, message):
     stem = saved[0]
     damage(stem)
@@ -180,12 +208,18 @@ def test_tracking_http_timeouts_default_but_respect_the_user():
     assert tracking.unreachable_message("sqlite:///x.db", exc) is None
 
 
-@pytest.mark.parametrize("exc, message", [
-    (OSError(errno.ENOSPC, "No space left on device", "results/x.json"), r"the disk is full: cannot write results/x\.json"),
-    (OSError(errno.EROFS, "Read-only file system", "/ro/m.npz"), r"read-only: cannot write /ro/m\.npz"),
-    (PermissionError(errno.EACCES, "Permission denied", "reports"), r"permission denied: cannot write reports"),
-    (RuntimeError("wrapped"), r"MLflow database is read-only"),
-])
+@pytest.mark.parametrize(
+    "exc, message",
+    [
+        (
+            OSError(errno.ENOSPC, "No space left on device", "results/x.json"),
+            r"the disk is full: cannot write results/x\.json",
+        ),
+        (OSError(errno.EROFS, "Read-only file system", "/ro/m.npz"), r"read-only: cannot write /ro/m\.npz"),
+        (PermissionError(errno.EACCES, "Permission denied", "reports"), r"permission denied: cannot write reports"),
+        (RuntimeError("wrapped"), r"MLflow database is read-only"),
+    ],
+)
 def test_stage_frame_names_environment_faults(exc, message, capsys, tmp_path):
     if isinstance(exc, RuntimeError):
         try:

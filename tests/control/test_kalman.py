@@ -45,8 +45,8 @@ def joint_posterior(Y):
     for s in range(T):
         for t in range(s, T):
             blk = var[s] @ np.linalg.matrix_power(A, t - s).T
-            Sxx[s * n:(s + 1) * n, t * n:(t + 1) * n] = blk
-            Sxx[t * n:(t + 1) * n, s * n:(s + 1) * n] = blk.T
+            Sxx[s * n : (s + 1) * n, t * n : (t + 1) * n] = blk
+            Sxx[t * n : (t + 1) * n, s * n : (s + 1) * n] = blk.T
     Cb = np.kron(np.eye(T), C)
     Sxy = Sxx @ Cb.T
     Syy = Cb @ Sxx @ Cb.T + np.kron(np.eye(T), Ry)
@@ -54,8 +54,11 @@ def joint_posterior(Y):
     gain = scipy.linalg.solve(Syy, Sxy.T, assume_a="pos").T
     post_mean = mx + gain @ (Y.ravel() - Cb @ mx)
     post_cov = Sxx - gain @ Sxy.T
-    loglik = -0.5 * ((Y.ravel() - Cb @ mx) @ np.linalg.solve(Syy, Y.ravel() - Cb @ mx)
-                     + np.linalg.slogdet(Syy)[1] + T * np.log(2 * np.pi))
+    loglik = -0.5 * (
+        (Y.ravel() - Cb @ mx) @ np.linalg.solve(Syy, Y.ravel() - Cb @ mx)
+        + np.linalg.slogdet(Syy)[1]
+        + T * np.log(2 * np.pi)
+    )
     return post_mean.reshape(T, n), post_cov, loglik
 
 
@@ -66,12 +69,12 @@ def test_filter_and_smoother_equal_direct_gaussian_conditioning():
     mean, cov, loglik = joint_posterior(Y)
     np.testing.assert_allclose(sm.means, mean, atol=1e-10)
     for t in range(12):
-        np.testing.assert_allclose(sm.covs[t], cov[2 * t:2 * t + 2, 2 * t:2 * t + 2], atol=1e-10)
+        np.testing.assert_allclose(sm.covs[t], cov[2 * t : 2 * t + 2, 2 * t : 2 * t + 2], atol=1e-10)
     # filtering at each t = conditioning on y_0..y_t only
     for t in (0, 5, 11):
         m_t, c_t, _ = joint_posterior(Y[: t + 1])
         np.testing.assert_allclose(kf.filtered_means[t], m_t[t], atol=1e-10)
-        np.testing.assert_allclose(kf.filtered_covs[t], c_t[2 * t:2 * t + 2, 2 * t:2 * t + 2], atol=1e-10)
+        np.testing.assert_allclose(kf.filtered_covs[t], c_t[2 * t : 2 * t + 2, 2 * t : 2 * t + 2], atol=1e-10)
     assert kf.log_likelihood == pytest.approx(loglik, rel=1e-10)
     np.testing.assert_allclose(sm.means[-1], kf.filtered_means[-1])
 
@@ -117,14 +120,23 @@ def test_controls_and_missing_observations():
 
 @pytest.mark.parametrize(
     "change, match",
-    [({"C": np.ones((1, 3))}, "C must have shape"),
-     ({"obs_cov": np.ones((2, 2))}, "obs_cov must have shape"),
-     ({"observations": np.ones((4, 2))}, "observations must have shape"),
-     ({"initial_mean": np.zeros(3)}, "initial_mean"),
-     ({"process_cov": -np.eye(2)}, "positive semi-definite")],
+    [
+        ({"C": np.ones((1, 3))}, "C must have shape"),
+        ({"obs_cov": np.ones((2, 2))}, "obs_cov must have shape"),
+        ({"observations": np.ones((4, 2))}, "observations must have shape"),
+        ({"initial_mean": np.zeros(3)}, "initial_mean"),
+        ({"process_cov": -np.eye(2)}, "positive semi-definite"),
+    ],
 )
 def test_bad_inputs_raise(change, match):
-    args = {"observations": simulate(4), "A": A, "C": C, "process_cov": Qs, "obs_cov": Ry,
-            "initial_mean": m0, "initial_cov": P0} | change
+    args = {
+        "observations": simulate(4),
+        "A": A,
+        "C": C,
+        "process_cov": Qs,
+        "obs_cov": Ry,
+        "initial_mean": m0,
+        "initial_cov": P0,
+    } | change
     with pytest.raises(ControlInputError, match=match):
         kalman_filter(**args)

@@ -34,8 +34,9 @@ def test_random_systems_match_dare():
         M = rng.normal(size=(n, n))
         Q_ = M @ M.T + 0.1 * np.eye(n)
         R_ = np.eye(m)
-        np.testing.assert_allclose(lqr(A_, B_, Q_, R_).cost_to_go, scipy.linalg.solve_discrete_are(A_, B_, Q_, R_),
-                                   rtol=1e-8)
+        np.testing.assert_allclose(
+            lqr(A_, B_, Q_, R_).cost_to_go, scipy.linalg.solve_discrete_are(A_, B_, Q_, R_), rtol=1e-8
+        )
 
 
 def test_finite_horizon_converges_to_the_stationary_solution():
@@ -110,12 +111,14 @@ def test_time_varying_matrices():
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"B": np.ones((3, 1))}, "B must have shape"),
-     ({"Q": np.ones((3, 3))}, "Q must have shape"),
-     ({"R": np.array([[0.0]])}, "R must be positive definite"),
-     ({"Q": np.array([[1.0, 2.0], [0.0, 1.0]])}, "Q must be symmetric"),
-     ({"Q": -np.eye(2)}, "positive semi-definite"),
-     ({"A": np.array([[np.nan, 0], [0, 1]])}, "NaN")],
+    [
+        ({"B": np.ones((3, 1))}, "B must have shape"),
+        ({"Q": np.ones((3, 3))}, "Q must have shape"),
+        ({"R": np.array([[0.0]])}, "R must be positive definite"),
+        ({"Q": np.array([[1.0, 2.0], [0.0, 1.0]])}, "Q must be symmetric"),
+        ({"Q": -np.eye(2)}, "positive semi-definite"),
+        ({"A": np.array([[np.nan, 0], [0, 1]])}, "NaN"),
+    ],
 )
 def test_bad_inputs_raise(kwargs, match):
     args = {"A": A, "B": B, "Q": Q, "R": R} | kwargs

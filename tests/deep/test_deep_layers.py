@@ -7,8 +7,20 @@ import pytest
 
 from replearn.autodiff import Tensor, check_gradients
 from replearn.deep import (
-    ELU, BatchNorm, Embedding, LayerNorm, Linear, MultiHeadAttention, binary_cross_entropy_with_logits, causal_mask,
-    cross_entropy, gaussian_kl, gaussian_log_likelihood, mlp, nt_xent, scaled_dot_product_attention,
+    ELU,
+    BatchNorm,
+    Embedding,
+    LayerNorm,
+    Linear,
+    MultiHeadAttention,
+    binary_cross_entropy_with_logits,
+    causal_mask,
+    cross_entropy,
+    gaussian_kl,
+    gaussian_log_likelihood,
+    mlp,
+    nt_xent,
+    scaled_dot_product_attention,
     sinusoidal_positional_encoding,
 )
 from replearn.deep.flow import AffineCoupling
@@ -120,8 +132,9 @@ def test_bernoulli_and_gaussian_likelihoods_and_kl():
     s = Tensor(rng.normal(size=(3, 4)) * 3, requires_grad=True)
     x = (rng.random((3, 4)) > 0.5).astype(float)
     sig = 1 / (1 + np.exp(-s.data))
-    np.testing.assert_allclose(binary_cross_entropy_with_logits(s, x).data,
-                               -np.sum(x * np.log(sig) + (1 - x) * np.log(1 - sig), axis=1))
+    np.testing.assert_allclose(
+        binary_cross_entropy_with_logits(s, x).data, -np.sum(x * np.log(sig) + (1 - x) * np.log(1 - sig), axis=1)
+    )
     assert check_gradients(lambda a: binary_cross_entropy_with_logits(a, x), [s]) < TOL
     mu = Tensor(rng.normal(size=(3, 2)), requires_grad=True)
     lv = Tensor(rng.normal(size=(3, 2)), requires_grad=True)
@@ -180,8 +193,12 @@ def test_attention_rows_are_convex_combinations_and_gradients():
     assert check_gradients(lambda a, b, c: scaled_dot_product_attention(a, b, c)[0], [q, k, v]) < TOL
     qs = Tensor(rng.normal(size=(2, 4, 3)), requires_grad=True)
     mask = causal_mask(4)
-    assert check_gradients(lambda a, c: scaled_dot_product_attention(a, a, c, mask)[0],
-                           [qs, Tensor(rng.normal(size=(2, 4, 2)))]) < TOL
+    assert (
+        check_gradients(
+            lambda a, c: scaled_dot_product_attention(a, a, c, mask)[0], [qs, Tensor(rng.normal(size=(2, 4, 2)))]
+        )
+        < TOL
+    )
     _, wm = scaled_dot_product_attention(qs, qs, qs, mask)
     assert np.all(wm.data[:, ~mask] < 1e-300)
 

@@ -16,8 +16,9 @@ TEXT_DIR = Path(__file__).resolve().parents[2] / "data" / "text"
 def test_transformer_solves_copy_and_reverse(task):
     X, mask = make_copy_task(600, 4, 5, task=task, random_state=0)
     X_test, _ = make_copy_task(200, 4, 5, task=task, random_state=1)
-    lm = TransformerLM(d_model=24, n_heads=2, n_layers=1, max_iter=8, batch_size=40, learning_rate=1e-2,
-                       random_state=0).fit(X, target_mask=mask)
+    lm = TransformerLM(
+        d_model=24, n_heads=2, n_layers=1, max_iter=8, batch_size=40, learning_rate=1e-2, random_state=0
+    ).fit(X, target_mask=mask)
     exact, per_symbol = sequence_accuracy(lm, X_test, 4)
     assert exact >= 0.95 and per_symbol >= 0.98
     assert lm.loss_history_[-1] < 0.1 * lm.loss_history_[0]
@@ -44,8 +45,9 @@ def test_character_transformer_beats_unigram_and_bigram_baselines():
     V = len(vocab)
     W, _ = strided_windows(train, 33, 16)
     Wt, Mt = strided_windows(test, 33, 16)
-    lm = TransformerLM(vocab_size=V, d_model=32, n_heads=2, n_layers=1, max_iter=8, batch_size=32,
-                       learning_rate=5e-3, random_state=0).fit(W)
+    lm = TransformerLM(
+        vocab_size=V, d_model=32, n_heads=2, n_layers=1, max_iter=8, batch_size=32, learning_rate=5e-3, random_state=0
+    ).fit(W)
     bpc = lm.bits_per_token(Wt, Mt)
     unigram = NGramLM(order=1, alpha=1.0, vocab_size=V).fit(train).bits_per_token(test)
     bigram = NGramLM(order=2, alpha=1.0, vocab_size=V).fit(train).bits_per_token(test)

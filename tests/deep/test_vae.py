@@ -37,8 +37,15 @@ def test_linear_gaussian_elbo_is_a_lower_bound_and_nearly_tight():
     rng = np.random.default_rng(0)
     W_true = rng.normal(size=(2, 5))
     X = rng.normal(size=(400, 2)) @ W_true + 0.3 * rng.normal(size=(400, 5)) + 1.0
-    vae = VAE(n_components=2, hidden_layer_sizes=(), likelihood="gaussian", max_iter=150, batch_size=100,
-              learning_rate=2e-2, random_state=0).fit(X)
+    vae = VAE(
+        n_components=2,
+        hidden_layer_sizes=(),
+        likelihood="gaussian",
+        max_iter=150,
+        batch_size=100,
+        learning_rate=2e-2,
+        random_state=0,
+    ).fit(X)
     exact, elbo = _exact_and_analytic_elbo(vae, X)
     assert np.all(elbo <= exact + 1e-9)
     assert np.mean(exact - elbo) < 0.2  # a linear encoder can represent the (nearly diagonal) posterior
@@ -55,8 +62,9 @@ def test_linear_gaussian_elbo_is_a_lower_bound_and_nearly_tight():
 def test_elbo_never_exceeds_log_likelihood_on_an_untrained_model():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(50, 3))
-    vae = VAE(n_components=2, hidden_layer_sizes=(), likelihood="gaussian", decoder_variance=0.5, max_iter=1,
-              random_state=0).fit(X)
+    vae = VAE(
+        n_components=2, hidden_layer_sizes=(), likelihood="gaussian", decoder_variance=0.5, max_iter=1, random_state=0
+    ).fit(X)
     exact, elbo = _exact_and_analytic_elbo(vae, X)
     assert np.all(elbo <= exact + 1e-9)
     assert np.mean(exact - elbo) > 0.01  # untrained encoder: the bound is loose, and the check is not vacuous
@@ -74,8 +82,9 @@ def test_vae_on_digits_beats_independent_pixels(binary_digits):
     X_train, X_test = binary_digits
     q = np.clip(X_train.mean(axis=0), 1e-3, 1 - 1e-3)
     independent = np.mean(np.sum(X_test * np.log(q) + (1 - X_test) * np.log(1 - q), axis=1))
-    vae = VAE(n_components=4, hidden_layer_sizes=(64,), max_iter=20, batch_size=64, learning_rate=3e-3,
-              random_state=0).fit(X_train)
+    vae = VAE(
+        n_components=4, hidden_layer_sizes=(64,), max_iter=20, batch_size=64, learning_rate=3e-3, random_state=0
+    ).fit(X_train)
     elbo = vae.elbo(X_test, n_samples=10, random_state=0).mean()
     iwae = vae.score_samples(X_test, n_importance=100, random_state=0).mean()
     assert elbo > independent + 3.0  # nats per image

@@ -10,8 +10,16 @@ import pytest
 from replearn.autodiff import numerical_gradient
 from replearn.autodiff import Tensor
 from replearn.embeddings import (
-    GloVe, SkipGramNS, Vocabulary, analogy, cooccurrence_matrix, make_analogy_corpus, most_similar, skipgram_pairs,
-    split_sentences, tokenize,
+    GloVe,
+    SkipGramNS,
+    Vocabulary,
+    analogy,
+    cooccurrence_matrix,
+    make_analogy_corpus,
+    most_similar,
+    skipgram_pairs,
+    split_sentences,
+    tokenize,
 )
 from replearn.embeddings.glove import glove_loss_and_gradients
 
@@ -67,8 +75,12 @@ def corpus():
     return vocab, vocab.encode(sentences)
 
 
-ANALOGIES = [("man", "king", "woman", "queen"), ("man", "boy", "woman", "girl"), ("queen", "king", "girl", "boy"),
-             ("woman", "girl", "man", "boy")]
+ANALOGIES = [
+    ("man", "king", "woman", "queen"),
+    ("man", "boy", "woman", "girl"),
+    ("queen", "king", "girl", "boy"),
+    ("woman", "girl", "man", "boy"),
+]
 
 
 def _check_structure(E, words):

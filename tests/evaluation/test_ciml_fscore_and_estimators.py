@@ -47,7 +47,9 @@ def test_632_formulas_by_hand():
     assert out["err632"] == pytest.approx(0.368 * 0.1 + 0.632 * 0.3)
     r = (0.3 - 0.1) / (0.5 - 0.1)
     w = 0.632 / (1 - 0.368 * r)
-    assert out["relative_overfitting"] == pytest.approx(r) and out["err632plus"] == pytest.approx((1 - w) * 0.1 + w * 0.3)
+    assert out["relative_overfitting"] == pytest.approx(r) and out["err632plus"] == pytest.approx(
+        (1 - w) * 0.1 + w * 0.3
+    )
     # no overfitting (Err1 <= err): R = 0 and .632+ = .632
     same = error_632(0.2, 0.15, no_information=0.5, plus=True)
     assert same["relative_overfitting"] == 0.0 and same["err632plus"] == pytest.approx(same["err632"])
@@ -85,8 +87,16 @@ def test_bias_variance_identity_and_known_cases():
     truth = lambda X: np.sin(2 * X[:, 0])  # noqa: E731
     sample = lambda rng, n: rng.uniform(-1, 1, (n, 1))  # noqa: E731
     x_test = np.linspace(-1, 1, 15)[:, None]
-    res = bias_variance_decomposition("linear_regression", true_function=truth, sample_x=sample, noise_std=0.3,
-                                      n_train=25, x_test=x_test, n_rounds=60, seed=2)
+    res = bias_variance_decomposition(
+        "linear_regression",
+        true_function=truth,
+        sample_x=sample,
+        noise_std=0.3,
+        n_train=25,
+        x_test=x_test,
+        n_rounds=60,
+        seed=2,
+    )
     preds = []
     for r in range(60):  # refit by hand with the documented seeds
         rng = np.random.default_rng(repeat_seed(2, r))
@@ -100,8 +110,16 @@ def test_bias_variance_identity_and_known_cases():
     assert res["noise"] == pytest.approx(0.09)
     assert res["expected_mse"] == pytest.approx(res["mse_monte_carlo"], rel=0.15)
     # a linear model of sin(2x) is biased; a flexible 1-NN is much less biased but has more variance
-    knn = bias_variance_decomposition("knn", true_function=truth, sample_x=sample, noise_std=0.3, n_train=25,
-                                      x_test=x_test, n_rounds=60, seed=2,
-                                      params={"n_neighbors": 1, "task": "regression"})
+    knn = bias_variance_decomposition(
+        "knn",
+        true_function=truth,
+        sample_x=sample,
+        noise_std=0.3,
+        n_train=25,
+        x_test=x_test,
+        n_rounds=60,
+        seed=2,
+        params={"n_neighbors": 1, "task": "regression"},
+    )
     assert knn["bias2"] < res["bias2"] and knn["variance"] > res["variance"]
     assert knn["variance"] == pytest.approx(0.09, rel=0.35)  # 1-NN copies one noisy label: variance ~ sigma^2

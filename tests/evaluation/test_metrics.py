@@ -78,7 +78,8 @@ def test_prf_with_a_class_never_predicted_matches_sklearn():
         p, r, f, _ = skm.precision_recall_fscore_support(yt, yp, average=average, zero_division=0)
         np.testing.assert_allclose(
             [M.precision(yt, yp, average=average), M.recall(yt, yp, average=average), M.f1(yt, yp, average=average)],
-            [p, r, f], **TOL,
+            [p, r, f],
+            **TOL,
         )
 
 
@@ -268,8 +269,22 @@ def test_regression_metric_rejects_labels():
 
 # ----------------------------------------------------------------------------- registry
 def test_registry_contents():
-    required = {"accuracy", "error", "precision_macro", "recall_macro", "f1_macro", "f1", "roc_auc",
-                "average_precision", "log_loss", "brier", "mse", "rmse", "mae", "r2"}
+    required = {
+        "accuracy",
+        "error",
+        "precision_macro",
+        "recall_macro",
+        "f1_macro",
+        "f1",
+        "roc_auc",
+        "average_precision",
+        "log_loss",
+        "brier",
+        "mse",
+        "rmse",
+        "mae",
+        "r2",
+    }
     assert required <= set(METRICS)
     for name, m in METRICS.items():
         assert isinstance(m, Metric) and m.name == name
@@ -285,7 +300,12 @@ def test_registry_directions():
     assert METRICS["accuracy"].greater_is_better and not METRICS["error"].greater_is_better
     assert not METRICS["log_loss"].greater_is_better and not METRICS["brier"].greater_is_better
     assert METRICS["r2"].greater_is_better and not METRICS["rmse"].greater_is_better
-    assert {n for n, m in METRICS.items() if m.needs == "proba"} == {"roc_auc", "average_precision", "log_loss", "brier"}
+    assert {n for n, m in METRICS.items() if m.needs == "proba"} == {
+        "roc_auc",
+        "average_precision",
+        "log_loss",
+        "brier",
+    }
 
 
 def test_score_predictions_multiclass_matches_sklearn():

@@ -18,7 +18,11 @@ def _data(n=120, seed=0):
 
 def test_expand_grid_order():
     assert expand_grid({"a": [1, 2], "b": ["x", "y"]}) == [
-        {"a": 1, "b": "x"}, {"a": 1, "b": "y"}, {"a": 2, "b": "x"}, {"a": 2, "b": "y"}]
+        {"a": 1, "b": "x"},
+        {"a": 1, "b": "y"},
+        {"a": 2, "b": "x"},
+        {"a": 2, "b": "y"},
+    ]
     assert expand_grid([{"a": [1]}, {"b": [2, 3]}]) == [{"a": 1}, {"b": 2}, {"b": 3}]
     with pytest.raises(ValueError, match="non-empty list"):
         expand_grid({"a": []})
@@ -61,8 +65,9 @@ def test_callable_metric_needs_direction():
     splits = make_splits("kfold", y, folds=3, seed=0)
     with pytest.raises(ValueError, match="greater_is_better"):
         grid_search("knn", {"n_neighbors": [1]}, X, y, splits, metric=lambda a, b: 0.0)
-    gs = grid_search("knn", {"n_neighbors": [1, 9]}, X, y, splits, metric=lambda a, b: np.mean(a == b),
-                     greater_is_better=True)
+    gs = grid_search(
+        "knn", {"n_neighbors": [1, 9]}, X, y, splits, metric=lambda a, b: np.mean(a == b), greater_is_better=True
+    )
     assert gs.metric == "<lambda>"
 
 
@@ -70,8 +75,16 @@ def test_nested_cv_uses_only_the_outer_training_part():
     X, y = _data(90)
     outer = make_splits("stratified_kfold", y, folds=3, seed=2)
     grid = {"max_depth": [1, 3]}
-    res = nested_cross_validate(DecisionTreeClassifier(random_state=0), grid, X, y, outer, inner_scheme="stratified_kfold",
-                                inner_folds=3, seed=5)
+    res = nested_cross_validate(
+        DecisionTreeClassifier(random_state=0),
+        grid,
+        X,
+        y,
+        outer,
+        inner_scheme="stratified_kfold",
+        inner_folds=3,
+        seed=5,
+    )
     assert len(res["outer_scores"]) == 3 and len(res["best_params"]) == 3
     from replearn.evaluation.splits import repeat_seed
 

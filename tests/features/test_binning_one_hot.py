@@ -26,8 +26,9 @@ def test_binning_matches_kbins_discretizer(X, strategy, n_bins):
     for j in range(X.shape[1]):
         np.testing.assert_allclose(ours.bin_edges_[j, : ours.n_bins_[j] + 1], ref.bin_edges_[j])
     onehot = features.create("binning", n_bins=n_bins, strategy=strategy, encode="onehot").fit(X[:80])
-    ref_oh = KBinsDiscretizer(n_bins=n_bins, strategy=strategy, encode="onehot-dense",
-                              quantile_method="averaged_inverted_cdf")
+    ref_oh = KBinsDiscretizer(
+        n_bins=n_bins, strategy=strategy, encode="onehot-dense", quantile_method="averaged_inverted_cdf"
+    )
     with pytest.warns(UserWarning) if strategy == "quantile" else _nullcontext():
         ref_oh.fit(X[:80])
     np.testing.assert_array_equal(onehot.transform(X), ref_oh.transform(X))

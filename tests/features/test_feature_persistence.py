@@ -40,7 +40,11 @@ def test_round_trip_and_training_only_fit(name, tmp_path):
 
 def test_chain_of_text_maps():
     X = data()
-    steps = [{"name": "bag_of_words", "params": {}}, {"name": "df_prune", "params": {"min_df": 3}},
-             {"name": "log", "params": {}}, {"name": "normalize", "params": {}}]
+    steps = [
+        {"name": "bag_of_words", "params": {}},
+        {"name": "df_prune", "params": {"min_df": 3}},
+        {"name": "log", "params": {}},
+        {"name": "normalize", "params": {}},
+    ]
     Z = FeaturePipeline(steps).fit_transform(X)
     np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0)

@@ -80,9 +80,12 @@ def test_hashing_invariants():
     unsigned = features.create("hashing", n_features=64, alternate_sign=False).fit(X)
     Z = unsigned.transform(X)
     np.testing.assert_allclose(Z.sum(axis=1), X.sum(axis=1))  # x_hat_{h(d)} += x_d conserves the mass
-    np.testing.assert_array_equal(Z, features.create("hashing", n_features=64, alternate_sign=False).fit(X).transform(X))
-    assert not np.array_equal(Z, features.create("hashing", n_features=64, alternate_sign=False, seed=1)
-                              .fit(X).transform(X))
+    np.testing.assert_array_equal(
+        Z, features.create("hashing", n_features=64, alternate_sign=False).fit(X).transform(X)
+    )
+    assert not np.array_equal(
+        Z, features.create("hashing", n_features=64, alternate_sign=False, seed=1).fit(X).transform(X)
+    )
     # buckets are spread evenly: each of 64 buckets gets about 500/64 features
     counts = np.bincount(unsigned.bucket_, minlength=64)
     assert counts.min() >= 1 and counts.max() <= 25

@@ -38,16 +38,29 @@ FORK = (["X", "Z", "Y"], [("Z", "X"), ("Z", "Y")])
 COLLIDER = (["X", "Z", "Y", "W"], [("X", "Z"), ("Y", "Z"), ("Z", "W")])
 
 
-@pytest.mark.parametrize("graph, x, y, z, expected", [
-    (CHAIN, "X", "Y", [], False), (CHAIN, "X", "Y", ["Z"], True),
-    (FORK, "X", "Y", [], False), (FORK, "X", "Y", ["Z"], True),
-    (COLLIDER, "X", "Y", [], True), (COLLIDER, "X", "Y", ["Z"], False),
-    (COLLIDER, "X", "Y", ["W"], False),  # a descendant of the collider opens it (explaining away)
-    (STUDENT, "D", "I", [], True), (STUDENT, "D", "I", ["G"], False), (STUDENT, "D", "I", ["L"], False),
-    (STUDENT, "D", "S", [], True), (STUDENT, "D", "S", ["G"], False), (STUDENT, "D", "S", ["G", "I"], True),
-    (STUDENT, "L", "S", ["I"], True), (STUDENT, "L", "S", ["G"], True), (STUDENT, "L", "S", [], False),
-    (STUDENT, "D", "L", ["G"], True), (STUDENT, "D", "L", ["S"], False),
-])
+@pytest.mark.parametrize(
+    "graph, x, y, z, expected",
+    [
+        (CHAIN, "X", "Y", [], False),
+        (CHAIN, "X", "Y", ["Z"], True),
+        (FORK, "X", "Y", [], False),
+        (FORK, "X", "Y", ["Z"], True),
+        (COLLIDER, "X", "Y", [], True),
+        (COLLIDER, "X", "Y", ["Z"], False),
+        (COLLIDER, "X", "Y", ["W"], False),  # a descendant of the collider opens it (explaining away)
+        (STUDENT, "D", "I", [], True),
+        (STUDENT, "D", "I", ["G"], False),
+        (STUDENT, "D", "I", ["L"], False),
+        (STUDENT, "D", "S", [], True),
+        (STUDENT, "D", "S", ["G"], False),
+        (STUDENT, "D", "S", ["G", "I"], True),
+        (STUDENT, "L", "S", ["I"], True),
+        (STUDENT, "L", "S", ["G"], True),
+        (STUDENT, "L", "S", [], False),
+        (STUDENT, "D", "L", ["G"], True),
+        (STUDENT, "D", "L", ["S"], False),
+    ],
+)
 def test_d_separation_textbook_cases(graph, x, y, z, expected):
     bn = DiscreteBayesianNetwork(*graph)
     assert bn.d_separated(x, y, z) is expected

@@ -18,7 +18,14 @@ def _random_tree_graph(rng, n_vars=7):
         factors.append(Factor([names[j], names[i]], rng.random((card[names[j]], card[names[i]])) + 0.05))
     for v in names[::2]:
         factors.append(Factor([v], rng.random(card[v]) + 0.05))
-    factors.append(Factor([names[1], ], rng.random(card[names[1]]) + 0.05))
+    factors.append(
+        Factor(
+            [
+                names[1],
+            ],
+            rng.random(card[names[1]]) + 0.05,
+        )
+    )
     return FactorGraph(factors)
 
 

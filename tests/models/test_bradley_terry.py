@@ -18,7 +18,9 @@ def test_matches_logistic_regression_on_difference_vectors():
     # flipping half of the pairs to (x_l - x_w, label 0) leaves the objective unchanged
     flip = np.arange(200) % 2 == 1
     D = np.where(flip[:, None], Xl - Xw, Xw - Xl)
-    ref = SkLogisticRegression(C=0.5, fit_intercept=False, tol=1e-12, solver="newton-cholesky").fit(D, (~flip).astype(int))
+    ref = SkLogisticRegression(C=0.5, fit_intercept=False, tol=1e-12, solver="newton-cholesky").fit(
+        D, (~flip).astype(int)
+    )
     np.testing.assert_allclose(model.coef_, ref.coef_[0], rtol=1e-6)
     assert np.all(np.diff(model.loss_history_) <= 1e-12)
     np.testing.assert_allclose(model.predict_preference(A[:5], B[:5]), 1 / (1 + np.exp(-(A[:5] - B[:5]) @ model.coef_)))

@@ -34,8 +34,20 @@ def quiet_fit(model, X, y):
 
 def test_cnn_learns_digits(digits):
     Xtr, Xte, ytr, yte = digits
-    model = quiet_fit(CNN(image_shape=[8, 8], conv_channels=[8], hidden_layer_sizes=[64], learning_rate_init=0.01,
-                          batch_size=64, max_iter=10, validation_fraction=0.1, random_state=0), Xtr, ytr)
+    model = quiet_fit(
+        CNN(
+            image_shape=[8, 8],
+            conv_channels=[8],
+            hidden_layer_sizes=[64],
+            learning_rate_init=0.01,
+            batch_size=64,
+            max_iter=10,
+            validation_fraction=0.1,
+            random_state=0,
+        ),
+        Xtr,
+        ytr,
+    )
     assert model.score(Xte, yte) >= 0.97
     assert list(model.image_shape_) == [1, 8, 8]
     assert model.loss_curve_.shape == model.validation_loss_curve_.shape == (10,)
@@ -45,15 +57,21 @@ def test_cnn_learns_digits(digits):
 
 def test_architecture_shapes():
     X = np.random.default_rng(0).normal(size=(30, 64))
-    model = quiet_fit(CNN(conv_channels=[4, 6], hidden_layer_sizes=[5], pool="avg", max_iter=2, random_state=0), X,
-                      np.arange(30) % 3)
+    model = quiet_fit(
+        CNN(conv_channels=[4, 6], hidden_layer_sizes=[5], pool="avg", max_iter=2, random_state=0), X, np.arange(30) % 3
+    )
     convs = [layer for layer in model.layers_ if isinstance(layer, Conv2D)]
     assert [c.coef_.shape for c in convs] == [(4, 1, 3, 3), (6, 4, 3, 3)]
     assert sum(isinstance(layer, AvgPool2D) for layer in model.layers_) == 2
     dense = [layer for layer in model.layers_ if type(layer).__name__ == "Dense"]
     assert [d.coef_.shape for d in dense] == [(6 * 2 * 2, 5), (5, 3)]  # 8 -> 4 -> 2 after two 2x2 pools
-    strided = quiet_fit(CNN(conv_channels=[2], conv_stride=2, padding=0, pool="none", hidden_layer_sizes=[],
-                            max_iter=1, random_state=0), X, np.arange(30) % 2)
+    strided = quiet_fit(
+        CNN(
+            conv_channels=[2], conv_stride=2, padding=0, pool="none", hidden_layer_sizes=[], max_iter=1, random_state=0
+        ),
+        X,
+        np.arange(30) % 2,
+    )
     assert [d.coef_.shape for d in strided.layers_ if type(d).__name__ == "Dense"] == [(2 * 3 * 3, 1)]
 
 
@@ -71,8 +89,21 @@ def test_image_shapes():
 def test_flattened_channels_are_read_channel_first():
     # two channels of a 2x2 image: a 1x1 convolution selecting channel 1 must see columns 4..7
     X = np.arange(16, dtype=float).reshape(2, 8)
-    model = quiet_fit(CNN(image_shape=[2, 2, 2], conv_channels=[1], kernel_size=1, padding=0, pool="none",
-                          hidden_layer_sizes=[], activation="identity", max_iter=1, random_state=0), X, [0, 1])
+    model = quiet_fit(
+        CNN(
+            image_shape=[2, 2, 2],
+            conv_channels=[1],
+            kernel_size=1,
+            padding=0,
+            pool="none",
+            hidden_layer_sizes=[],
+            activation="identity",
+            max_iter=1,
+            random_state=0,
+        ),
+        X,
+        [0, 1],
+    )
     conv = next(layer for layer in model.layers_ if isinstance(layer, Conv2D))
     conv.coef_[...] = np.array([0.0, 1.0]).reshape(1, 2, 1, 1)
     conv.intercept_[...] = 0.0
@@ -93,8 +124,15 @@ def test_tiny_inputs_clip_the_pool_window():
 def test_binary_cnn_and_early_stopping(digits):
     Xtr, Xte, ytr, yte = digits
     keep_tr, keep_te = np.isin(ytr, [3, 8]), np.isin(yte, [3, 8])
-    model = CNN(conv_channels=[4], hidden_layer_sizes=[16], learning_rate_init=0.01, early_stopping=True,
-                n_iter_no_change=3, max_iter=60, random_state=0)
+    model = CNN(
+        conv_channels=[4],
+        hidden_layer_sizes=[16],
+        learning_rate_init=0.01,
+        early_stopping=True,
+        n_iter_no_change=3,
+        max_iter=60,
+        random_state=0,
+    )
     quiet_fit(model, Xtr[keep_tr], ytr[keep_tr])
     assert model.out_activation_ == "logistic"
     assert model.score(Xte[keep_te], yte[keep_te]) >= 0.95

@@ -183,7 +183,9 @@ def test_soft_voting_averages_probabilities_with_weights(data):
 def test_hard_voting_ties_go_to_the_smaller_class():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 1, 1, 0])
-    vote = Voting(estimators=["decision_tree", "knn"], estimator_params=[{"max_depth": 0}, {"n_neighbors": 1}]).fit(X, y)
+    vote = Voting(estimators=["decision_tree", "knn"], estimator_params=[{"max_depth": 0}, {"n_neighbors": 1}]).fit(
+        X, y
+    )
     # the depth-0 tree says 0 (a 2-2 tie goes to the first class); 1-NN reproduces y: rows 1, 2 tie 1-1
     np.testing.assert_array_equal(vote.predict(X), [0, 0, 0, 0])
 
@@ -192,7 +194,9 @@ def test_voting_regression_is_the_weighted_mean(data):
     X, _, X_test = data
     t = X[:, 0] + X[:, 1]
     vote = Voting(estimators=["ridge", "knn"], weights=[1.0, 3.0], task="regression").fit(X, t)
-    expect = (create("ridge").fit(X, t).predict(X_test) + 3 * create("knn", task="regression").fit(X, t).predict(X_test)) / 4
+    expect = (
+        create("ridge").fit(X, t).predict(X_test) + 3 * create("knn", task="regression").fit(X, t).predict(X_test)
+    ) / 4
     np.testing.assert_allclose(vote.predict(X_test), expect, rtol=1e-12)
 
 

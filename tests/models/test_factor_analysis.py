@@ -87,8 +87,15 @@ def collinear_data(random_state=2):
     """make_classification with redundant (exactly collinear) features: a Heywood case."""
     from sklearn.datasets import make_classification
 
-    X, _ = make_classification(n_samples=500, n_features=20, n_informative=3, n_redundant=4, class_sep=0.5,
-                               flip_y=0.05, random_state=random_state)
+    X, _ = make_classification(
+        n_samples=500,
+        n_features=20,
+        n_informative=3,
+        n_redundant=4,
+        class_sep=0.5,
+        flip_y=0.05,
+        random_state=random_state,
+    )
     return X
 
 
@@ -128,4 +135,3 @@ def test_em_and_profile_iteration_agree_on_a_regular_problem():
     prof = FactorAnalysis(2, tol=1e-12, max_iter=20000).fit(X)
     assert em.score(X) == pytest.approx(prof.score(X), abs=1e-7)
     np.testing.assert_allclose(em.get_covariance(), prof.get_covariance(), atol=1e-4)
-

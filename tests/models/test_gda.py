@@ -105,8 +105,11 @@ def test_constant_feature_needs_regularization():
 
 @pytest.mark.parametrize(
     "params, match",
-    [({"covariance": "diag"}, "covariance must be one of"), ({"reg_covar": -1.0}, ">= 0"),
-     ({"priors": [0.5, 0.6]}, "sum to 1")],
+    [
+        ({"covariance": "diag"}, "covariance must be one of"),
+        ({"reg_covar": -1.0}, ">= 0"),
+        ({"priors": [0.5, 0.6]}, "sum to 1"),
+    ],
 )
 def test_bad_hyperparameters(params, match):
     X, y = cs229_ps1()

@@ -46,10 +46,26 @@ def start(ct, K=2):
 
 def fit_both(X, ct, reg, max_iter, tol):
     w, m, cov, prec = start(ct)
-    ours = GaussianMixture(2, covariance_type=ct, reg_covar=reg, max_iter=max_iter, tol=tol,
-                           weights_init=w, means_init=m, covariances_init=cov)
-    ref = SKGaussianMixture(2, covariance_type=ct, reg_covar=reg, max_iter=max_iter, tol=tol,
-                            weights_init=w, means_init=m, precisions_init=prec)
+    ours = GaussianMixture(
+        2,
+        covariance_type=ct,
+        reg_covar=reg,
+        max_iter=max_iter,
+        tol=tol,
+        weights_init=w,
+        means_init=m,
+        covariances_init=cov,
+    )
+    ref = SKGaussianMixture(
+        2,
+        covariance_type=ct,
+        reg_covar=reg,
+        max_iter=max_iter,
+        tol=tol,
+        weights_init=w,
+        means_init=m,
+        precisions_init=prec,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours.fit(X)
@@ -88,8 +104,16 @@ def test_converged_fit_matches_sklearn(ct):
     resp = np.eye(3)[((X[:, None, :] - means[None]) ** 2).sum(axis=2).argmin(axis=1)]
     w0, _, c0 = init._m_step(X, resp)
     p0 = np.linalg.inv(c0) if ct in ("full", "tied") else 1.0 / c0
-    ref = SKGaussianMixture(3, covariance_type=ct, tol=1e-10, max_iter=2000, reg_covar=0.0,
-                            weights_init=w0, means_init=means, precisions_init=p0).fit(X)
+    ref = SKGaussianMixture(
+        3,
+        covariance_type=ct,
+        tol=1e-10,
+        max_iter=2000,
+        reg_covar=0.0,
+        weights_init=w0,
+        means_init=means,
+        precisions_init=p0,
+    ).fit(X)
     assert ours.converged_ and ref.converged_
     # EM converges linearly: a likelihood gain below 1e-10 still leaves parameters ~1e-5 from the optimum
     assert ours.score(X) == pytest.approx(ref.score(X), abs=1e-8)

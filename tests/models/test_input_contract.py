@@ -25,9 +25,14 @@ from replearn.models import available, create, hyperparameters
 pytestmark = pytest.mark.filterwarnings(f"ignore::{ConvergenceWarning.__module__}.{ConvergenceWarning.__name__}")
 
 NOT_X_Y = {"matrix_factorization"}  # fit(R) on a ratings matrix: tests/models/test_matrix_factorization.py
-FAST = {"random_forest": {"n_estimators": 5}, "random_structure_forest": {"n_estimators": 5},
-        "adaboost": {"n_estimators": 5}, "bagging": {"n_estimators": 3}, "mlp": {"max_iter": 30},
-        "cnn": {"max_iter": 10}}
+FAST = {
+    "random_forest": {"n_estimators": 5},
+    "random_structure_forest": {"n_estimators": 5},
+    "adaboost": {"n_estimators": 5},
+    "bagging": {"n_estimators": 3},
+    "mlp": {"max_iter": 30},
+    "cnn": {"max_iter": 10},
+}
 
 
 def _params(name):
@@ -137,7 +142,11 @@ def test_optional_methods_exist_only_where_they_can_be_called(name, params):
 
 @pytest.mark.parametrize(
     "name",
-    [n for n, p in CASES if create(n, **p)._estimator_type == "classifier" and hasattr(type(create(n)), "decision_function")],
+    [
+        n
+        for n, p in CASES
+        if create(n, **p)._estimator_type == "classifier" and hasattr(type(create(n)), "decision_function")
+    ],
 )
 def test_binary_decision_function_is_one_column_positive_for_classes_1(name):
     model = create(name, **_params(name))

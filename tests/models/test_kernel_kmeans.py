@@ -92,7 +92,9 @@ def test_kernel_diagonal_matches_full_matrix():
     X = np.random.default_rng(1).normal(size=(10, 3))
     for kernel in ("linear", "poly", "rbf", "sigmoid"):
         K = kernel_matrix(X, X, kernel=kernel, gamma=0.3, degree=3, coef0=0.5)
-        np.testing.assert_allclose(kernel_diagonal(X, kernel=kernel, gamma=0.3, degree=3, coef0=0.5), np.diag(K), rtol=1e-12)
+        np.testing.assert_allclose(
+            kernel_diagonal(X, kernel=kernel, gamma=0.3, degree=3, coef0=0.5), np.diag(K), rtol=1e-12
+        )
 
 
 def test_max_iter_warns():

@@ -33,8 +33,11 @@ def circles(n=200, seed=0):
 # -- kernel ridge -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "kernel, sk_kernel, params",
-    [("rbf", "rbf", {"gamma": 0.5}), ("polynomial", "poly", {"gamma": 0.7, "degree": 3, "coef0": 1.0}),
-     ("linear", "linear", {})],
+    [
+        ("rbf", "rbf", {"gamma": 0.5}),
+        ("polynomial", "poly", {"gamma": 0.7, "degree": 3, "coef0": 1.0}),
+        ("linear", "linear", {}),
+    ],
 )
 def test_kernel_ridge_matches_sklearn(regression, kernel, sk_kernel, params):
     X, y, X_test = regression
@@ -48,8 +51,9 @@ def test_kernel_ridge_laplace_matches_sklearn_on_our_kernel_matrix(regression):
     X, y, X_test = regression
     ours = KernelRidge(alpha=0.1, kernel="laplace", gamma=0.8).fit(X, y)
     ref = SkKernelRidge(alpha=0.1, kernel="precomputed").fit(kernel_matrix(X, X, "laplace", gamma=0.8), y)
-    np.testing.assert_allclose(ours.predict(X_test), ref.predict(kernel_matrix(X_test, X, "laplace", gamma=0.8)),
-                               rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict(X_test), ref.predict(kernel_matrix(X_test, X, "laplace", gamma=0.8)), rtol=1e-8, atol=1e-10
+    )
 
 
 def test_linear_kernel_ridge_is_ridge_without_intercept(regression):

@@ -36,7 +36,9 @@ def test_linear_kernel_equals_pca():
     np.testing.assert_allclose(kp.explained_variance_ratio_, p.explained_variance_ratio_, rtol=1e-9)
 
 
-@pytest.mark.parametrize("kernel, params", [("rbf", {"gamma": 0.05}), ("rbf", {}), ("poly", {"degree": 2, "gamma": 0.1, "coef0": 1.0})])
+@pytest.mark.parametrize(
+    "kernel, params", [("rbf", {"gamma": 0.05}), ("rbf", {}), ("poly", {"degree": 2, "gamma": 0.1, "coef0": 1.0})]
+)
 def test_matches_sklearn_kernel_pca(kernel, params):
     X = data(seed=2)
     Xnew = data(n=15, seed=3)
@@ -83,9 +85,13 @@ def test_requested_null_components_score_zero():
 
 @pytest.mark.parametrize(
     "params, match",
-    [({"n_components": 0}, "n_components must be >= 1"), ({"n_components": 500}, "n_components must be <= 120"),
-     ({"kernel": "laplacian"}, "kernel must be one of"), ({"degree": 0}, "degree must be >= 1"),
-     ({"eigen_solver": "lobpcg"}, "eigen_solver must be one of")],
+    [
+        ({"n_components": 0}, "n_components must be >= 1"),
+        ({"n_components": 500}, "n_components must be <= 120"),
+        ({"kernel": "laplacian"}, "kernel must be one of"),
+        ({"degree": 0}, "degree must be >= 1"),
+        ({"eigen_solver": "lobpcg"}, "eigen_solver must be one of"),
+    ],
 )
 def test_invalid_parameters(params, match):
     with pytest.raises(ValueError, match=match):
@@ -99,12 +105,24 @@ def test_learned_pre_images_match_sklearn():
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(80, 5))
-    ours = create("kernel_pca", n_components=3, kernel="rbf", gamma=0.2, eigen_solver="dense",
-                  fit_inverse_transform=True, alpha=0.1).fit(X)
-    ref = SkKernelPCA(n_components=3, kernel="rbf", gamma=0.2, eigen_solver="dense",
-                      fit_inverse_transform=True, alpha=0.1).fit(X)
-    np.testing.assert_allclose(ours.inverse_transform(ours.transform(X[:10])),
-                               ref.inverse_transform(ref.transform(X[:10])), rtol=1e-6, atol=1e-8)
+    ours = create(
+        "kernel_pca",
+        n_components=3,
+        kernel="rbf",
+        gamma=0.2,
+        eigen_solver="dense",
+        fit_inverse_transform=True,
+        alpha=0.1,
+    ).fit(X)
+    ref = SkKernelPCA(
+        n_components=3, kernel="rbf", gamma=0.2, eigen_solver="dense", fit_inverse_transform=True, alpha=0.1
+    ).fit(X)
+    np.testing.assert_allclose(
+        ours.inverse_transform(ours.transform(X[:10])),
+        ref.inverse_transform(ref.transform(X[:10])),
+        rtol=1e-6,
+        atol=1e-8,
+    )
     with pytest.raises(NotImplementedError, match="fit_inverse_transform=True"):
         create("kernel_pca", n_components=2).fit(X).inverse_transform(np.zeros((1, 2)))
 

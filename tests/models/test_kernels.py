@@ -24,8 +24,11 @@ def data():
     "kernel, params, reference",
     [
         ("linear", {}, lambda X, Z: X @ Z.T),
-        ("polynomial", {"degree": 3, "gamma": 0.5, "coef0": 2.0},
-         lambda X, Z: polynomial_kernel(X, Z, degree=3, gamma=0.5, coef0=2.0)),
+        (
+            "polynomial",
+            {"degree": 3, "gamma": 0.5, "coef0": 2.0},
+            lambda X, Z: polynomial_kernel(X, Z, degree=3, gamma=0.5, coef0=2.0),
+        ),
         ("rbf", {"gamma": 0.3}, lambda X, Z: rbf_kernel(X, Z, gamma=0.3)),
         ("laplace", {"gamma": 0.7}, lambda X, Z: np.exp(-0.7 * euclidean_distances(X, Z))),
     ],
@@ -60,8 +63,9 @@ def test_polynomial_kernel_is_an_inner_product_of_explicit_features(data):
         quad = np.einsum("ni,nj->nij", A, A).reshape(len(A), -1)
         return np.hstack([quad, np.sqrt(2 * c) * A, np.full((len(A), 1), c)])
 
-    np.testing.assert_allclose(kernel_matrix(X, Z, "polynomial", degree=2, gamma=1.0, coef0=c), phi(X) @ phi(Z).T,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        kernel_matrix(X, Z, "polynomial", degree=2, gamma=1.0, coef0=c), phi(X) @ phi(Z).T, rtol=1e-10
+    )
     # seed 003 L641-653: (<x,z> + 1)^2 with phi = (vec(xx^T), sqrt(2) x, 1), dimension d^2 + d + 1
     assert phi(X).shape[1] == 5**2 + 5 + 1
 

@@ -136,7 +136,9 @@ def test_empty_cluster_is_refilled_with_the_furthest_point(faithful):
     # scikit-learn relocates empty clusters by the same rule: the same partition and centres
     ref = SKKMeans(3, init=init, n_init=1, algorithm="lloyd").fit(faithful)
     assert model.inertia_ == pytest.approx(ref.inertia_, rel=1e-9)
-    np.testing.assert_allclose(np.sort(model.cluster_centers_, axis=0), np.sort(ref.cluster_centers_, axis=0), rtol=1e-9)
+    np.testing.assert_allclose(
+        np.sort(model.cluster_centers_, axis=0), np.sort(ref.cluster_centers_, axis=0), rtol=1e-9
+    )
 
 
 def test_duplicate_points_fewer_distinct_than_k():

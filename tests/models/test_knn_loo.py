@@ -37,8 +37,9 @@ def test_loo_regression_equals_refitting(data):
     X, _ = data
     t = X[:, 0] ** 2 + X[:, 1]
     errors = loo_errors(X, t, max_k=6, weights="distance", task="regression")
-    np.testing.assert_allclose(errors, [brute_force_loo(X, t, k, "distance", "regression") for k in range(1, 7)],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        errors, [brute_force_loo(X, t, k, "distance", "regression") for k in range(1, 7)], rtol=1e-12
+    )
 
 
 def test_line_9_compares_with_the_held_out_label():
@@ -72,8 +73,12 @@ def test_blocks_of_rows_give_the_same_answer(data, monkeypatch):
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"max_k": 50}, "max_k must be <= 49"), ({"max_k": 0}, "max_k must be >= 1"),
-     ({"weights": "gaussian"}, "weights must be one of"), ({"task": "ranking"}, "task must be one of")],
+    [
+        ({"max_k": 50}, "max_k must be <= 49"),
+        ({"max_k": 0}, "max_k must be >= 1"),
+        ({"weights": "gaussian"}, "weights must be one of"),
+        ({"task": "ranking"}, "task must be one of"),
+    ],
 )
 def test_bad_arguments(data, kwargs, match):
     X, y = data

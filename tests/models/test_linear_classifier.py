@@ -43,8 +43,17 @@ def test_hinge_l2_gd_is_cimls_algorithm_22():
     X, y = data(n=50, d=3, seed=1)
     s = np.where(y == 1, 1.0, -1.0)
     n, eta, alpha, iters = len(y), 0.5, 0.01, 7
-    model = LinearClassifier(loss="hinge", penalty="l2", alpha=alpha, solver="gd", learning_rate=eta,
-                             schedule="constant", max_iter=iters, tol=0.0, n_iter_no_change=100)
+    model = LinearClassifier(
+        loss="hinge",
+        penalty="l2",
+        alpha=alpha,
+        solver="gd",
+        learning_rate=eta,
+        schedule="constant",
+        max_iter=iters,
+        tol=0.0,
+        n_iter_no_change=100,
+    )
     with pytest.warns(Warning):
         model.fit(X, y)
     lam, step = n * alpha, eta / n
@@ -65,8 +74,16 @@ def test_hinge_l2_gd_is_cimls_algorithm_22():
 def test_logistic_l2_optimum_is_sklearn_logistic_regression():
     X, y = data(seed=2)
     n, alpha = len(y), 0.01
-    model = LinearClassifier(loss="logistic", alpha=alpha, solver="gd", schedule="constant", learning_rate=2.0,
-                             max_iter=20_000, tol=1e-15, n_iter_no_change=3).fit(X, y)
+    model = LinearClassifier(
+        loss="logistic",
+        alpha=alpha,
+        solver="gd",
+        schedule="constant",
+        learning_rate=2.0,
+        max_iter=20_000,
+        tol=1e-15,
+        n_iter_no_change=3,
+    ).fit(X, y)
     ref = SkLogisticRegression(C=1 / (n * alpha * np.log(2)), tol=1e-12, solver="newton-cholesky").fit(X, y)
     np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-6, atol=1e-8)
@@ -76,8 +93,16 @@ def test_logistic_l2_optimum_is_sklearn_logistic_regression():
 def test_squared_l2_optimum_is_ridge_on_plus_minus_one_targets():
     X, y = data(seed=3)
     n, alpha = len(y), 0.05
-    model = LinearClassifier(loss="squared", alpha=alpha, solver="gd", schedule="constant", learning_rate=0.2,
-                             max_iter=20_000, tol=1e-15, n_iter_no_change=3).fit(X, y)
+    model = LinearClassifier(
+        loss="squared",
+        alpha=alpha,
+        solver="gd",
+        schedule="constant",
+        learning_rate=0.2,
+        max_iter=20_000,
+        tol=1e-15,
+        n_iter_no_change=3,
+    ).fit(X, y)
     ref = Ridge(alpha=n * alpha / 2).fit(X, 2.0 * y - 1.0)
     np.testing.assert_allclose(model.coef_[0], ref.coef_, rtol=1e-6)
     assert model.intercept_[0] == pytest.approx(ref.intercept_, rel=1e-6, abs=1e-9)
@@ -117,14 +142,30 @@ def test_truncated_gradient_gives_exact_zeros_and_more_with_more_penalty():
     y = (X[:, 0] - 2 * X[:, 1] + 0.5 * rng.normal(size=300) > 0).astype(int)  # 2 relevant features of 20
     zeros = []
     for alpha in (0.001, 0.05, 0.1):
-        m = LinearClassifier(loss="logistic", penalty="l1", alpha=alpha, solver="truncated_gradient",
-                             learning_rate=0.5, batch_size=50, max_iter=50, random_state=0).fit(X, y)
+        m = LinearClassifier(
+            loss="logistic",
+            penalty="l1",
+            alpha=alpha,
+            solver="truncated_gradient",
+            learning_rate=0.5,
+            batch_size=50,
+            max_iter=50,
+            random_state=0,
+        ).fit(X, y)
         zeros.append(int(np.sum(m.coef_ == 0)))
     assert zeros == sorted(zeros) and zeros[0] == 0 and zeros[-1] >= 12
     assert m.coef_[0, 0] > 0 > m.coef_[0, 1]  # the relevant features survive
     # plain subgradient SGD with the same L1 penalty does not land on exact zeros
-    sub = LinearClassifier(loss="logistic", penalty="l1", alpha=0.1, solver="sgd", learning_rate=0.5, batch_size=50,
-                           max_iter=50, random_state=0).fit(X, y)
+    sub = LinearClassifier(
+        loss="logistic",
+        penalty="l1",
+        alpha=0.1,
+        solver="sgd",
+        learning_rate=0.5,
+        batch_size=50,
+        max_iter=50,
+        random_state=0,
+    ).fit(X, y)
     assert np.sum(sub.coef_ == 0) < zeros[-1]
 
 

@@ -143,7 +143,9 @@ def test_closed_form_solvers_do_not_set_gd_attributes(random_data):
 
 
 def test_unknown_solver_lists_valid_ones(random_data):
-    with pytest.raises(ValueError, match=r"solver must be one of \['gd', 'lstsq', 'minibatch', 'normal', 'sgd'\], got 'qr'"):
+    with pytest.raises(
+        ValueError, match=r"solver must be one of \['gd', 'lstsq', 'minibatch', 'normal', 'sgd'\], got 'qr'"
+    ):
         LinearRegression(solver="qr").fit(*random_data)
 
 
@@ -185,8 +187,17 @@ def test_stochastic_solvers_converge_to_the_closed_form_with_a_decaying_step(ran
     X, y = random_data
     Xs = standardize(X)
     exact = LinearRegression(solver="lstsq").fit(Xs, y)
-    model = LinearRegression(solver=solver, batch_size=batch, learning_rate=0.05, schedule="inverse", decay=0.01,
-                             max_iter=300, tol=0.0, n_iter_no_change=1000, random_state=0)
+    model = LinearRegression(
+        solver=solver,
+        batch_size=batch,
+        learning_rate=0.05,
+        schedule="inverse",
+        decay=0.01,
+        max_iter=300,
+        tol=0.0,
+        n_iter_no_change=1000,
+        random_state=0,
+    )
     with pytest.warns(ConvergenceWarning, match="did not converge in max_iter=300 epochs"):  # patience > max_iter
         model.fit(Xs, y)
     np.testing.assert_allclose(model.coef_, exact.coef_, atol=1e-3 * np.abs(exact.coef_).max())
@@ -196,8 +207,15 @@ def test_stochastic_solvers_converge_to_the_closed_form_with_a_decaying_step(ran
     rss = np.sum((y - exact.predict(Xs)) ** 2) / (2 * len(y))
     assert model.loss_history_[-1] == pytest.approx(rss, rel=1e-4)
     # with the default patience it stops by itself once J stalls, close to the minimum
-    stopped = LinearRegression(solver=solver, batch_size=batch, learning_rate=0.05, schedule="inverse", decay=0.01,
-                               max_iter=300, random_state=0).fit(Xs, y)
+    stopped = LinearRegression(
+        solver=solver,
+        batch_size=batch,
+        learning_rate=0.05,
+        schedule="inverse",
+        decay=0.01,
+        max_iter=300,
+        random_state=0,
+    ).fit(Xs, y)
     assert stopped.n_iter_ < 300 and stopped.loss_history_[-1] == pytest.approx(rss, rel=1e-3)
 
 
@@ -206,8 +224,16 @@ def test_lms_recovers_portland_theta_with_decaying_steps():
     x = X[:, :1]
     mu, sd = x.mean(axis=0), x.std(axis=0)
     # eta_t = 0.05 / (1 + 0.05 t) -> 0: the LMS rule then converges (CS229 notes, footnote L298), slowly
-    model = LinearRegression(solver="sgd", learning_rate=0.05, schedule="inverse", decay=0.05, max_iter=1000,
-                             tol=0.0, n_iter_no_change=1000, random_state=3)
+    model = LinearRegression(
+        solver="sgd",
+        learning_rate=0.05,
+        schedule="inverse",
+        decay=0.05,
+        max_iter=1000,
+        tol=0.0,
+        n_iter_no_change=1000,
+        random_state=3,
+    )
     with pytest.warns(ConvergenceWarning):
         model.fit((x - mu) / sd, y)
     theta1 = model.coef_[0] / sd[0]

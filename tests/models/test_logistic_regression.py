@@ -232,10 +232,26 @@ def test_l1_optimality_and_sparsity(cancer):
 def test_sga_approaches_the_optimum(cancer, penalty):
     X, y = cancer
     C = 1.0 if penalty == "l2" else 0.1
-    exact = LogisticRegression(C=C, penalty=penalty, solver="newton" if penalty == "l2" else "gd",
-                               learning_rate=1.0, max_iter=100_000, tol=1e-10).fit(X, y)
-    sga = LogisticRegression(C=C, penalty=penalty, solver="sga", learning_rate=0.5, schedule="inverse", decay=0.001,
-                             batch_size=10, max_iter=60, tol=0.0, random_state=0).fit(X, y)
+    exact = LogisticRegression(
+        C=C,
+        penalty=penalty,
+        solver="newton" if penalty == "l2" else "gd",
+        learning_rate=1.0,
+        max_iter=100_000,
+        tol=1e-10,
+    ).fit(X, y)
+    sga = LogisticRegression(
+        C=C,
+        penalty=penalty,
+        solver="sga",
+        learning_rate=0.5,
+        schedule="inverse",
+        decay=0.001,
+        batch_size=10,
+        max_iter=60,
+        tol=0.0,
+        random_state=0,
+    ).fit(X, y)
     best = exact.loss_history_[0][~np.isnan(exact.loss_history_[0])][-1]
     h = sga.loss_history_[0]
     assert h[0] == pytest.approx(np.log(2))
@@ -247,8 +263,9 @@ def test_sga_approaches_the_optimum(cancer, penalty):
 
 def test_sga_l1_truncation_gives_exact_zeros(cancer):
     X, y = cancer
-    model = LogisticRegression(C=0.01, penalty="l1", solver="sga", learning_rate=0.1, batch_size=10, max_iter=30,
-                               random_state=0).fit(X, y)
+    model = LogisticRegression(
+        C=0.01, penalty="l1", solver="sga", learning_rate=0.1, batch_size=10, max_iter=30, random_state=0
+    ).fit(X, y)
     assert np.sum(model.coef_ == 0) >= 10 and model.score(X, y) > 0.9
 
 

@@ -62,8 +62,17 @@ def test_als_loss_never_increases_and_beats_the_mean_on_held_out_entries():
 def test_sgd_reaches_the_als_objective():
     train, test = low_rank(seed=1)
     als = MatrixFactorization(3, lambda_w=1.0, lambda_z=1.0, random_state=0).fit(train)
-    sgd = MatrixFactorization(3, solver="sgd", lambda_w=1.0, lambda_z=1.0, learning_rate=0.02, batch_size=128,
-                              max_iter=300, tol=1e-5, random_state=0).fit(train)
+    sgd = MatrixFactorization(
+        3,
+        solver="sgd",
+        lambda_w=1.0,
+        lambda_z=1.0,
+        learning_rate=0.02,
+        batch_size=128,
+        max_iter=300,
+        tol=1e-5,
+        random_state=0,
+    ).fit(train)
     assert sgd.loss_history_[-1] == pytest.approx(als.loss_history_[-1], rel=0.05)
     baseline = np.sqrt(np.nanmean((test - np.nanmean(train)) ** 2))
     assert sgd.rmse(test) < 0.5 * baseline
@@ -147,8 +156,12 @@ def test_invalid_ratings(R, match):
 
 @pytest.mark.parametrize(
     "params, match",
-    [({"n_components": 0}, "n_components must be >= 1"), ({"solver": "svd"}, "solver must be one of"),
-     ({"lambda_w": -1.0}, "lambda_w must be >= 0"), ({"learning_rate": 0.0}, "learning_rate must be > 0")],
+    [
+        ({"n_components": 0}, "n_components must be >= 1"),
+        ({"solver": "svd"}, "solver must be one of"),
+        ({"lambda_w": -1.0}, "lambda_w must be >= 0"),
+        ({"learning_rate": 0.0}, "learning_rate must be > 0"),
+    ],
 )
 def test_invalid_parameters(params, match):
     train, _ = low_rank()

@@ -74,8 +74,15 @@ def test_hand_set_weights_in_a_fitted_mlp_predict_xor():
 @pytest.mark.parametrize("activation, width", [("tanh", 4), ("relu", 8), ("maxout", 2)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_trained_mlp_separates_xor(activation, width, seed):
-    model = MLP(hidden_layer_sizes=[width], activation=activation, learning_rate_init=0.05, alpha=0.0,
-                max_iter=400, tol=0.0, random_state=seed)
+    model = MLP(
+        hidden_layer_sizes=[width],
+        activation=activation,
+        learning_rate_init=0.05,
+        alpha=0.0,
+        max_iter=400,
+        tol=0.0,
+        random_state=seed,
+    )
     quiet_fit(model, XOR_X, XOR_Y)
     np.testing.assert_array_equal(model.predict(XOR_X), XOR_Y)
     assert model.loss_curve_[-1] < 0.1 < model.loss_curve_[0]
@@ -105,16 +112,26 @@ def test_mlp_reaches_97_percent_on_digits(digits):
 @pytest.mark.parametrize("solver, lr", [("sgd", 0.1), ("nesterov", 0.02), ("rmsprop", 0.001), ("adagrad", 0.05)])
 def test_other_solvers_learn_digits(digits, solver, lr):
     Xtr, Xte, ytr, yte = digits
-    model = quiet_fit(MLP(hidden_layer_sizes=[64], solver=solver, learning_rate_init=lr, max_iter=30,
-                          random_state=0), Xtr, ytr)
+    model = quiet_fit(
+        MLP(hidden_layer_sizes=[64], solver=solver, learning_rate_init=lr, max_iter=30, random_state=0), Xtr, ytr
+    )
     assert model.score(Xte, yte) >= 0.95
 
 
 def test_early_stopping_restores_the_best_weights(digits):
     Xtr, _, ytr, _ = digits
     X, y = Xtr[:600], ytr[:600]
-    model = MLP(hidden_layer_sizes=[64], learning_rate_init=0.01, alpha=0.0, early_stopping=True,
-                validation_fraction=0.25, n_iter_no_change=5, tol=0.0, max_iter=200, random_state=3)
+    model = MLP(
+        hidden_layer_sizes=[64],
+        learning_rate_init=0.01,
+        alpha=0.0,
+        early_stopping=True,
+        validation_fraction=0.25,
+        n_iter_no_change=5,
+        tol=0.0,
+        max_iter=200,
+        random_state=3,
+    )
     model.fit(X, y)
     curve = model.validation_loss_curve_
     assert model.n_iter_ == len(curve) == model.best_epoch_ + 6 < 200  # stopped after 6 epochs without a new best
@@ -176,8 +193,12 @@ def test_regression_same_steps_as_sklearn():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 3))
     y = np.sin(X[:, 0]) + X[:, 1] ** 2
-    common = dict(activation="relu", solver="adam", learning_rate_init=0.01, batch_size=40, alpha=0.1, tol=0.0, random_state=0)
-    ours = quiet_fit(MLP(hidden_layer_sizes=[8], task="regression", standardize_target=False, max_iter=1, **common), X, y)
+    common = dict(
+        activation="relu", solver="adam", learning_rate_init=0.01, batch_size=40, alpha=0.1, tol=0.0, random_state=0
+    )
+    ours = quiet_fit(
+        MLP(hidden_layer_sizes=[8], task="regression", standardize_target=False, max_iter=1, **common), X, y
+    )
     ref = quiet_fit(MLPRegressor(hidden_layer_sizes=(8,), max_iter=1, shuffle=False, **common), X, y)
     copy_sklearn_weights(ours, ref)
     quiet_fit(ours.set_params(warm_start=True, max_iter=10), X, y)
@@ -189,8 +210,9 @@ def test_regression_fits_a_smooth_function():
     rng = np.random.default_rng(2)
     X = rng.uniform(-2, 2, size=(300, 2))
     y = 50 + 20 * np.sin(X[:, 0]) * X[:, 1]
-    model = quiet_fit(MLP(hidden_layer_sizes=[32, 32], task="regression", learning_rate_init=0.01, max_iter=300,
-                          random_state=0), X, y)
+    model = quiet_fit(
+        MLP(hidden_layer_sizes=[32, 32], task="regression", learning_rate_init=0.01, max_iter=300, random_state=0), X, y
+    )
     assert model._estimator_type == "regressor"
     assert model.score(X, y) > 0.95
     assert model.y_mean_ == pytest.approx(y.mean()) and model.y_scale_ == pytest.approx(y.std())
@@ -225,8 +247,19 @@ def test_sampling_with_replacement_batch_of_one_is_cs229_algorithm_1():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 2))
     y = (X[:, 0] - X[:, 1] > 0).astype(int)
-    model = quiet_fit(MLP(hidden_layer_sizes=[4], solver="sgd", learning_rate_init=0.05, batch_size=1,
-                          sampling="replacement", max_iter=20, random_state=0), X, y)
+    model = quiet_fit(
+        MLP(
+            hidden_layer_sizes=[4],
+            solver="sgd",
+            learning_rate_init=0.05,
+            batch_size=1,
+            sampling="replacement",
+            max_iter=20,
+            random_state=0,
+        ),
+        X,
+        y,
+    )
     assert model.score(X, y) >= 0.95
     assert model.loss_curve_[-1] < model.loss_curve_[0]
 
@@ -267,8 +300,11 @@ def test_convergence_warning_at_max_iter_and_stop_on_tol():
 
 
 def test_coefs_shapes_and_registry():
-    model = quiet_fit(create("mlp", hidden_layer_sizes=[7, 5], max_iter=3, random_state=0),
-                      np.random.default_rng(0).normal(size=(30, 4)), np.arange(30) % 3)
+    model = quiet_fit(
+        create("mlp", hidden_layer_sizes=[7, 5], max_iter=3, random_state=0),
+        np.random.default_rng(0).normal(size=(30, 4)),
+        np.arange(30) % 3,
+    )
     assert [W.shape for W in model.coefs_] == [(4, 7), (7, 5), (5, 3)]
     assert [b.shape for b in model.intercepts_] == [(7,), (5,), (3,)]
     assert model._estimator_type == "classifier" and MLP._tasks == ("classification", "regression")
@@ -283,7 +319,11 @@ def test_coefs_shapes_and_registry():
         (dict(solver="lbfgs"), ValueError, "solver must be one of"),
         (dict(learning_rate_init=0.0), ValueError, "learning_rate_init must be > 0"),
         (dict(dropout=1.0), ValueError, "dropout must be < 1"),
-        (dict(early_stopping=True, validation_fraction=0.0), ValueError, "early_stopping=True needs validation_fraction > 0"),
+        (
+            dict(early_stopping=True, validation_fraction=0.0),
+            ValueError,
+            "early_stopping=True needs validation_fraction > 0",
+        ),
         (dict(task="ranking"), ValueError, "task must be one of"),
         (dict(lr_schedule="cyclic"), ValueError, "lr_schedule must be one of"),
         (dict(momentum=1.5, solver="momentum"), ValueError, "momentum must be < 1"),
@@ -300,15 +340,21 @@ def test_default_init_is_scikit_learns_glorot_uniform_with_biases():
     X = np.random.default_rng(0).normal(size=(20, 7))
     y = np.arange(20) % 3
     for activation, factor in (("relu", 6.0), ("tanh", 6.0), ("logistic", 2.0)):
-        model = quiet_fit(MLP(hidden_layer_sizes=[50, 40], activation=activation, max_iter=1, learning_rate_init=1e-12,
-                              random_state=0), X, y)
+        model = quiet_fit(
+            MLP(
+                hidden_layer_sizes=[50, 40], activation=activation, max_iter=1, learning_rate_init=1e-12, random_state=0
+            ),
+            X,
+            y,
+        )
         for W, b in zip(model.coefs_, model.intercepts_):
             bound = np.sqrt(factor / sum(W.shape))
             assert np.abs(W).max() <= bound and np.abs(b).max() <= bound
             assert np.abs(W).max() > 0.9 * bound and np.abs(b).max() > 0.5 * bound  # biases drawn, not zero
             assert np.std(W) == pytest.approx(bound / np.sqrt(3), rel=0.15)  # uniform on ±bound
-    he = quiet_fit(MLP(hidden_layer_sizes=[50], init="he_normal", max_iter=1, learning_rate_init=1e-12,
-                       random_state=0), X, y)
+    he = quiet_fit(
+        MLP(hidden_layer_sizes=[50], init="he_normal", max_iter=1, learning_rate_init=1e-12, random_state=0), X, y
+    )
     assert max(np.abs(b).max() for b in he.intercepts_) < 1e-9  # the named rules start the biases at 0
 
 

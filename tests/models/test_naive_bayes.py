@@ -52,8 +52,10 @@ def test_gaussian_event_model_is_gaussian_naive_bayes():
 def test_waterloo_spam_table_with_and_without_laplace_smoothing():
     """Seed 003 L84-92 (words and, viagra, the, of, nigeria; x' = (1, 1, 0, 0, 0)): Bernoulli NB with Laplace
     (+1/+2) gives P(spam | x') = 9/11; without smoothing the ham class has phi_viagra = 0, so P(spam | x') = 1."""
-    X = np.array([[1, 0, 0, 1, 1, 1], [1, 0, 1, 0, 0, 0], [0, 1, 1, 0, 1, 1], [1, 1, 0, 1, 0, 1],
-                  [1, 0, 0, 0, 1, 0]], dtype=float).T
+    X = np.array(
+        [[1, 0, 0, 1, 1, 1], [1, 0, 1, 0, 0, 0], [0, 1, 1, 0, 1, 1], [1, 1, 0, 1, 0, 1], [1, 0, 0, 0, 1, 0]],
+        dtype=float,
+    ).T
     y = np.array([1, 0, 1, 0, 1, 0])
     x_new = np.array([[1, 1, 0, 0, 0]], dtype=float)
     laplace = NaiveBayes(alpha=1.0, binarize=None).fit(X, y)
@@ -140,9 +142,13 @@ def test_class_sums_compiled_and_one_hot_agree(event_model, monkeypatch):
     X = rng.gamma(0.5, 2.0, size=(300, 12)) * (rng.random((300, 12)) < 0.4)  # non-integer counts, many zeros
     Y = np.eye(4)[y]
     expected = Y.T @ (X > 0) if event_model == "bernoulli" else Y.T @ X
-    np.testing.assert_allclose(event_models._class_sums(X if event_model == "multinomial" else (X > 0) * 1.0, y, 4),
-                               expected, rtol=1e-12)
-    models = [NaiveBayes(event_model=event_model).fit(X, y), NaiveBayes(event_model=event_model).fit(sp.csr_array(X), y)]
+    np.testing.assert_allclose(
+        event_models._class_sums(X if event_model == "multinomial" else (X > 0) * 1.0, y, 4), expected, rtol=1e-12
+    )
+    models = [
+        NaiveBayes(event_model=event_model).fit(X, y),
+        NaiveBayes(event_model=event_model).fit(sp.csr_array(X), y),
+    ]
     monkeypatch.setattr(event_models, "jit_available", lambda: False)
     models.append(NaiveBayes(event_model=event_model).fit(X, y))
     for m in models[1:]:

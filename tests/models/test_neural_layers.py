@@ -211,7 +211,9 @@ CONV_CASES = [
 
 
 def make_conv(case, shape, seed=0):
-    layer = Conv2D(case["F"], kernel_size=case["kernel"], stride=case["stride"], padding=case["pad"], init="glorot_normal")
+    layer = Conv2D(
+        case["F"], kernel_size=case["kernel"], stride=case["stride"], padding=case["pad"], init="glorot_normal"
+    )
     out_shape = layer.build(shape, rng(seed))
     layer.intercept_[:] = rng(seed + 1).normal(size=case["F"])
     return layer, out_shape
@@ -267,7 +269,9 @@ def test_im2col_and_col2im_are_adjoint():
 
 
 @pytest.mark.parametrize("pool_cls", [MaxPool2D, AvgPool2D])
-@pytest.mark.parametrize("size, stride, hw", [(2, None, (6, 4)), (2, None, (7, 5)), (3, 1, (5, 6)), ([2, 3], [1, 2], (6, 7))])
+@pytest.mark.parametrize(
+    "size, stride, hw", [(2, None, (6, 4)), (2, None, (7, 5)), (3, 1, (5, 6)), ([2, 3], [1, 2], (6, 7))]
+)
 def test_pool_gradients(pool_cls, size, stride, hw):
     X = rng(6).normal(size=(2, 3) + hw)
     layer = pool_cls(pool_size=size, stride=stride)
@@ -306,8 +310,11 @@ def objective_gradient_errors(model, X, T, output, n_outputs, alpha):
 
     _, grad = loss_fn(forward(layers, X), T)
     backward(layers, grad)
-    grads = [g.copy() + (alpha / n * p if f else 0) for layer in layers for g, p, f in
-             zip(layer.gradients(), layer.parameters(), layer.decayed())]
+    grads = [
+        g.copy() + (alpha / n * p if f else 0)
+        for layer in layers
+        for g, p, f in zip(layer.gradients(), layer.parameters(), layer.decayed())
+    ]
     return [relative_error(g, numerical_gradient(J, p)) for g, p in zip(grads, params)]
 
 

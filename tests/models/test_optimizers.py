@@ -88,8 +88,13 @@ def quadratic(seed=0):
 
 @pytest.mark.parametrize(
     "name, lr, steps, atol",
-    [("sgd", 0.1, 500, 1e-10), ("momentum", 0.05, 500, 1e-9), ("nesterov", 0.05, 500, 1e-10),
-     ("adagrad", 0.5, 2000, 1e-10), ("adam", 0.05, 2000, 1e-8)],
+    [
+        ("sgd", 0.1, 500, 1e-10),
+        ("momentum", 0.05, 500, 1e-9),
+        ("nesterov", 0.05, 500, 1e-10),
+        ("adagrad", 0.5, 2000, 1e-10),
+        ("adam", 0.05, 2000, 1e-8),
+    ],
 )
 def test_minimizes_a_convex_quadratic(name, lr, steps, atol):
     A, b, x_star = quadratic()

@@ -189,7 +189,9 @@ def test_without_intercept_and_loss_history():
     assert len(m.mistakes_) == m.n_iter_
 
 
-@pytest.mark.parametrize("params, match", [({"max_iter": 0}, "max_iter must be >= 1"), ({"shuffle": "yes"}, "shuffle must be one of")])
+@pytest.mark.parametrize(
+    "params, match", [({"max_iter": 0}, "max_iter must be >= 1"), ({"shuffle": "yes"}, "shuffle must be one of")]
+)
 def test_bad_hyperparameters(params, match):
     X, y = noisy()
     with pytest.raises(ValueError, match=match):

@@ -56,7 +56,10 @@ CASES = [(name, {}) for name in available() if name not in EXCLUDED] + [
     ("svm", {"kernel": "polynomial", "degree": 2, "C": 10.0}),
     ("linear_svm", {"solver": "pegasos", "max_iter": 20, "random_state": 0}),
     ("decision_tree", {"task": "regression", "max_depth": 3}),
-    ("decision_tree", {"criterion": "entropy", "categorical_features": [2], "validation_fraction": 0.3, "random_state": 0}),
+    (
+        "decision_tree",
+        {"criterion": "entropy", "categorical_features": [2], "validation_fraction": 0.3, "random_state": 0},
+    ),
     ("random_forest", {"task": "regression", "n_estimators": 5, "random_state": 0}),
     ("bagging", {"estimator": "knn", "task": "regression", "n_estimators": 3, "random_state": 0}),
     ("voting", {"voting": "soft", "estimators": ["decision_tree", "knn"], "weights": [2.0, 1.0]}),

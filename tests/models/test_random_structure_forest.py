@@ -47,14 +47,17 @@ def test_structure_ignores_the_labels_and_the_forest_learns():
     np.testing.assert_array_equal(a.features_, b.features_)  # only the leaves saw y (L4311)
     np.testing.assert_array_equal(a.thresholds_, b.thresholds_)
     Xt, yt = binary_data(seed=1)
-    assert create("random_structure_forest", max_depth=3, n_estimators=200, random_state=0).fit(X, y).score(Xt, yt) > 0.85
+    assert (
+        create("random_structure_forest", max_depth=3, n_estimators=200, random_state=0).fit(X, y).score(Xt, yt) > 0.85
+    )
 
 
 def test_regression_empty_leaves_and_errors():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(50, 2))
     model = create("random_structure_forest", task="regression", max_depth=6, n_estimators=3, random_state=0).fit(
-        X, X[:, 0])
+        X, X[:, 0]
+    )
     assert np.any(model.leaf_count_ == 0)  # 64 leaves, 50 points: empty leaves take their ancestor's mean
     assert np.all(np.isfinite(model.predict(rng.normal(size=(20, 2)))))
     flat = create("random_structure_forest", max_depth=0, random_state=0).fit(X, (X[:, 0] > 1).astype(int))

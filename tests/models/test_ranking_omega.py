@@ -45,8 +45,9 @@ def test_auc_omega_loss_is_c_m_2_times_one_minus_auc():
     sigma_hat = ranking_positions(scores)
     loss = omega_loss(sigma, sigma_hat, lambda i, j: omega_auc(i, j, 10, 4))
     assert loss == pytest.approx(math.comb(10, 2) * (1 - roc_auc_score(good, scores)))
-    assert omega_loss(sigma, sigma_hat, omega_kemeny) == np.sum((good[:, None] > good[None, :]) &
-                                                                (scores[:, None] < scores[None, :]))
+    assert omega_loss(sigma, sigma_hat, omega_kemeny) == np.sum(
+        (good[:, None] > good[None, :]) & (scores[:, None] < scores[None, :])
+    )
 
 
 def test_quicksort_with_an_exact_comparator_sorts_in_m_log_m_calls():
@@ -68,8 +69,14 @@ def test_weighted_rank_train_and_quicksort_rank_test():
     q = np.repeat([0.0, 1.0], 30)
     grades = np.r_[(y[:30] > np.quantile(y[:30], 0.8)), (y[30:] > np.quantile(y[30:], 0.4))].astype(float)
     Xq = np.column_stack([q, X])
-    tree = create("pairwise_ranking", omega="auc", group_column=0, estimator="decision_tree",
-                  estimator_params={"max_depth": 4}, random_state=0).fit(Xq, grades)
+    tree = create(
+        "pairwise_ranking",
+        omega="auc",
+        group_column=0,
+        estimator="decision_tree",
+        estimator_params={"max_depth": 4},
+        random_state=0,
+    ).fit(Xq, grades)
     assert tree.pair_weighting_ == "sample_weight"
     logistic = create("pairwise_ranking", omega="auc", group_column=0, random_state=0).fit(Xq, grades)
     assert logistic.pair_weighting_ == "resample"  # logistic regression takes no weights

@@ -34,8 +34,9 @@ def test_vote_with_narrow_bumps_is_one_nearest_neighbour():
 def test_backprop_gradients_match_finite_differences():
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(15, 3)), rng.normal(size=15)
-    net = create("rbf_network", task="regression", n_centers=4, alpha=0.3, solver="gd", max_iter=0,
-                 random_state=0).fit(X, y)
+    net = create("rbf_network", task="regression", n_centers=4, alpha=0.3, solver="gd", max_iter=0, random_state=0).fit(
+        X, y
+    )
     params = [net.centers_, np.log(net.gamma_) + 0.1 * rng.normal(size=4), net.coef_, net.intercept_]
     loss, *grads = net._loss_and_grads(X, y[:, None], *params)
     eps = 1e-6
@@ -51,8 +52,9 @@ def test_gradient_descent_lowers_the_loss_and_classifies():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(200, 2))
     y = (np.sum(X**2, axis=1) < 1.2).astype(int)
-    net = create("rbf_network", n_centers=12, centers="kmeans", solver="gd", max_iter=100, gamma=1.0,
-                 random_state=0).fit(X[:150], y[:150])
+    net = create(
+        "rbf_network", n_centers=12, centers="kmeans", solver="gd", max_iter=100, gamma=1.0, random_state=0
+    ).fit(X[:150], y[:150])
     assert np.all(np.diff(net.loss_history_) <= 0) and net.loss_history_[-1] < net.loss_history_[0]
     assert net.score(X[150:], y[150:]) > 0.85
     with pytest.raises(ValueError, match="use centers='data'"):

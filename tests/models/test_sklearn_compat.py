@@ -72,8 +72,15 @@ GRID = {
     "gda": ("covariance", ["shared", "per_class"]),
     "gaussian_naive_bayes": ("var_smoothing", [1e-9, 1e-8]),
 }
-FALLBACK = [("alpha", [0.5, 1.0]), ("C", [0.5, 1.0]), ("n_neighbors", [3, 5]), ("max_depth", [2, 3]),
-            ("n_estimators", [3, 5]), ("tau", [0.5, 1.0]), ("max_iter", [60, 80])]
+FALLBACK = [
+    ("alpha", [0.5, 1.0]),
+    ("C", [0.5, 1.0]),
+    ("n_neighbors", [3, 5]),
+    ("max_depth", [2, 3]),
+    ("n_estimators", [3, 5]),
+    ("tau", [0.5, 1.0]),
+    ("max_iter", [60, 80]),
+]
 
 
 def grid_for(name):
@@ -163,7 +170,10 @@ def test_pipeline_grid_search_and_cross_val_score(name, params):
     search.fit(X, y)
     assert len(search.cv_results_["params"]) == 2
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
-    assert search.best_estimator_.named_steps["model"].get_params(deep=True)[param] == search.best_params_[f"model__{param}"]
+    assert (
+        search.best_estimator_.named_steps["model"].get_params(deep=True)[param]
+        == search.best_params_[f"model__{param}"]
+    )
 
     scores = cross_val_score(pipeline(create(name, **params)), X, y, cv=cv, error_score="raise")
     assert scores.shape == (3,) and np.all(np.isfinite(scores))

@@ -134,8 +134,11 @@ def test_max_iter_warns():
 
 @pytest.mark.parametrize(
     "params, match",
-    [({"penalty": "l1"}, r"penalty must be one of \['l2', None\]"), ({"C": 0}, "C must be > 0"),
-     ({"solver": "lbfgs"}, "solver must be one of")],
+    [
+        ({"penalty": "l1"}, r"penalty must be one of \['l2', None\]"),
+        ({"C": 0}, "C must be > 0"),
+        ({"solver": "lbfgs"}, "solver must be one of"),
+    ],
 )
 def test_bad_hyperparameters(params, match):
     X, y = blobs()

@@ -35,8 +35,11 @@ def sk_alpha(ref, n):
 
 @pytest.mark.parametrize(
     "kernel, sk_kernel, params",
-    [("rbf", "rbf", {"gamma": 0.5}), ("linear", "linear", {}),
-     ("polynomial", "poly", {"gamma": 1.0, "degree": 2, "coef0": 1.0})],
+    [
+        ("rbf", "rbf", {"gamma": 0.5}),
+        ("linear", "linear", {}),
+        ("polynomial", "poly", {"gamma": 1.0, "degree": 2, "coef0": 1.0}),
+    ],
 )
 @pytest.mark.parametrize("C", [0.1, 10.0])
 def test_smo_matches_sklearn_svc(binary, kernel, sk_kernel, params, C):
@@ -203,8 +206,11 @@ def test_dual_cd_warns_at_max_iter(binary):
 
 @pytest.mark.parametrize(
     "params, match",
-    [({"C": -1.0}, "C must be > 0"), ({"solver": "smo"}, r"solver must be one of \['dual_cd', 'pegasos'\]"),
-     ({"batch_size": 0}, "batch_size must be >= 1")],
+    [
+        ({"C": -1.0}, "C must be > 0"),
+        ({"solver": "smo"}, r"solver must be one of \['dual_cd', 'pegasos'\]"),
+        ({"batch_size": 0}, "batch_size must be >= 1"),
+    ],
 )
 def test_linear_svm_bad_hyperparameters(binary, params, match):
     X, y, _ = binary

@@ -53,8 +53,9 @@ def test_classifier_matches_sklearn(data, criterion, max_depth, min_samples_leaf
     full-depth trees are compared by their fit instead.)"""
     X, y, X_test = data
     ours = DecisionTree(criterion=criterion, max_depth=max_depth, min_samples_leaf=min_samples_leaf).fit(X, y)
-    ref = DecisionTreeClassifier(criterion=criterion, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
-                                 random_state=0).fit(X, y)
+    ref = DecisionTreeClassifier(
+        criterion=criterion, max_depth=max_depth, min_samples_leaf=min_samples_leaf, random_state=0
+    ).fit(X, y)
     same_structure(ours, ref)
     np.testing.assert_array_equal(ours.predict(X_test), ref.predict(X_test))
     np.testing.assert_allclose(ours.predict_proba(X_test), ref.predict_proba(X_test), atol=1e-12)

@@ -36,8 +36,11 @@ def test_every_experiment_preset_composes_and_validates(tmp_path, preset):
 
 
 def test_overrides_select_model_lists_and_values(tmp_path):
-    out = config.compose(["models=[knn,gaussian_naive_bayes]", "cv.folds=5", "models.knn.params.n_neighbors=7"],
-                         root=ROOT, output=tmp_path / "p.yaml")
+    out = config.compose(
+        ["models=[knn,gaussian_naive_bayes]", "cv.folds=5", "models.knn.params.n_neighbors=7"],
+        root=ROOT,
+        output=tmp_path / "p.yaml",
+    )
     p = config.load_params(out)
     assert list(p["models"]) == ["knn", "gaussian_naive_bayes"]
     assert p["cv"]["folds"] == 5 and p["models"]["knn"]["params"]["n_neighbors"] == 7
@@ -62,20 +65,44 @@ def _broken(params, path, value):
 @pytest.mark.parametrize(
     "path, value, expected",
     [
-        (("models", "knn", "name"), "k_nearest", r"models\.knn\.name: unknown model 'k_nearest'; valid choices: .*gaussian_naive_bayes.*knn"),
+        (
+            ("models", "knn", "name"),
+            "k_nearest",
+            r"models\.knn\.name: unknown model 'k_nearest'; valid choices: .*gaussian_naive_bayes.*knn",
+        ),
         (("cv", "fodls"), 5, r"cv\.fodls: unknown key; valid keys here: folds, n_jobs, progress, repeats, scheme"),
         (("cv", "folds"), "five", r"cv\.folds: expected an integer in \[2, 1000\], got str 'five'"),
         (("cv", "folds"), True, r"cv\.folds: expected an integer in \[2, 1000\], got bool"),
         (("split", "test_size"), 1.5, r"split\.test_size: expected a finite number in \(0\.0, 1\.0\), got float 1\.5"),
-        (("stats", "pairwise_test"), "t_test", r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, paired_ttest"),
-        (("cv", "scheme"), "bootstrap_magic", r"cv\.scheme: unknown resampling scheme 'bootstrap_magic'; valid choices: .*repeated_stratified_kfold"),
+        (
+            ("stats", "pairwise_test"),
+            "t_test",
+            r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, paired_ttest",
+        ),
+        (
+            ("cv", "scheme"),
+            "bootstrap_magic",
+            r"cv\.scheme: unknown resampling scheme 'bootstrap_magic'; valid choices: .*repeated_stratified_kfold",
+        ),
         (("report", "title"), KeyError, r"report\.title: missing"),
         (("metrics", "classification"), ["accuracy", "mse"], r"metrics\.classification: 'mse' is a regression metric"),
-        (("models", "knn", "params", "n_neighbours"), 3, r"models\.knn\.params\.n_neighbours: unknown hyperparameter of knn; valid: n_neighbors, task, weights"),
+        (
+            ("models", "knn", "params", "n_neighbours"),
+            3,
+            r"models\.knn\.params\.n_neighbours: unknown hyperparameter of knn; valid: n_neighbors, task, weights",
+        ),
         (("models", "knn", "params", "n_neighbors"), "five", r"models\.knn\.params\.n_neighbors: expected int"),
-        (("dataset", "irsi"), {"source": "shipped"}, r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: breast_cancer, diabetes, digits, iris, old_faithful, wine"),
+        (
+            ("dataset", "irsi"),
+            {"source": "shipped"},
+            r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: breast_cancer, diabetes, digits, iris, old_faithful, wine",
+        ),
         (("dataset", "mine"), {"source": "file", "path": "x.csv"}, r"dataset\.mine\.target: missing"),
-        (("features", "steps"), [{"name": "whiten", "params": {}}], r"features\.steps\[0\]\.name: unknown feature map 'whiten'; valid choices: .*polynomial, .*standardize"),
+        (
+            ("features", "steps"),
+            [{"name": "whiten", "params": {}}],
+            r"features\.steps\[0\]\.name: unknown feature map 'whiten'; valid choices: .*polynomial, .*standardize",
+        ),
     ],
 )
 def test_invalid_configs_name_the_key_and_the_choices(params, path, value, expected):
@@ -96,8 +123,9 @@ def test_stage_stops_before_any_work_on_a_bad_config(tmp_path, params):
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "registry.yaml").write_bytes((ROOT / "data" / "registry.yaml").read_bytes())
-    res = subprocess.run([sys.executable, str(ROOT / "stages" / "prepare.py")], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "stages" / "prepare.py")], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert res.returncode == 2
     assert "models.knn.name: unknown model 'nope'" in res.stderr
     assert "Traceback" not in res.stderr
@@ -114,11 +142,11 @@ def test_stage_stops_before_any_work_on_a_bad_config(tmp_path, params):
         ({("stats", "control"): "knn"}, r"stats\.posthoc: bergmann_hommel compares all pairs; with stats\.control"),
         ({("stats", "posthoc"): "bonferroni_dunn"}, r"bonferroni_dunn compares every model with a control"),
         ({("stats", "rope"): -0.1}, r"stats\.rope: expected a finite number in \[0\.0, inf\)"),
-            ({("stats", "rope"): float("nan")}, r"stats\.rope: expected a finite number"),
-            ({("stats", "resamples"): 10**12}, r"stats\.resamples: expected an integer in \[99, 1000000\]"),
-            ({("report", "decimals"): 50}, r"report\.decimals: expected an integer in \[0, 12\], got int 50"),
-            ({("report", "formats"): ["pdf"]}, r"report\.formats\[0\]: unknown report format 'pdf'"),
-            ({("seed",): 2**32}, r"seed: expected an integer in \[0, 4294967295\]"),
+        ({("stats", "rope"): float("nan")}, r"stats\.rope: expected a finite number"),
+        ({("stats", "resamples"): 10**12}, r"stats\.resamples: expected an integer in \[99, 1000000\]"),
+        ({("report", "decimals"): 50}, r"report\.decimals: expected an integer in \[0, 12\], got int 50"),
+        ({("report", "formats"): ["pdf"]}, r"report\.formats\[0\]: unknown report format 'pdf'"),
+        ({("seed",): 2**32}, r"seed: expected an integer in \[0, 4294967295\]"),
         ({("stats", "resamples"): 10}, r"stats\.resamples: expected an integer in \[99, "),
         ({("stats", "across_pairs_test"): "ttest"}, r"stats\.across_pairs_test: unknown across-datasets pairwise test"),
         ({("stats", "test_set_metric_test"): "exact"}, r"stats\.test_set_metric_test: unknown test-set metric test"),
@@ -139,11 +167,19 @@ def test_stats_settings_by_design_are_valid(params):
     config.validate(p, root=ROOT)
     # the settings added with the design-driven stage are optional (older params files stay valid)
     old = copy.deepcopy(params)
-    for key in ("bayesian", "rope", "rope_scale", "test_set_metric_test", "resamples", "across_pairs_test", "posthoc", "control",
-                "round_before_ranking"):
+    for key in (
+        "bayesian",
+        "rope",
+        "rope_scale",
+        "test_set_metric_test",
+        "resamples",
+        "across_pairs_test",
+        "posthoc",
+        "control",
+        "round_before_ranking",
+    ):
         del old["stats"][key]
     config.validate(old, root=ROOT)
-
 
 
 def test_report_formats_accepted_by_the_schema(params):
@@ -181,9 +217,14 @@ def test_unknown_group_option_is_friendly_also_inside_dvc(tmp_path):
     root = Path(__file__).resolve().parents[2]
     shutil.copytree(root / "conf", tmp_path / "conf")
     shutil.copy2(root / "dvc.yaml", tmp_path / "dvc.yaml")
-    for overrides, message in ((["models=[svm]"], r"^models: unknown option 'svm'; valid choices: .*svm_rbf"),
-                               (["+experiment=smokey"], r"^experiment: unknown option 'smokey'; valid choices: "
-                                                        r".*kernels, .*neural, .*smoke")):
+    for overrides, message in (
+        (["models=[svm]"], r"^models: unknown option 'svm'; valid choices: .*svm_rbf"),
+        (
+            ["+experiment=smokey"],
+            r"^experiment: unknown option 'smokey'; valid choices: "
+            r".*kernels, .*neural, .*smoke",
+        ),
+    ):
         with pytest.raises(Exception, match=message):
             compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), overrides)
     compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), ["+experiment=smoke"])

@@ -31,7 +31,9 @@ def test_shipped_datasets_match_their_registry():
         assert ds.task == entry["task"]
         assert np.isfinite(ds.X).all()
     faithful = load_dataset("old_faithful", {"source": "shipped"}, seed=0, root=ROOT)
-    assert faithful.task == "clustering" and faithful.classes == [] and faithful.feature_names == ["eruptions", "waiting"]
+    assert (
+        faithful.task == "clustering" and faithful.classes == [] and faithful.feature_names == ["eruptions", "waiting"]
+    )
     iris = load_dataset("iris", {"source": "shipped"}, seed=0, root=ROOT)
     assert iris.classes == ["setosa", "versicolor", "virginica"]
     assert np.bincount(iris.y).tolist() == [50, 50, 50]
@@ -49,7 +51,12 @@ def test_numeric_class_labels_sort_numerically(tmp_path):
     [
         ("a,b\n1,2\n", "label", "classification", r"d\.csv: target column 'label' not found; columns are: a, b"),
         ("a,b,a\n1,2,3\n", "b", "classification", r"d\.csv: duplicate column name 'a' \(columns 1 and 3"),
-        ("a,y\n1,x\n2,y\nfoo,x\n", "y", "classification", r"d\.csv: column 'a' has a non-numeric value 'foo' at line 4"),
+        (
+            "a,y\n1,x\n2,y\nfoo,x\n",
+            "y",
+            "classification",
+            r"d\.csv: column 'a' has a non-numeric value 'foo' at line 4",
+        ),
         ("a,y\n1,x\n,y\n", "y", "classification", r"d\.csv: column 'a' has a missing value at line 3"),
         ("a,y\n1,x\nnan,y\n", "y", "classification", r"column 'a' has a NaN or infinite value \(nan\) at line 3"),
         ("a,y\n1,x\ninf,y\n", "y", "classification", r"column 'a' has a NaN or infinite value \(inf\) at line 3"),
@@ -75,14 +82,24 @@ def test_parquet_files_load_like_csv(tmp_path):
 
 def test_too_few_examples_per_class_for_a_stratified_split(tmp_path):
     path = _csv(tmp_path, "a,y\n1,x\n2,x\n3,x\n4,y\n")
-    with pytest.raises(DataValidationError, match=r"class 'y' has 1 example\(s\); a stratified train/test split needs at least 2"):
-        prepare("t", {"source": "file", "path": str(path), "target": "y", "task": "classification"}, seed=0, split=SPLIT, root=tmp_path)
+    with pytest.raises(
+        DataValidationError, match=r"class 'y' has 1 example\(s\); a stratified train/test split needs at least 2"
+    ):
+        prepare(
+            "t",
+            {"source": "file", "path": str(path), "target": "y", "task": "classification"},
+            seed=0,
+            split=SPLIT,
+            root=tmp_path,
+        )
 
 
 def test_edited_shipped_file_is_detected(tmp_path):
     (tmp_path / "data" / "uci").mkdir(parents=True)
     (tmp_path / "data" / "registry.yaml").write_bytes((ROOT / "data" / "registry.yaml").read_bytes())
-    (tmp_path / "data" / "uci" / "iris.csv").write_text((ROOT / "data" / "uci" / "iris.csv").read_text().replace("5.1", "5.2", 1))
+    (tmp_path / "data" / "uci" / "iris.csv").write_text(
+        (ROOT / "data" / "uci" / "iris.csv").read_text().replace("5.1", "5.2", 1)
+    )
     with pytest.raises(DataValidationError, match="sha256 .* does not match data/registry.yaml"):
         load_dataset("iris", {"source": "shipped"}, seed=0, root=tmp_path)
 
@@ -102,7 +119,11 @@ def _digest(path: Path) -> str:
 
 def test_prepare_is_byte_identical_stratified_and_sealed(tmp_path):
     meta = _prepare_copy(tmp_path)
-    files = [tmp_path / "data/prepared/wine/train.npz", tmp_path / "data/sealed/wine/test.npz", tmp_path / "data/prepared/wine/meta.json"]
+    files = [
+        tmp_path / "data/prepared/wine/train.npz",
+        tmp_path / "data/sealed/wine/test.npz",
+        tmp_path / "data/prepared/wine/meta.json",
+    ]
     first = [_digest(f) for f in files]
     _prepare_copy(tmp_path)
     assert [_digest(f) for f in files] == first

@@ -16,8 +16,15 @@ from replearn.pipeline.compare import best_point_view, compare_sweep, resolve_te
 from replearn.pipeline.data import prepare
 
 ROOT = Path(__file__).resolve().parents[2]
-CFG = {"alpha": 0.05, "pairwise_test": "auto", "correction": "holm", "test_set_test": "mcnemar",
-       "mcnemar_method": "exact", "across_datasets": "friedman_nemenyi", "resamples": 199}
+CFG = {
+    "alpha": 0.05,
+    "pairwise_test": "auto",
+    "correction": "holm",
+    "test_set_test": "mcnemar",
+    "mcnemar_method": "exact",
+    "across_datasets": "friedman_nemenyi",
+    "resamples": 199,
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +56,9 @@ def project(tmp_path_factory, base_params):
 
 
 def test_seeds_design_pairs_replicates_by_seed_on_one_held_out_part(project, base_params):
-    p = _params(base_params, {"name": "seeds", "n_seeds": 4, "holdout": 0.3, "resample_split": False},
-                models=("mlp", "knn"))
+    p = _params(
+        base_params, {"name": "seeds", "n_seeds": 4, "holdout": 0.3, "resample_split": False}, models=("mlp", "knn")
+    )
     config.validate(p)
     res = experiment.crossval(p, "iris", root=project, progress=False)
     assert res.replicate_kind == "seed" and len(res.splits) == 4 and res.scheme.design == "seeds"
@@ -81,8 +89,11 @@ def test_seeds_design_uses_tests_for_independent_replicates(project, base_params
 def test_deterministic_models_under_the_seeds_design_are_not_declared_different(project, base_params):
     from replearn.pipeline.compare import compare_cv
 
-    p = _params(base_params, {"name": "seeds", "n_seeds": 4, "holdout": 0.3, "resample_split": False},
-                models=("knn", "gaussian_naive_bayes"))
+    p = _params(
+        base_params,
+        {"name": "seeds", "n_seeds": 4, "holdout": 0.3, "resample_split": False},
+        models=("knn", "gaussian_naive_bayes"),
+    )
     res = experiment.crossval(p, "iris", root=project, progress=False)
     (row,) = compare_cv(res, CFG)
     assert row["pvalue"] is None and not row["significant"] and "not testable" in row["note"]
@@ -106,13 +117,23 @@ def test_sweep_bookkeeping_over_a_hyperparameter(project, base_params):
     assert one_se["mean"] >= best["mean"] - best["se"]
     view = best_point_view(res, sweep)
     assert len(view.splits) == 6 and view.replicate_kind == "split"
-    assert view.models["knn"].scores["accuracy"] == [res.models["knn"].scores["accuracy"][i]
-                                                     for i, s in enumerate(res.splits) if s.point == knn["best"]]
+    assert view.models["knn"].scores["accuracy"] == [
+        res.models["knn"].scores["accuracy"][i] for i, s in enumerate(res.splits) if s.point == knn["best"]
+    ]
 
 
 def test_sweep_over_training_set_size_with_seed_replicates(project, base_params):
-    p = _params(base_params, {"name": "sweep", "axis": "n_train", "values": [0.3, 1.0], "replicates": "seeds",
-                              "n_seeds": 3, "holdout": 0.25})
+    p = _params(
+        base_params,
+        {
+            "name": "sweep",
+            "axis": "n_train",
+            "values": [0.3, 1.0],
+            "replicates": "seeds",
+            "n_seeds": 3,
+            "holdout": 0.25,
+        },
+    )
     res = experiment.crossval(p, "iris", root=project, progress=False)
     n_train = [s.n_train for s in res.splits]
     assert n_train[:3] == [round(0.3 * n_train[-1])] * 3 and len(set(n_train[3:])) == 1
@@ -122,9 +143,15 @@ def test_sweep_over_training_set_size_with_seed_replicates(project, base_params)
 def test_compare_runs_on_every_design(project, base_params):
     from replearn.pipeline.compare import compare_records
 
-    train = records.TrainResult(dataset="iris", task="classification", y_true=[0, 1], models={
-        k: records.TrainedModel(converged=True, n_iter=None, pred=[0, 1], correct=[1, 1])
-        for k in ("knn", "logistic_regression")})
+    train = records.TrainResult(
+        dataset="iris",
+        task="classification",
+        y_true=[0, 1],
+        models={
+            k: records.TrainedModel(converged=True, n_iter=None, pred=[0, 1], correct=[1, 1])
+            for k in ("knn", "logistic_regression")
+        },
+    )
     p = _params(base_params, {"name": "sweep", "axis": "n_features", "values": [2, 4], "replicates": "cv"})
     res = experiment.crossval(p, "iris", root=project, progress=False)
     sig = compare_records({"iris": res}, {"iris": train}, CFG)
@@ -133,17 +160,20 @@ def test_compare_runs_on_every_design(project, base_params):
     assert entry["replicates"] == "split" and entry["cv"][0]["test"] == "corrected_resampled_ttest"
 
 
-@pytest.mark.parametrize("design, message", [
-    ({"name": "sweep", "values": [1, 2]}, r"design.axis: a sweep needs an axis"),
-    ({"name": "sweep", "axis": "knn.n_neighbors", "values": [3]}, r"at least 2 points"),
-    ({"name": "sweep", "axis": "knn.n_neighbours", "values": [1, 3]}, r"knn has no hyperparameter 'n_neighbours'"),
-    ({"name": "sweep", "axis": "svm.C", "values": [1.0, 2.0]}, r"not n_train, n_features or <model key>"),
-    ({"name": "sweep", "axis": "knn.n_neighbors", "values": [1, "many"]}, r"design.values\[1\]: expected int"),
-    ({"name": "sweep", "axis": "n_train", "values": [0.5, 1.5]}, r"counts or fractions in \(0, 1\]"),
-    ({"name": "sweep", "axis": "n_features", "values": [1, 1]}, r"the points must differ"),
-    ({"name": "seeds", "n_seeds": 1}, r"design.n_seeds: expected an integer in \[2, 10000\]"),
-    ({"name": "bootstrap"}, r"design.name: unknown design 'bootstrap'"),
-])
+@pytest.mark.parametrize(
+    "design, message",
+    [
+        ({"name": "sweep", "values": [1, 2]}, r"design.axis: a sweep needs an axis"),
+        ({"name": "sweep", "axis": "knn.n_neighbors", "values": [3]}, r"at least 2 points"),
+        ({"name": "sweep", "axis": "knn.n_neighbours", "values": [1, 3]}, r"knn has no hyperparameter 'n_neighbours'"),
+        ({"name": "sweep", "axis": "svm.C", "values": [1.0, 2.0]}, r"not n_train, n_features or <model key>"),
+        ({"name": "sweep", "axis": "knn.n_neighbors", "values": [1, "many"]}, r"design.values\[1\]: expected int"),
+        ({"name": "sweep", "axis": "n_train", "values": [0.5, 1.5]}, r"counts or fractions in \(0, 1\]"),
+        ({"name": "sweep", "axis": "n_features", "values": [1, 1]}, r"the points must differ"),
+        ({"name": "seeds", "n_seeds": 1}, r"design.n_seeds: expected an integer in \[2, 10000\]"),
+        ({"name": "bootstrap"}, r"design.name: unknown design 'bootstrap'"),
+    ],
+)
 def test_bad_designs_are_rejected_before_any_work(base_params, design, message):
     with pytest.raises(ConfigError, match=message):
         config.validate(_params(base_params, design))

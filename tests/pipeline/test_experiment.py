@@ -16,7 +16,9 @@ from replearn.pipeline.data import load_dataset
 
 @pytest.fixture(scope="module")
 def wine():
-    return load_dataset("wine", {"source": "shipped"}, seed=0, root=experiment.paths.Path(__file__).resolve().parents[2])
+    return load_dataset(
+        "wine", {"source": "shipped"}, seed=0, root=experiment.paths.Path(__file__).resolve().parents[2]
+    )
 
 
 MODELS = [
@@ -28,9 +30,18 @@ MODELS = [
 
 def _run(ds, n_jobs):
     splits = make_splits("repeated_stratified_kfold", ds.y, folds=3, repeats=2, seed=5)
-    return cross_validate(ds.X, ds.y, splits, MODELS, task="classification", metrics=["accuracy", "f1_macro"],
-                          feature_steps=[{"name": "standardize", "params": {}}], classes=ds.classes,
-                          n_jobs=n_jobs, progress=False)
+    return cross_validate(
+        ds.X,
+        ds.y,
+        splits,
+        MODELS,
+        task="classification",
+        metrics=["accuracy", "f1_macro"],
+        feature_steps=[{"name": "standardize", "params": {}}],
+        classes=ds.classes,
+        n_jobs=n_jobs,
+        progress=False,
+    )
 
 
 def test_parallel_run_is_identical_to_the_serial_run(wine):
@@ -56,16 +67,30 @@ def test_feature_maps_are_refitted_inside_each_fold(wine):
     splits = make_splits("stratified_kfold", wine.y, folds=3, seed=1)
     spec = [ModelSpec("knn", "knn", {"n_neighbors": 3})]
     raw = cross_validate(wine.X, wine.y, splits, spec, task="classification", metrics=["accuracy"], progress=False)
-    std = cross_validate(wine.X, wine.y, splits, spec, task="classification", metrics=["accuracy"],
-                         feature_steps=[{"name": "standardize", "params": {}}], progress=False)
-    assert np.mean(std["models"]["knn"]["scores"]["accuracy"]) > np.mean(raw["models"]["knn"]["scores"]["accuracy"]) + 0.1
+    std = cross_validate(
+        wine.X,
+        wine.y,
+        splits,
+        spec,
+        task="classification",
+        metrics=["accuracy"],
+        feature_steps=[{"name": "standardize", "params": {}}],
+        progress=False,
+    )
+    assert (
+        np.mean(std["models"]["knn"]["scores"]["accuracy"]) > np.mean(raw["models"]["knn"]["scores"]["accuracy"]) + 0.1
+    )
     # and the per-fold map equals one fitted by hand on the fold's training part
     from replearn.features import FeaturePipeline
     from replearn.models import create
 
     s = splits[0]
     fmap = FeaturePipeline([{"name": "standardize", "params": {}}]).fit(wine.X[s.train])
-    acc = create("knn", n_neighbors=3).fit(fmap.transform(wine.X[s.train]), wine.y[s.train]).score(fmap.transform(wine.X[s.test]), wine.y[s.test])
+    acc = (
+        create("knn", n_neighbors=3)
+        .fit(fmap.transform(wine.X[s.train]), wine.y[s.train])
+        .score(fmap.transform(wine.X[s.test]), wine.y[s.test])
+    )
     assert std["models"]["knn"]["scores"]["accuracy"][0] == pytest.approx(acc)
 
 
@@ -74,8 +99,13 @@ def _params(models):
 
 
 def test_models_run_on_the_datasets_of_their_task():
-    params = _params({"lr": {"name": "logistic_regression", "params": {}}, "ridge": {"name": "ridge", "params": {}},
-                      "knn": {"name": "knn", "params": {}}})
+    params = _params(
+        {
+            "lr": {"name": "logistic_regression", "params": {}},
+            "ridge": {"name": "ridge", "params": {}},
+            "knn": {"name": "knn", "params": {}},
+        }
+    )
     task, specs = experiment.plan(params, "iris", "classification")
     assert task == "classification" and [s.key for s in specs] == ["lr", "knn"]
     task, reg = experiment.plan(params, "diabetes", "regression")
@@ -84,17 +114,32 @@ def test_models_run_on_the_datasets_of_their_task():
 
 def test_a_dataset_no_model_can_handle_is_a_config_error():
     params = _params({"ridge": {"name": "ridge", "params": {}}})
-    with pytest.raises(ConfigError, match="dataset 'iris' is a classification problem but none of the configured models"):
+    with pytest.raises(
+        ConfigError, match="dataset 'iris' is a classification problem but none of the configured models"
+    ):
         experiment.plan(params, "iris", "classification")
 
 
 def test_clusterers_and_decompositions_run_on_any_dataset_one_kind_at_a_time():
-    params = _params({"km": {"name": "kmeans", "params": {"n_clusters": 3}}, "pca": {"name": "pca", "params": {}},
-                      "lr": {"name": "logistic_regression", "params": {}}})
-    with pytest.raises(ConfigError, match=r"models are of different kinds \(clustering: km; decomposition: pca; classification: lr\)"):
+    params = _params(
+        {
+            "km": {"name": "kmeans", "params": {"n_clusters": 3}},
+            "pca": {"name": "pca", "params": {}},
+            "lr": {"name": "logistic_regression", "params": {}},
+        }
+    )
+    with pytest.raises(
+        ConfigError, match=r"models are of different kinds \(clustering: km; decomposition: pca; classification: lr\)"
+    ):
         experiment.plan(params, "iris", "classification")
-    params["dataset"] = {"iris": {"source": "shipped", "models": ["km"]}, "faithful": {"source": "shipped", "models": ["pca"]}}
-    assert experiment.plan(params, "iris", "classification") == ("clustering", [ModelSpec("km", "kmeans", {"n_clusters": 3})])
+    params["dataset"] = {
+        "iris": {"source": "shipped", "models": ["km"]},
+        "faithful": {"source": "shipped", "models": ["pca"]},
+    }
+    assert experiment.plan(params, "iris", "classification") == (
+        "clustering",
+        [ModelSpec("km", "kmeans", {"n_clusters": 3})],
+    )
     kind, specs = experiment.plan(params, "faithful", "clustering")
     assert kind == "decomposition" and [s.key for s in specs] == ["pca"]
 
@@ -104,9 +149,18 @@ def test_unsupervised_cross_validation_scores(wine):
 
     splits = make_splits("stratified_kfold", wine.y, folds=3, seed=2)
     specs = [ModelSpec("km", "kmeans", {"n_clusters": 3, "n_init": 2}), ModelSpec("gmm", "gmm", {"n_components": 3})]
-    res = cross_validate(wine.X, wine.y, splits, specs, task="clustering", metrics=["distortion", "log_likelihood", "ari"],
-                         feature_steps=[{"name": "standardize", "params": {}}], classes=wine.classes,
-                         model_seeds={"km": [1, 2, 3], "gmm": [4, 5, 6]}, progress=False)
+    res = cross_validate(
+        wine.X,
+        wine.y,
+        splits,
+        specs,
+        task="clustering",
+        metrics=["distortion", "log_likelihood", "ari"],
+        feature_steps=[{"name": "standardize", "params": {}}],
+        classes=wine.classes,
+        model_seeds={"km": [1, 2, 3], "gmm": [4, 5, 6]},
+        progress=False,
+    )
     km, gmm = res["models"]["km"]["scores"], res["models"]["gmm"]["scores"]
     assert km["log_likelihood"] == [None, None, None]  # k-means has no likelihood: never a made-up number
     assert all(isinstance(v, float) and np.isfinite(v) for v in gmm["log_likelihood"])
@@ -125,7 +179,9 @@ def test_unsupervised_cross_validation_scores(wine):
     # decompositions: PCA's held-out reconstruction error; kernel PCA without learned pre-images has none
     pca = create("pca", n_components=2).fit(fmap.transform(wine.X[s.train]))
     scores = score_unsupervised(pca, ["reconstruction_error", "explained_variance"], Xte)
-    assert scores["reconstruction_error"] == pytest.approx(np.mean(np.sum((Xte - pca.inverse_transform(pca.transform(Xte))) ** 2, axis=1)))
+    assert scores["reconstruction_error"] == pytest.approx(
+        np.mean(np.sum((Xte - pca.inverse_transform(pca.transform(Xte))) ** 2, axis=1))
+    )
     assert 0 < scores["explained_variance"] < 1
     kpca = create("kernel_pca", n_components=2).fit(fmap.transform(wine.X[s.train]))
     assert score_unsupervised(kpca, ["reconstruction_error"], Xte) == {"reconstruction_error": None}

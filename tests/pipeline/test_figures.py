@@ -60,8 +60,10 @@ def test_views_are_byte_identical_on_rerun(tmp_path, moons):
     fmap = FeaturePipeline([]).fit(X)
     models = {"lr": create("logistic_regression").fit(X, y), "nb": create("gaussian_naive_bayes").fit(X, y)}
     train_results = {
-        "models": {"lr": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.5], "validation loss": [3.1, 2.4, 2.2]}}},
-                   "nb": {"figures": {}}},
+        "models": {
+            "lr": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.5], "validation loss": [3.1, 2.4, 2.2]}}},
+            "nb": {"figures": {}},
+        },
         "decision_regions": figures_data.decision_regions(models, fmap, X, y, ["x0", "x1"], resolution=20),
     }
     first = figures.model_views(train_results, ["a", "b"], tmp_path / "one", "moons", 50)
@@ -87,18 +89,29 @@ def test_curves_default_to_a_legible_size_and_resolution(tmp_path):
 def test_multiclass_reduction_is_named_from_the_crossval_params():
     from replearn.pipeline.report.sections import _multiclass_note, multiclass_reduction
 
-    assert multiclass_reduction("logistic_regression", {"C": 1.0}, 3) == "one-vs-rest (3 binary logistic_regression models)"
+    assert (
+        multiclass_reduction("logistic_regression", {"C": 1.0}, 3)
+        == "one-vs-rest (3 binary logistic_regression models)"
+    )
     assert multiclass_reduction("logistic_regression", {}, 2) is None  # binary: nothing to reduce
-    assert multiclass_reduction("all_vs_all", {"estimator": "linear_svm"}, 4) == \
-        "one-vs-one (all-vs-all) reduction (6 binary linear_svm models)"
+    assert (
+        multiclass_reduction("all_vs_all", {"estimator": "linear_svm"}, 4)
+        == "one-vs-one (all-vs-all) reduction (6 binary linear_svm models)"
+    )
     assert multiclass_reduction("svm", {"kernel": "rbf"}, 3).startswith("one-vs-one (3 binary SVMs")
     assert multiclass_reduction("kernel_ridge", {"task": "classification"}, 3).startswith("one-vs-rest")
     assert multiclass_reduction("kernel_ridge", {"task": "regression"}, 3) is None
     assert multiclass_reduction("softmax_regression", {}, 3).startswith("multinomial")
     assert multiclass_reduction("knn", {}, 3) is None
-    cv = {"task": "classification", "classes": ["a", "b", "c"],
-          "models": {"lr": {"registry_name": "logistic_regression", "params": {}},
-                     "nb": {"registry_name": "gaussian_naive_bayes", "params": {}}}}
-    assert _multiclass_note(cv) == ("Multiclass: lr: one-vs-rest (3 binary logistic_regression models) "
-                                    "(the others are multiclass by construction).")
+    cv = {
+        "task": "classification",
+        "classes": ["a", "b", "c"],
+        "models": {
+            "lr": {"registry_name": "logistic_regression", "params": {}},
+            "nb": {"registry_name": "gaussian_naive_bayes", "params": {}},
+        },
+    }
+    assert _multiclass_note(cv) == (
+        "Multiclass: lr: one-vs-rest (3 binary logistic_regression models) (the others are multiclass by construction)."
+    )
     assert _multiclass_note({**cv, "classes": ["a", "b"]}) is None

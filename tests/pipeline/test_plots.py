@@ -128,7 +128,7 @@ def _bar_lengths(png: bytes, color: str) -> list[int]:
     import numpy as np
 
     img = matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3]
-    rgb = np.array([int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    rgb = np.array([int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)])
     rows = (np.abs(img - rgb).max(axis=2) < 0.02).sum(axis=1)
     lengths, current = [], 0
     for n in rows:  # consecutive rows with pixels of the colour form one bar

@@ -11,12 +11,24 @@ from replearn.pipeline import records
 
 def _evaluation(**over) -> dict:
     base = {
-        "schema_version": records.SCHEMA_VERSION, "dataset": "iris", "task": "classification", "n_examples": 10,
+        "schema_version": records.SCHEMA_VERSION,
+        "dataset": "iris",
+        "task": "classification",
+        "n_examples": 10,
         "scheme": {"name": "seeds", "design": "seeds", "seed": 7},
-        "metrics": ["accuracy"], "primary_metric": "accuracy", "greater_is_better": {"accuracy": True},
+        "metrics": ["accuracy"],
+        "primary_metric": "accuracy",
+        "greater_is_better": {"accuracy": True},
         "splits": [{"index": i, "kind": "seed", "n_train": 8, "n_test": 2, "seed": 100 + i} for i in range(3)],
-        "models": {"knn": {"registry_name": "knn", "params": {}, "scores": {"accuracy": [0.9, 1.0, None]},
-                           "n_iter": [None] * 3, "converged": [True] * 3}},
+        "models": {
+            "knn": {
+                "registry_name": "knn",
+                "params": {},
+                "scores": {"accuracy": [0.9, 1.0, None]},
+                "n_iter": [None] * 3,
+                "converged": [True] * 3,
+            }
+        },
         "classes": ["a", "b"],
     }
     base.update(over)
@@ -34,22 +46,41 @@ def test_round_trip_through_a_file(tmp_path):
 
 
 def test_replicates_are_not_tied_to_folds():
-    sweep = _evaluation(splits=[{"index": i, "kind": "sweep", "point": p, "repeat": 0, "n_train": 8, "n_test": 2}
-                                for i, p in enumerate([1, 2, 4])],
-                        scheme={"name": "sweep", "design": "sweep", "axis": "knn.n_neighbors", "values": [1, 2, 4]})
+    sweep = _evaluation(
+        splits=[
+            {"index": i, "kind": "sweep", "point": p, "repeat": 0, "n_train": 8, "n_test": 2}
+            for i, p in enumerate([1, 2, 4])
+        ],
+        scheme={"name": "sweep", "design": "sweep", "axis": "knn.n_neighbors", "values": [1, 2, 4]},
+    )
     rec = records.from_dict(records.EvaluationResult, sweep)
     assert [s.point for s in rec.splits] == [1, 2, 4] and rec.splits[0].fold is None
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"schema_version": 1}, r"schema version 1, this replearn reads version 2; rerun"),
-    ({"schema_version": None}, r"schema version None"),
-    ({"splits": [{"index": 0, "kind": "fold", "n_train": 8, "n_test": 2}]}, r"unknown kind 'fold'"),
-    ({"primary_metric": "f1_macro"}, r"primary metric 'f1_macro' is not among"),
-    ({"models": {"knn": {"registry_name": "knn", "params": {}, "scores": {"accuracy": [0.9]},
-                         "n_iter": [None], "converged": [True]}}}, r"1 accuracy scores for 3 replicates"),
-    ({"surprise": 1}, r"unknown field\(s\) \['surprise'\]"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"schema_version": 1}, r"schema version 1, this replearn reads version 2; rerun"),
+        ({"schema_version": None}, r"schema version None"),
+        ({"splits": [{"index": 0, "kind": "fold", "n_train": 8, "n_test": 2}]}, r"unknown kind 'fold'"),
+        ({"primary_metric": "f1_macro"}, r"primary metric 'f1_macro' is not among"),
+        (
+            {
+                "models": {
+                    "knn": {
+                        "registry_name": "knn",
+                        "params": {},
+                        "scores": {"accuracy": [0.9]},
+                        "n_iter": [None],
+                        "converged": [True],
+                    }
+                }
+            },
+            r"1 accuracy scores for 3 replicates",
+        ),
+        ({"surprise": 1}, r"unknown field\(s\) \['surprise'\]"),
+    ],
+)
 def test_bad_files_are_refused_with_the_field_named(change, message):
     with pytest.raises(records.ResultSchemaError, match=message):
         records.from_dict(records.EvaluationResult, _evaluation(**change), source="results/crossval/iris.json")

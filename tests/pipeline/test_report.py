@@ -43,8 +43,12 @@ def test_writes_html_markdown_and_sorted_plots(built):
     assert names == sorted(
         [
             "critical_difference.png",
-            "cv_diabetes.png", "cv_iris.png", "cv_wine.png",
-            "train_test_diabetes.png", "train_test_iris.png", "train_test_wine.png",
+            "cv_diabetes.png",
+            "cv_iris.png",
+            "cv_wine.png",
+            "train_test_diabetes.png",
+            "train_test_iris.png",
+            "train_test_wine.png",
         ]
     )
     for p in art.plots:
@@ -84,7 +88,7 @@ def test_crossval_table_numbers_scheme_and_bold_best(built, crossval):
     assert best == "0.960 ± 0.013"  # computed by hand from conftest.OFFSETS (sample std)
     assert f"<strong>{best}</strong>" in text
     assert f"**{best}**" in md
-    assert f"<td class=\"num\">{other}</td>" in text
+    assert f'<td class="num">{other}</td>' in text
     assert f"| {other} |" in md
     assert "5-fold stratified CV repeated 2 times, 10 splits, seed 0" in text
     assert "5-fold CV repeated 2 times, 10 splits, seed 0" in text  # the regression dataset
@@ -162,8 +166,10 @@ def test_across_pairs_beyond_cd_are_named(tmp_path, report_inputs):
     report_inputs["significance"]["across_datasets"]["significant"] = True
     report_inputs["settings"]["plots"] = False
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
-    expected = ("logistic_regression is significantly better than gaussian_naive_bayes by Nemenyi's CD over N = 3 "
-                "datasets (rank difference 1.333 ≥ CD")
+    expected = (
+        "logistic_regression is significantly better than gaussian_naive_bayes by Nemenyi's CD over N = 3 "
+        "datasets (rank difference 1.333 ≥ CD"
+    )
     text = __import__("html").unescape(text)
     assert expected in text
     assert "knn is significantly better" not in text
@@ -326,12 +332,18 @@ def test_how_to_read_note(built):
 @pytest.mark.parametrize(
     ("scheme", "n", "expected"),
     [
-        ({"name": "repeated_stratified_kfold", "folds": 5, "repeats": 2, "seed": 0}, 10,
-         "5-fold stratified CV repeated 2 times, 10 splits, seed 0"),
+        (
+            {"name": "repeated_stratified_kfold", "folds": 5, "repeats": 2, "seed": 0},
+            10,
+            "5-fold stratified CV repeated 2 times, 10 splits, seed 0",
+        ),
         ({"name": "repeated_kfold", "folds": 10, "repeats": 1, "seed": 3}, 10, "10-fold CV, 10 splits, seed 3"),
         ({"name": "stratified_kfold", "folds": 3}, 3, "3-fold stratified CV, 3 splits"),
-        ({"name": "shuffle_split", "n_splits": 1, "test_size": 0.2, "seed": 1}, 1,
-         "shuffle split (n_splits=1, test_size=0.2), 1 split, seed 1"),
+        (
+            {"name": "shuffle_split", "n_splits": 1, "test_size": 0.2, "seed": 1},
+            1,
+            "shuffle split (n_splits=1, test_size=0.2), 1 split, seed 1",
+        ),
     ],
 )
 def test_describe_scheme(scheme, n, expected):
@@ -344,7 +356,9 @@ def test_bayesian_table_probabilities_and_verdicts(built):
     iris = _section(text, "iris")
     assert "<h3>Bayesian comparison (cross-validation)</h3>" in iris
     assert "(±0.010)" in iris
-    row = re.search(r"<tr><td>gaussian_naive_bayes vs logistic_regression</td>.*?</tr>", iris.split("<h3>Bayesian comparison")[1]).group(0)
+    row = re.search(
+        r"<tr><td>gaussian_naive_bayes vs logistic_regression</td>.*?</tr>", iris.split("<h3>Bayesian comparison")[1]
+    ).group(0)
     assert "0.001" in row and "0.989" in row and "[-0.050, -0.010]" in row
     assert "<strong>logistic_regression practically better</strong>" in row
     assert "<strong>practically equivalent</strong>" in iris  # knn vs logistic_regression, P(rope) = 0.97
@@ -418,7 +432,6 @@ def test_relative_rope_is_described(tmp_path, report_inputs):
     assert "P(≈, ±1% of the pair&#x27;s mean score)" in text
 
 
-
 def _summary(text: str) -> str:
     return re.search(r"<h2>Summary</h2>.*?</ul>", text, flags=re.S).group(0)
 
@@ -427,7 +440,7 @@ def test_summary_comes_first_and_names_every_dataset_in_the_configured_order(tmp
     report_inputs["experiment"]["datasets"] = ["wine", "iris", "diabetes"]
     report_inputs["settings"]["plots"] = False
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
-    body = text[text.index("<body>"):]
+    body = text[text.index("<body>") :]
     assert body.index("<h2>Summary</h2>") < body.index("<table>")
     summary = _summary(text)
     assert summary.index("wine:") < summary.index("iris:") < summary.index("diabetes:")
@@ -461,9 +474,15 @@ def test_summary_never_declares_a_winner_across_few_datasets(tmp_path, report_in
     across = report_inputs["significance"]["across_datasets"]
     ranks = across["average_ranks"]
     report_inputs["significance"]["across_datasets"] = {
-        "ran": False, "n_datasets": 3, "average_ranks": ranks, "models": across["models"],
-        "datasets": across["datasets"], "scores": across["scores"], "metric": across["metric"],
-        "reason": "only N = 3 datasets (stats.min_datasets = 5)"}
+        "ran": False,
+        "n_datasets": 3,
+        "average_ranks": ranks,
+        "models": across["models"],
+        "datasets": across["datasets"],
+        "scores": across["scores"],
+        "metric": across["metric"],
+        "reason": "only N = 3 datasets (stats.min_datasets = 5)",
+    }
     report_inputs["settings"]["plots"] = False
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
     assert "no across-datasets test was run, so no model is declared better" in _summary(text)

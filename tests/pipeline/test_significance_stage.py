@@ -12,44 +12,94 @@ from replearn import stats
 from replearn.pipeline import records
 from replearn.pipeline.compare import compare, compare_cv, resolve_pairwise_test, summary_metrics
 
-OLD_CFG = {"alpha": 0.05, "pairwise_test": "corrected_resampled_ttest", "correction": "holm",
-           "test_set_test": "mcnemar", "mcnemar_method": "exact", "across_datasets": "friedman_nemenyi"}
-CFG = {**OLD_CFG, "pairwise_test": "auto", "bayesian": True, "rope": 0.01, "test_set_metric_test": "permutation",
-       "resamples": 499, "across_pairs_test": "wilcoxon", "posthoc": "bergmann_hommel", "control": None,
-       "round_before_ranking": None}
+OLD_CFG = {
+    "alpha": 0.05,
+    "pairwise_test": "corrected_resampled_ttest",
+    "correction": "holm",
+    "test_set_test": "mcnemar",
+    "mcnemar_method": "exact",
+    "across_datasets": "friedman_nemenyi",
+}
+CFG = {
+    **OLD_CFG,
+    "pairwise_test": "auto",
+    "bayesian": True,
+    "rope": 0.01,
+    "test_set_metric_test": "permutation",
+    "resamples": 499,
+    "across_pairs_test": "wilcoxon",
+    "posthoc": "bergmann_hommel",
+    "control": None,
+    "round_before_ranking": None,
+}
 
 
 def _cv(name, means, **kw):
     return records.from_dict(records.EvaluationResult, _cv_dict(name, means, **kw))
 
 
-def _cv_dict(name, means, *, scheme="repeated_stratified_kfold", folds=5, repeats=2, task="classification", seed=0,
-             n=100):
+def _cv_dict(
+    name, means, *, scheme="repeated_stratified_kfold", folds=5, repeats=2, task="classification", seed=0, n=100
+):
     rng = np.random.default_rng(seed)
-    splits = [{"index": r * folds + f, "kind": "split", "repeat": r, "fold": f, "n_train": n - n // folds,
-               "n_test": n // folds, "seed": r} for r in range(repeats) for f in range(folds)]
+    splits = [
+        {
+            "index": r * folds + f,
+            "kind": "split",
+            "repeat": r,
+            "fold": f,
+            "n_train": n - n // folds,
+            "n_test": n // folds,
+            "seed": r,
+        }
+        for r in range(repeats)
+        for f in range(folds)
+    ]
     metric = "accuracy" if task == "classification" else "mse"
     return {
-        "schema_version": records.SCHEMA_VERSION, "dataset": name, "task": task, "n_examples": n,
+        "schema_version": records.SCHEMA_VERSION,
+        "dataset": name,
+        "task": task,
+        "n_examples": n,
         "scheme": {"name": scheme, "folds": folds, "repeats": repeats, "seed": 1234 + seed},
-        "metrics": [metric], "primary_metric": metric, "greater_is_better": {metric: task == "classification"},
+        "metrics": [metric],
+        "primary_metric": metric,
+        "greater_is_better": {metric: task == "classification"},
         "splits": splits,
-        "models": {m: {"registry_name": m, "params": {}, "n_iter": [None] * len(splits),
-                       "converged": [True] * len(splits),
-                       "scores": {metric: (mu + rng.normal(0, 0.02 if task == "classification" else 50,
-                                                          len(splits))).tolist()}} for m, mu in means.items()},
+        "models": {
+            m: {
+                "registry_name": m,
+                "params": {},
+                "n_iter": [None] * len(splits),
+                "converged": [True] * len(splits),
+                "scores": {
+                    metric: (mu + rng.normal(0, 0.02 if task == "classification" else 50, len(splits))).tolist()
+                },
+            }
+            for m, mu in means.items()
+        },
     }
 
 
 def _train(models, task="classification", n=40, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n) if task == "classification" else rng.normal(100, 20, n)
-    out = {"schema_version": records.SCHEMA_VERSION, "dataset": f"d{seed}", "task": task, "y_true": y.tolist(), "models": {}}
+    out = {
+        "schema_version": records.SCHEMA_VERSION,
+        "dataset": f"d{seed}",
+        "task": task,
+        "y_true": y.tolist(),
+        "models": {},
+    }
     for i, m in enumerate(sorted(models)):
         if task == "classification":
             pred = np.where(rng.random(n) < 0.7 + 0.1 * i, y, (y + 1) % 3)
-            out["models"][m] = {"pred": pred.tolist(), "correct": (pred == y).astype(int).tolist(),
-                                "converged": True, "n_iter": None}
+            out["models"][m] = {
+                "pred": pred.tolist(),
+                "correct": (pred == y).astype(int).tolist(),
+                "converged": True,
+                "n_iter": None,
+            }
         else:
             out["models"][m] = {"pred": (y + rng.normal(0, 10 + 5 * i, n)).tolist(), "converged": True, "n_iter": None}
     return records.from_dict(records.TrainResult, out)
@@ -59,7 +109,9 @@ MODELS = {"gnb": 0.90, "knn": 0.93, "logreg": 0.95}
 
 
 def _experiment(models=MODELS, n_datasets=3, **kw):
-    cv = {f"d{j}": _cv(f"d{j}", {m: mu - 0.01 * j for m, mu in models.items()}, seed=j, **kw) for j in range(n_datasets)}
+    cv = {
+        f"d{j}": _cv(f"d{j}", {m: mu - 0.01 * j for m, mu in models.items()}, seed=j, **kw) for j in range(n_datasets)
+    }
     train = {d: _train(models, seed=j) for j, d in enumerate(cv)}  # dataset names d0, d1, ... match
     return cv, train
 
@@ -144,8 +196,9 @@ def test_posthoc_against_a_control_and_lower_is_better():
             assert row["p_b_better"] > 0.95
     tm = res["datasets"]["d0"]["test_set_metric"]
     assert tm["ran"] and tm["metric"] == "mse" and res["datasets"]["d0"]["test_set"] == []
-    missing = compare(cv, train, {**CFG, "posthoc": "holm", "control": "zzz", "min_datasets": 4}
-                      )["across_datasets"]["posthoc"]
+    missing = compare(cv, train, {**CFG, "posthoc": "holm", "control": "zzz", "min_datasets": 4})["across_datasets"][
+        "posthoc"
+    ]
     assert not missing["ran"] and "zzz" in missing["reason"]
 
 
@@ -180,7 +233,6 @@ def test_wins_follow_the_direction_of_the_metric():
     row = compare(cv, train, CFG)["across_pairs"]["rows"][0]
     assert (row["wins_a"], row["wins_b"]) == (0, 4)  # b has the lower mse everywhere
     assert row["rank_biserial"] == -1.0 and row["bayesian_signed_rank"]["p_b_better"] > 0.9
-
 
 
 def test_few_datasets_give_average_ranks_and_no_test():

@@ -36,7 +36,9 @@ def test_environment_uri_is_respected(tmp_path, monkeypatch):
 
 
 def test_flatten_and_hash():
-    flat = tracking.flatten({"cv": {"folds": 5, "scheme": "kfold"}, "dataset": {"iris": {"source": "shipped"}}, "x": [1, 2], "e": {}})
+    flat = tracking.flatten(
+        {"cv": {"folds": 5, "scheme": "kfold"}, "dataset": {"iris": {"source": "shipped"}}, "x": [1, 2], "e": {}}
+    )
     assert flat == {"cv.folds": "5", "cv.scheme": "kfold", "dataset.iris.source": "shipped", "x": "[1, 2]", "e": "{}"}
     assert tracking.params_hash({"a": 1, "b": 2}) == tracking.params_hash({"b": 2, "a": 1})
     assert tracking.params_hash({"a": 1}) != tracking.params_hash({"a": 2})
@@ -71,10 +73,23 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     monkeypatch.setenv("DVC_EXP_NAME", "brave-otter")
     cv, sig, train = _results()
     (tmp_path / "report.md").write_text("# report\n")
-    params = {"experiment_name": "t", "seed": 1, "tracking": {"enabled": True, "experiment": "replearn-test", "tracking_uri": None}}
-    curves = {"iris": {"models": {"knn": {"figures": {}}, "nb": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.0]}}}}}}
-    kw = dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[tmp_path / "report.md"],
-              project_root=tmp_path, train_results=curves)
+    params = {
+        "experiment_name": "t",
+        "seed": 1,
+        "tracking": {"enabled": True, "experiment": "replearn-test", "tracking_uri": None},
+    }
+    curves = {
+        "iris": {"models": {"knn": {"figures": {}}, "nb": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.0]}}}}}
+    }
+    kw = dict(
+        params=params,
+        crossval=cv,
+        significance=sig,
+        train_metrics=train,
+        artifacts=[tmp_path / "report.md"],
+        project_root=tmp_path,
+        train_results=curves,
+    )
     first = tracking.log_pipeline_run(**kw)
     assert first["status"] == "logged"
     second = tracking.log_pipeline_run(**kw)
@@ -93,7 +108,9 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     assert p.data.params["tracking.experiment"] == "replearn-test"
     # the parent: an overview table and a handful of metrics, none named after a dataset or model
     assert p.data.metrics == {"n_datasets": 1.0, "n_models": 2.0}
-    table = json.loads(Path(client.download_artifacts(p.info.run_id, "overview.json", str(tmp_path / "dl"))).read_text())
+    table = json.loads(
+        Path(client.download_artifacts(p.info.run_id, "overview.json", str(tmp_path / "dl"))).read_text()
+    )
     rows = [dict(zip(table["columns"], r)) for r in table["data"]]
     knn_row = next(r for r in rows if r["model"] == "knn")
     assert knn_row["cv_mean"] == pytest.approx(0.85) and knn_row["test"] == 0.9 and knn_row["dataset"] == "iris"
@@ -121,15 +138,19 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
 def test_tracking_off_logs_nothing(tmp_path):
     cv, sig, train = _results()
     params = {"tracking": {"enabled": False, "experiment": "x", "tracking_uri": None}}
-    res = tracking.log_pipeline_run(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[], project_root=tmp_path)
+    res = tracking.log_pipeline_run(
+        params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[], project_root=tmp_path
+    )
     assert res["status"] == "disabled" and not (tmp_path / "mlflow.db").exists()
 
 
 def _kw(tmp_path, cv, sig, train):
-    params = {"experiment_name": "t", "seed": 1,
-              "tracking": {"enabled": True, "experiment": "replearn-fail", "tracking_uri": None}}
-    return dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[],
-                project_root=tmp_path)
+    params = {
+        "experiment_name": "t",
+        "seed": 1,
+        "tracking": {"enabled": True, "experiment": "replearn-fail", "tracking_uri": None},
+    }
+    return dict(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[], project_root=tmp_path)
 
 
 @pytest.mark.slow
@@ -183,8 +204,9 @@ def test_pending_runs_of_a_killed_attempt_are_marked_failed(tmp_path, monkeypatc
     import hashlib
     import json
 
-    key = hashlib.sha256(json.dumps({"params": kw["params"], "crossval": cv, "significance": sig},
-                                    sort_keys=True).encode()).hexdigest()[:24]
+    key = hashlib.sha256(
+        json.dumps({"params": kw["params"], "crossval": cv, "significance": sig}, sort_keys=True).encode()
+    ).hexdigest()[:24]
     killed = client.create_run(exp_id, tags={tracking.PENDING_KEY_TAG: key})  # as a kill -9 leaves it
     res = tracking.log_pipeline_run(**kw)
     assert res["status"] == "logged"
@@ -193,7 +215,10 @@ def test_pending_runs_of_a_killed_attempt_are_marked_failed(tmp_path, monkeypatc
 
 def test_run_source_is_the_repository_and_its_commit(tmp_path):
     assert tracking.source_tags(tmp_path, "abc123") == {
-        "mlflow.source.name": str(tmp_path), "mlflow.source.type": "PROJECT", "mlflow.source.git.commit": "abc123"}
+        "mlflow.source.name": str(tmp_path),
+        "mlflow.source.type": "PROJECT",
+        "mlflow.source.git.commit": "abc123",
+    }
     assert tracking.source_tags(tmp_path, None) == {"mlflow.source.name": str(tmp_path), "mlflow.source.type": "LOCAL"}
 
 
@@ -202,7 +227,9 @@ def test_overview_has_one_row_per_dataset_model_and_metric():
     cv["iris"]["primary_metric"] = "accuracy"
     rows = tracking.overview_rows(cv, train)
     assert [(r["dataset"], r["model"], r["metric"], r["primary"]) for r in rows] == [
-        ("iris", "knn", "accuracy", True), ("iris", "nb", "accuracy", True)]
+        ("iris", "knn", "accuracy", True),
+        ("iris", "nb", "accuracy", True),
+    ]
     assert rows[1]["cv_mean"] == pytest.approx(0.725) and rows[1]["test"] == 0.8 and rows[1]["train"] is None
 
 
@@ -218,8 +245,10 @@ def _pipeline_files(root: Path):
         (root / part).mkdir(parents=True)
     np.savez(root / "data/prepared/iris/train.npz", X=X[:40], y=y[:40])
     np.savez(root / "data/features/iris/test.npz", X=X[40:], y=y[40:])
-    fitted = {"knn": models.create("knn", n_neighbors=3).fit(X[:40], y[:40]),
-              "nb": models.create("gaussian_naive_bayes").fit(X[:40], y[:40])}
+    fitted = {
+        "knn": models.create("knn", n_neighbors=3).fit(X[:40], y[:40]),
+        "nb": models.create("gaussian_naive_bayes").fit(X[:40], y[:40]),
+    }
     for key, model in fitted.items():
         save_model(model, root / "models" / "iris" / key, registry_name=model_names[key])
     return fitted, X[40:]
@@ -245,8 +274,10 @@ def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp
     res = tracking.log_pipeline_run(**_kw(tmp_path, cv, sig, train))
     client = MlflowClient(tracking_uri=res["tracking_uri"])
     exp = client.get_experiment_by_name("replearn-fail")
-    children = {r.data.tags["replearn.model_key"]: r for r in client.search_runs(
-        [exp.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{res['run_id']}'")}
+    children = {
+        r.data.tags["replearn.model_key"]: r
+        for r in client.search_runs([exp.experiment_id], filter_string=f"tags.mlflow.parentRunId = '{res['run_id']}'")
+    }
     assert sorted(children) == ["knn", "nb"]
     digest = hashlib.sha256((tmp_path / "data/prepared/iris/train.npz").read_bytes()).hexdigest()
     mlflow.set_tracking_uri(res["tracking_uri"])
@@ -266,7 +297,9 @@ def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp
             assert "python_model.pkl" not in {p.name for p in local.rglob("*")}  # models-from-code: no pickle
             assert {p.name for p in (local / "artifacts").iterdir()} == {f"{key}.npz", f"{key}.json"}
             example = json.loads((local / "input_example.json").read_text())
-            assert np.allclose(np.asarray(example["inputs"] if isinstance(example, dict) else example),
-                               X_test[:tracking.N_EXAMPLE_ROWS])
+            assert np.allclose(
+                np.asarray(example["inputs"] if isinstance(example, dict) else example),
+                X_test[: tracking.N_EXAMPLE_ROWS],
+            )
     finally:
         mlflow.set_tracking_uri(None)

@@ -31,8 +31,12 @@ def test_sparse_matrix_format_is_decoded_with_running_indices(tmp_path):
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [(TINY.replace("2 4\n", "2 5\n"), "tokens"), (TINY.replace(" -1\n0", "\n0"), "not 'label"),
-     (TINY.replace("0 1 5 2 7 -1", "0 1 5 9 7 -1"), "outside"), (TINY.replace("2 4\n", "3 4\n"), "document lines")],
+    [
+        (TINY.replace("2 4\n", "2 5\n"), "tokens"),
+        (TINY.replace(" -1\n0", "\n0"), "not 'label"),
+        (TINY.replace("0 1 5 2 7 -1", "0 1 5 9 7 -1"), "outside"),
+        (TINY.replace("2 4\n", "3 4\n"), "document lines"),
+    ],
 )
 def test_malformed_matrices_are_rejected(tmp_path, text, message):
     _write_gz(tmp_path / "m.gz", text)

@@ -12,8 +12,16 @@ from replearn.reproductions import EXPERIMENTS, ExperimentResult, Reproduction
 from replearn.reproductions.record import half_unit, register
 
 PRESETS = {
-    "cs229_housing", "cs229_logistic", "cs229_lwr", "cs229_spam", "ciml_course_ratings",
-    "bias_variance", "double_descent", "learning_curves", "perceptron_epochs", "kmeans_em",
+    "cs229_housing",
+    "cs229_logistic",
+    "cs229_lwr",
+    "cs229_spam",
+    "ciml_course_ratings",
+    "bias_variance",
+    "double_descent",
+    "learning_curves",
+    "perceptron_epochs",
+    "kmeans_em",
 }
 
 
@@ -28,9 +36,15 @@ def test_registering_a_name_twice_fails():
 
 @pytest.mark.parametrize(
     ("published", "measured", "tolerance", "expected"),
-    [(71.27, 71.2705, 0.005, True), (71.27, 71.2751, 0.005, False), (0.0, -0.02, 0.03, True),
-     (2.0, 2.0, 0.0, True), (2.0, 2.0 + 1e-12, 0.0, False), (0.0, math.nan, 1.0, False),
-     (0.0, math.inf, 1.0, False)],
+    [
+        (71.27, 71.2705, 0.005, True),
+        (71.27, 71.2751, 0.005, False),
+        (0.0, -0.02, 0.03, True),
+        (2.0, 2.0, 0.0, True),
+        (2.0, 2.0 + 1e-12, 0.0, False),
+        (0.0, math.nan, 1.0, False),
+        (0.0, math.inf, 1.0, False),
+    ],
 )
 def test_reproduced_is_the_absolute_tolerance_rule(published, measured, tolerance, expected):
     rec = Reproduction("p", "src", "q", published, measured, tolerance)
@@ -55,8 +69,15 @@ def test_invalid_tolerance_or_published_value_raises():
 def test_to_dict_is_json_ready():
     rec = Reproduction("p", "src", "q", 1, math.nan, 0)
     d = rec.to_dict()
-    assert d == {"preset": "p", "source": "src", "quantity": "q", "published": 1.0, "measured": None,
-                 "tolerance": 0.0, "reproduced": False}
+    assert d == {
+        "preset": "p",
+        "source": "src",
+        "quantity": "q",
+        "published": 1.0,
+        "measured": None,
+        "tolerance": 0.0,
+        "reproduced": False,
+    }
     result = ExperimentResult("p", [rec], {"c": {"x": [1, 2]}}, {"t": {"a": 1}}, "notes")
     assert json.loads(json.dumps(result.to_dict()))["records"][0] == d
     assert not result.all_reproduced

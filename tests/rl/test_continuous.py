@@ -27,7 +27,7 @@ def noisy_sim(S, a, rng):
 
 
 def reward(S):
-    return -S[:, 0] ** 2
+    return -(S[:, 0] ** 2)
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +51,8 @@ def test_grid_indexing_and_centres():
 def test_discretized_policy_moves_towards_the_origin(fine_solution):
     grid, sol = fine_solution
     x = grid.centers()[:, 0]
-    assert np.all(sol.policy[x > 0.06] == 0)     # push left
-    assert np.all(sol.policy[x < -0.06] == 2)    # push right
+    assert np.all(sol.policy[x > 0.06] == 0)  # push left
+    assert np.all(sol.policy[x < -0.06] == 2)  # push right
     # value at the centre: staying at 0 forever costs almost nothing
     assert sol.values[grid.index([[0.0]])[0]] > -0.01
     # the discrete transition rows are distributions and a push moves about 0.1 / 0.01 = 10 cells
@@ -93,11 +93,20 @@ def test_fitted_value_iteration_with_a_stochastic_simulator_averages_k_samples()
 
 def test_terminal_states_in_discretization_and_fitted_vi():
     grid = StateGrid([-1.0], [1.0], 20)
-    mdp = discretize_mdp(sim, reward, grid, 3, 0.9, terminal=lambda S: S[:, 0] >= 0.95, terminal_reward=-5.0,
-                         random_state=0)
+    mdp = discretize_mdp(
+        sim, reward, grid, 3, 0.9, terminal=lambda S: S[:, 0] >= 0.95, terminal_reward=-5.0, random_state=0
+    )
     assert mdp.n_states == 22 and mdp.absorbing_set[-1] and mdp.rewards[20, 0] == -5.0
-    res = fitted_value_iteration(sim, reward, np.linspace(-1, 1, 41)[:, None], 3, gamma=0.9,
-                                 terminal=lambda S: S[:, 0] >= 0.95, terminal_value=-5.0, regressor="kernel")
+    res = fitted_value_iteration(
+        sim,
+        reward,
+        np.linspace(-1, 1, 41)[:, None],
+        3,
+        gamma=0.9,
+        terminal=lambda S: S[:, 0] >= 0.95,
+        terminal_value=-5.0,
+        regressor="kernel",
+    )
     assert res.value([[0.99]])[0] == -5.0
 
 
@@ -121,9 +130,17 @@ def test_cartpole_discretization_gives_a_valid_mdp():
         full = np.column_stack([np.zeros(len(S)), np.zeros(len(S)), S])
         return cartpole_dynamics(full, 10.0 * (2 * a - 1))[:, 2:]
 
-    mdp = discretize_mdp(simulate, lambda S: np.zeros(len(S)), grid, 2, 0.95, samples_per_cell=4,
-                         terminal=lambda S: np.abs(S[:, 0]) > CARTPOLE_CONSTANTS["theta_threshold"],
-                         terminal_reward=-1.0, random_state=0)
+    mdp = discretize_mdp(
+        simulate,
+        lambda S: np.zeros(len(S)),
+        grid,
+        2,
+        0.95,
+        samples_per_cell=4,
+        terminal=lambda S: np.abs(S[:, 0]) > CARTPOLE_CONSTANTS["theta_threshold"],
+        terminal_reward=-1.0,
+        random_state=0,
+    )
     sol = rl.value_iteration(mdp, tol=1e-8)
     # leaning right with the pole falling right: push right (action 1) to get under it
     i = grid.index([[0.1, 0.5]])[0]

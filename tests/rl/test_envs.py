@@ -123,8 +123,16 @@ def test_pendulum_and_linear_gaussian_system():
         p.step(np.array([5.0]))  # beyond the torque limit
     _, r, term, trunc, _ = p.step(np.array([2.0]))
     assert r < 0 and not term
-    lg = LinearGaussianSystem([[1.0, 0.1], [0, 1]], [[0], [0.1]], [[1.0, 0.0]], process_cov=0.01 * np.eye(2),
-                              obs_cov=[[0.1]], initial_mean=[1.0, 0.0], random_state=1, max_steps=3)
+    lg = LinearGaussianSystem(
+        [[1.0, 0.1], [0, 1]],
+        [[0], [0.1]],
+        [[1.0, 0.0]],
+        process_cov=0.01 * np.eye(2),
+        obs_cov=[[0.1]],
+        initial_mean=[1.0, 0.0],
+        random_state=1,
+        max_steps=3,
+    )
     y, _ = lg.reset()
     assert y.shape == (1,)
     for t in range(3):

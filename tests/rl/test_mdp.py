@@ -49,10 +49,12 @@ def test_errors_are_replearn_value_errors():
 
 @pytest.mark.parametrize(
     "P_shape, R_shape, match",
-    [((3, 2, 4), (3,), "transitions must have shape"),
-     ((3, 2), (3,), "transitions must have shape"),
-     ((3, 2, 3), (2,), "rewards must have shape"),
-     ((3, 2, 3), (3, 3), "rewards must have shape")],
+    [
+        ((3, 2, 4), (3,), "transitions must have shape"),
+        ((3, 2), (3,), "transitions must have shape"),
+        ((3, 2, 3), (2,), "rewards must have shape"),
+        ((3, 2, 3), (3, 3), "rewards must have shape"),
+    ],
 )
 def test_mismatched_shapes_are_rejected(P_shape, R_shape, match):
     P = np.ones(P_shape) / P_shape[-1]

@@ -14,9 +14,9 @@ def test_counts_give_maximum_likelihood_ratios_and_stated_priors():
     est = ModelEstimator(3, 2, prior="uniform")
     est.update([0, 0, 0, 1], [1, 1, 1, 0], [1, 1, 2, 1], rewards=[1.0, 3.0, 2.0, -1.0])
     P = est.transition_estimate()
-    np.testing.assert_allclose(P[0, 1], [0, 2 / 3, 1 / 3])       # eq. 15.5
+    np.testing.assert_allclose(P[0, 1], [0, 2 / 3, 1 / 3])  # eq. 15.5
     np.testing.assert_allclose(P[1, 0], [0, 1, 0])
-    np.testing.assert_allclose(P[2, 0], [1 / 3] * 3)              # 0/0 -> 1/|S|
+    np.testing.assert_allclose(P[2, 0], [1 / 3] * 3)  # 0/0 -> 1/|S|
     R = est.reward_estimate()
     assert R[0, 1] == pytest.approx(2.0) and R[1, 0] == -1.0 and R[2, 1] == 0.0
     # counts accumulate across updates
@@ -62,8 +62,16 @@ def test_estimate_converges_to_the_true_model():
 
 def test_model_based_loop_learns_the_optimal_4x3_policy():
     env = russell_norvig_4x3(random_state=0)
-    res = model_based_rl(env, gamma=0.99, n_rounds=15, episodes_per_round=10, max_steps=60, epsilon=0.2,
-                         reward_type="state", random_state=0)
+    res = model_based_rl(
+        env,
+        gamma=0.99,
+        n_rounds=15,
+        episodes_per_round=10,
+        max_steps=60,
+        epsilon=0.2,
+        reward_type="state",
+        random_state=0,
+    )
     world = russell_norvig_4x3().to_mdp(0.99)
     opt = rl.value_iteration(world, tol=1e-10)
     # on the optimal path from the start (1,1) -> (1,2) -> (1,3) -> (2,3) -> (3,3) the actions agree

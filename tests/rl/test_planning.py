@@ -62,8 +62,11 @@ def test_sparse_and_dense_mdps_give_the_same_solutions():
     gw = random_grid_world(7, 9, random_state=3)
     dense, sparse = gw.to_mdp(0.95, sparse=False), gw.to_mdp(0.95, sparse=True)
     assert sparse.is_sparse and not dense.is_sparse
-    for fn in (lambda m: rl.value_iteration(m, tol=1e-10), rl.policy_iteration,
-               lambda m: rl.value_iteration(m, tol=1e-10, update="gauss-seidel")):
+    for fn in (
+        lambda m: rl.value_iteration(m, tol=1e-10),
+        rl.policy_iteration,
+        lambda m: rl.value_iteration(m, tol=1e-10, update="gauss-seidel"),
+    ):
         a, b = fn(dense), fn(sparse)
         np.testing.assert_allclose(a.values, b.values, atol=1e-9)
         np.testing.assert_array_equal(a.policy, b.policy)
@@ -100,8 +103,7 @@ def test_policy_iteration_terminates_within_the_number_of_policies():
         assert pi.converged and pi.n_iter <= 3**4
         assert pi.policy_changes[-1] == 0
         # exact optimality: brute force over all 81 deterministic policies
-        best = max(rl.policy_evaluation(mdp, np.array(p)).values.sum()
-                   for p in itertools.product(range(3), repeat=4))
+        best = max(rl.policy_evaluation(mdp, np.array(p)).values.sum() for p in itertools.product(range(3), repeat=4))
         assert pi.values.sum() == pytest.approx(best, abs=1e-10)
 
 
@@ -113,8 +115,10 @@ def test_algorithm_8_interpolates_between_value_and_policy_iteration():
         assert res.converged
         np.testing.assert_array_equal(res.policy, exact.policy)
         assert np.max(np.abs(res.values - exact.values)) <= res.error_bound + 1e-12
-    assert rl.policy_iteration(mdp, evaluation_steps=50, tol=1e-8).n_iter < \
-        rl.policy_iteration(mdp, evaluation_steps=1, tol=1e-8).n_iter
+    assert (
+        rl.policy_iteration(mdp, evaluation_steps=50, tol=1e-8).n_iter
+        < rl.policy_iteration(mdp, evaluation_steps=1, tol=1e-8).n_iter
+    )
 
 
 def test_policy_evaluation_exact_iterative_and_stochastic():

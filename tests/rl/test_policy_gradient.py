@@ -38,7 +38,7 @@ def test_softmax_log_prob_gradient_matches_finite_differences():
     acts = np.array([0, 2, 1, 1, 0])
     g = pol.grad_log_prob(theta, obs, acts)
     for i in range(5):
-        fd = _fd(lambda th, i=i: pol.log_prob(th, obs[i:i + 1], acts[i:i + 1])[0], theta)
+        fd = _fd(lambda th, i=i: pol.log_prob(th, obs[i : i + 1], acts[i : i + 1])[0], theta)
         np.testing.assert_allclose(g[i], fd, atol=1e-8)
     np.testing.assert_allclose(pol.probabilities(theta, obs).sum(axis=1), 1.0)
 
@@ -52,7 +52,7 @@ def test_gaussian_log_prob_gradient_matches_finite_differences(learn_std):
     acts = rng.normal(size=(4, 2))
     g = pol.grad_log_prob(theta, obs, acts)
     for i in range(4):
-        fd = _fd(lambda th, i=i: pol.log_prob(th, obs[i:i + 1], acts[i:i + 1])[0], theta)
+        fd = _fd(lambda th, i=i: pol.log_prob(th, obs[i : i + 1], acts[i : i + 1])[0], theta)
         np.testing.assert_allclose(g[i], fd, atol=1e-7)
     # log_prob is the Gaussian log-density
     W, log_std = pol._split(theta)
@@ -93,8 +93,11 @@ def test_reinforce_gradient_is_unbiased_with_and_without_baseline(batch):
     exact = exact_policy_gradient(mdp, pol, theta, horizon=4)
     V = _exact_values(mdp, pol, theta, 4)
     variances = {}
-    for name, kw in {"total": {"estimator": "total"}, "reward_to_go": {},
-                     "value_baseline": {"baseline": lambda t, s: V[t][s]}}.items():
+    for name, kw in {
+        "total": {"estimator": "total"},
+        "reward_to_go": {},
+        "value_baseline": {"baseline": lambda t, s: V[t][s]},
+    }.items():
         est, samples = policy_gradient(tr, pol, theta, gamma=0.9, **kw)
         se = samples.std(axis=0, ddof=1) / np.sqrt(tr.n)
         assert np.all(np.abs(est - exact) <= 4 * se), name
@@ -118,8 +121,9 @@ def test_notes_baseline_example_1001_and_998():
     mdp = FiniteMDP(np.ones((1, 2, 1)), np.array([[1001.0, 998.0]]), 0.9)
     pol = SoftmaxPolicy.tabular(1, 2)
     theta = np.zeros(2)  # uniform: grad log pi(a=0) = (1/2, -1/2) = z, grad log pi(a=1) = -z
-    tr = Trajectories(np.zeros((2, 1), dtype=int), np.array([[0], [1]]), np.array([[1001.0], [998.0]]),
-                      np.ones((2, 1), dtype=bool))
+    tr = Trajectories(
+        np.zeros((2, 1), dtype=int), np.array([[0], [1]]), np.array([[1001.0], [998.0]]), np.ones((2, 1), dtype=bool)
+    )
     z = np.array([0.5, -0.5])
     _, plain = policy_gradient(tr, pol, theta, gamma=0.9)
     np.testing.assert_allclose(plain, [1001 * z, -998 * z])
@@ -144,8 +148,18 @@ def test_reinforce_improves_the_return_and_records_variance():
     theta0 = np.zeros(6)
     out = {}
     for baseline in (None, "fitted"):
-        res = reinforce(mdp, pol, theta0, n_iter=60, n_episodes=40, horizon=4, gamma=0.9, learning_rate=0.5,
-                        baseline=baseline, random_state=0)
+        res = reinforce(
+            mdp,
+            pol,
+            theta0,
+            n_iter=60,
+            n_episodes=40,
+            horizon=4,
+            gamma=0.9,
+            learning_rate=0.5,
+            baseline=baseline,
+            random_state=0,
+        )
         assert res.theta_history.shape == (61, 6) and res.grad_variances.shape == (60,)
         assert expected_return(mdp, pol, res.theta, 4) > expected_return(mdp, pol, theta0, 4) + 0.5
         out[baseline] = res
@@ -157,11 +171,28 @@ def test_reinforce_improves_the_return_and_records_variance():
 
 def test_gaussian_reinforce_on_a_scalar_linear_system_learns_a_stabilizing_gain():
     """x' = x + u + w, reward -(x^2 + u^2); policy u ~ N(k x, 0.3^2): k moves towards the LQR gain -0.618."""
-    env = LinearGaussianSystem([[1.0]], [[1.0]], process_cov=[[0.01]], initial_mean=[1.0], initial_cov=[[0.25]],
-                               observe_state=True, max_steps=10)
+    env = LinearGaussianSystem(
+        [[1.0]],
+        [[1.0]],
+        process_cov=[[0.01]],
+        initial_mean=[1.0],
+        initial_cov=[[0.25]],
+        observe_state=True,
+        max_steps=10,
+    )
     pol = GaussianPolicy(1, 1, learn_std=False, log_std=np.log(0.3))
-    res = reinforce(env, pol, np.zeros(1), n_iter=25, n_episodes=16, horizon=10, gamma=1.0, learning_rate=0.002,
-                    baseline="fitted", random_state=0)
+    res = reinforce(
+        env,
+        pol,
+        np.zeros(1),
+        n_iter=25,
+        n_episodes=16,
+        horizon=10,
+        gamma=1.0,
+        learning_rate=0.002,
+        baseline="fitted",
+        random_state=0,
+    )
     assert -0.8 < res.theta[0] < -0.45
     assert res.mean_returns[-5:].mean() > res.mean_returns[:3].mean()
 

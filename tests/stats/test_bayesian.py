@@ -77,7 +77,8 @@ def test_signed_rank_invariants():
     assert bayesian_signed_rank(a, b, rope=1.0, n_samples=1000).p_rope == 1.0
     perm = rng.permutation(12)  # reordering the data sets changes nothing
     assert bayesian_signed_rank(a[perm], b[perm], n_samples=4000).extra["theta_mean"] == pytest.approx(
-        ab.extra["theta_mean"], rel=0.05)
+        ab.extra["theta_mean"], rel=0.05
+    )
     assert bayesian_signed_rank(a + 0.2, b, n_samples=2000).p_right > 0.99
     with pytest.raises(ValueError, match="prior_strength"):
         bayesian_signed_rank(a, b, prior_strength=0)

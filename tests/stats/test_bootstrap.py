@@ -18,10 +18,16 @@ def test_indices_are_the_documented_draws():
 @pytest.mark.parametrize("method", ["percentile", "basic", "bca"])
 @pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
 def test_matches_scipy_bootstrap_with_the_same_generator(method, alternative):
-    ours = bootstrap_ci(X, "mean", n_resamples=1999, method=method, seed=3, alternative=alternative,
-                        confidence=0.9)
-    ref = stats.bootstrap((X,), np.mean, n_resamples=1999, method=method, confidence_level=0.9,
-                          alternative=alternative, rng=np.random.default_rng(3))
+    ours = bootstrap_ci(X, "mean", n_resamples=1999, method=method, seed=3, alternative=alternative, confidence=0.9)
+    ref = stats.bootstrap(
+        (X,),
+        np.mean,
+        n_resamples=1999,
+        method=method,
+        confidence_level=0.9,
+        alternative=alternative,
+        rng=np.random.default_rng(3),
+    )
     np.testing.assert_allclose(ours.ci, (ref.confidence_interval.low, ref.confidence_interval.high), rtol=1e-12)
     assert ours.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
     np.testing.assert_allclose(ours.distribution, ref.bootstrap_distribution, rtol=1e-14)
@@ -33,8 +39,7 @@ def test_paired_samples_and_non_vectorized_statistic_match_scipy():
         return np.corrcoef(a, b)[0, 1]
 
     ours = bootstrap_ci((X, Y), corr, n_resamples=400, seed=1)
-    ref = stats.bootstrap((X, Y), corr, paired=True, vectorized=False, n_resamples=400,
-                          rng=np.random.default_rng(1))
+    ref = stats.bootstrap((X, Y), corr, paired=True, vectorized=False, n_resamples=400, rng=np.random.default_rng(1))
     np.testing.assert_allclose(ours.ci, (ref.confidence_interval.low, ref.confidence_interval.high), rtol=1e-10)
     assert ours.conventions["paired_samples"] == 2
 

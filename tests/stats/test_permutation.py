@@ -19,8 +19,9 @@ def _diff(stat):
 @pytest.mark.parametrize("name, func", [("mean", np.mean), ("median", np.median)])
 def test_exact_matches_scipy(alternative, name, func):
     r = permutation_test(A, B, statistic=name, alternative=alternative)
-    ref = stats.permutation_test((A, B), _diff(func), permutation_type="samples", n_resamples=np.inf,
-                                 alternative=alternative)
+    ref = stats.permutation_test(
+        (A, B), _diff(func), permutation_type="samples", n_resamples=np.inf, alternative=alternative
+    )
     assert r.extra["exact"] and r.extra["n_permutations"] == 2**11
     assert r.statistic == pytest.approx(ref.statistic)
     assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)

@@ -15,8 +15,7 @@ def _paper_rank_matrix():
 
 
 def test_demsar_comparisons_with_control_c45_holm():
-    r = friedman_posthoc(_paper_rank_matrix(), names=NAMES, control="C4.5", method="holm",
-                         higher_is_better=False)
+    r = friedman_posthoc(_paper_rank_matrix(), names=NAMES, control="C4.5", method="holm", higher_is_better=False)
     rows = {c["b"]: c for c in r.comparisons}
     se = np.sqrt(4 * 5 / (6 * 14))
     assert se == pytest.approx(0.488, abs=5e-4)
@@ -30,9 +29,12 @@ def test_demsar_comparisons_with_control_c45_holm():
     assert rows["C4.5+cf"]["pvalue"] == pytest.approx(0.607, abs=2e-3)
     # Holm rejects the first two (0.016 < 0.05/3, 0.019 < 0.05/2), not C4.5+cf
     assert [rows[n]["significant"] for n in ("C4.5+m+cf", "C4.5+m", "C4.5+cf")] == [True, True, False]
-    bd = friedman_posthoc(_paper_rank_matrix(), names=NAMES, control="C4.5", method="bonferroni_dunn",
-                          higher_is_better=False)
-    assert {c["b"]: c["pvalue_adjusted"] for c in bd.comparisons}["C4.5+m"] == pytest.approx(3 * rows["C4.5+m"]["pvalue"])
+    bd = friedman_posthoc(
+        _paper_rank_matrix(), names=NAMES, control="C4.5", method="bonferroni_dunn", higher_is_better=False
+    )
+    assert {c["b"]: c["pvalue_adjusted"] for c in bd.comparisons}["C4.5+m"] == pytest.approx(
+        3 * rows["C4.5+m"]["pvalue"]
+    )
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
@@ -48,7 +50,9 @@ def test_invariant_under_reordering_datasets(method):
     perm = np.random.default_rng(0).permutation(14)
     r1 = friedman_posthoc(DEMSAR_AUC, names=NAMES, method=method)
     r2 = friedman_posthoc(DEMSAR_AUC[perm], names=NAMES, method=method)
-    assert [c["pvalue_adjusted"] for c in r1.comparisons] == pytest.approx([c["pvalue_adjusted"] for c in r2.comparisons])
+    assert [c["pvalue_adjusted"] for c in r1.comparisons] == pytest.approx(
+        [c["pvalue_adjusted"] for c in r2.comparisons]
+    )
 
 
 def test_power_order_and_effect_size_orientation():

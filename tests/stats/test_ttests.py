@@ -207,8 +207,18 @@ def test_result_to_dict_is_json_ready(pair):
     a, b = pair
     r = paired_ttest(a, b, alternative="greater")
     d = r.to_dict()
-    assert set(d) == {"test", "statistic", "pvalue", "df", "effect_size", "effect_size_name", "ci",
-                      "alternative", "conventions", "extra"}
+    assert set(d) == {
+        "test",
+        "statistic",
+        "pvalue",
+        "df",
+        "effect_size",
+        "effect_size_name",
+        "ci",
+        "alternative",
+        "conventions",
+        "extra",
+    }
     assert d["ci"][1] == "inf" and type(d["statistic"]) is float
     json.dumps(d, allow_nan=False)
     odd = TestResult("x", np.float64(np.nan), np.float32(0.5), df=(np.int64(2), 3), extra={"a": np.arange(2)})

@@ -73,8 +73,9 @@ def test_normal_approximation_matches_scipy(zero_method, correction, alternative
     rng = np.random.default_rng(4)
     d = np.round(rng.normal(0.2, 1, 60), 1)  # ties and zeros
     r = wilcoxon(d, zero_method=zero_method, method="approx", correction=correction, alternative=alternative)
-    ref = stats.wilcoxon(d, zero_method=zero_method, method="asymptotic", correction=correction,
-                         alternative=alternative)
+    ref = stats.wilcoxon(
+        d, zero_method=zero_method, method="asymptotic", correction=correction, alternative=alternative
+    )
     assert r.statistic == pytest.approx(ref.statistic)
     assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
     assert r.extra["method_used"] == "approx"

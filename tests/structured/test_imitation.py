@@ -30,8 +30,12 @@ def test_worked_expert_example_noun_noun_prefix():
 def test_depth_limited_dfs_is_algorithm_46_on_a_small_tree():
     # states are action strings; h scores the leaves; the best depth-2 path is "ba" (score 5)
     h = {"": 0, "a": 3, "b": 1, "aa": 2, "ab": 0, "ba": 5, "bb": -1}
-    search = {"actions": lambda s: "ab", "transition": lambda s, a: s + a, "heuristic": lambda s: h[s],
-              "is_terminal": lambda s: len(s) >= 2}
+    search = {
+        "actions": lambda s: "ab",
+        "transition": lambda s, a: s + a,
+        "heuristic": lambda s: h[s],
+        "is_terminal": lambda s: len(s) >= 2,
+    }
     assert depth_limited_dfs("", max_depth=2, **search) == ("b", 5.0)
     assert depth_limited_dfs("", max_depth=1, **search) == ("a", 3.0)  # greedy with one step of look-ahead
     assert depth_limited_dfs("ab", max_depth=3, **search) == (None, 0.0)  # terminal: (no action, h(x))
@@ -74,8 +78,9 @@ def test_dagger_beats_supervised_imitation_on_the_grid():
 
 
 def test_dagger_on_sequence_labelling_as_search():
-    d = make_hmm_sequences(60, (6, 10), n_states=3, n_symbols=6, self_transition=0.8, emission_concentration=1.0,
-                           random_state=1)
+    d = make_hmm_sequences(
+        60, (6, 10), n_states=3, n_symbols=6, self_transition=0.8, emission_concentration=1.0, random_state=1
+    )
     task = SequenceLabelingTask(d.X, d.y)
     x = task.observe(task.reset(0))
     assert x.size == 3 * 6 + 4  # x_t, x_{t-1}, x_{t+1}, previous label or start
@@ -87,7 +92,8 @@ def test_dagger_on_sequence_labelling_as_search():
         assert loss == 1.0
     assert supervised_imitation_test(task, _Always(0), 0) == np.sum(d.y[0] != 0)  # Alg. 44: total loss
     model = DAgger(estimator="naive_bayes", max_iter=3, n_per_iter=10, random_state=0).fit(
-        task, list(range(40)), list(range(40, 60)))
+        task, list(range(40)), list(range(40, 60))
+    )
     assert min(model.loss_history_[1:]) < model.loss_history_[0]
     assert max(model.error_history_) < 0.5
 

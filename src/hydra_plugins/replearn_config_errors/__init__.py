@@ -22,8 +22,11 @@ SCHEME = "replearn-errors"
 
 
 def _is_replearn_conf(path: str) -> bool:
-    return (os.path.isdir(os.path.join(path, "models")) and os.path.isfile(os.path.join(path, "config.yaml"))
-            and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(path)), "dvc.yaml")))
+    return (
+        os.path.isdir(os.path.join(path, "models"))
+        and os.path.isfile(os.path.join(path, "config.yaml"))
+        and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(path)), "dvc.yaml"))
+    )
 
 
 class ReplearnErrorsSearchPath(SearchPathPlugin):
@@ -63,7 +66,8 @@ class ReplearnErrorsConfigSource(ConfigSource):
         group, name = self._split(config_path)
         raise ConfigLoadError(
             f"{group.replace('/', '.')}: unknown option {name!r}; valid choices: {', '.join(self._options(group))} "
-            f"(the files of conf/{group}/)")
+            f"(the files of conf/{group}/)"
+        )
 
     def available(self) -> bool:
         return os.path.isdir(self.path)

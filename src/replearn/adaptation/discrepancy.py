@@ -23,8 +23,9 @@ class DiscrepancyEstimate:
     separator: str
 
 
-def domain_discrepancy(X_old, X_new, estimator="logistic_regression", estimator_params=None, test_size=0.3,
-                       random_state=None) -> DiscrepancyEstimate:
+def domain_discrepancy(
+    X_old, X_new, estimator="logistic_regression", estimator_params=None, test_size=0.3, random_state=None
+) -> DiscrepancyEstimate:
     """Estimate the discrepancy between two domains from unlabelled samples (CIML L2890-2896).
 
     Train a classifier (the "domain separator") to tell old from new examples and measure its
@@ -45,8 +46,10 @@ def domain_discrepancy(X_old, X_new, estimator="logistic_regression", estimator_
     m = min(X_old.shape[0], X_new.shape[0])
     n_test = round(test_size * m)
     if n_test < 1 or m - n_test < 1:
-        raise ValueError(f"each domain needs at least one training and one test example; the smaller has {m} "
-                         f"rows and test_size={test_size}")
+        raise ValueError(
+            f"each domain needs at least one training and one test example; the smaller has {m} "
+            f"rows and test_size={test_size}"
+        )
     parts = []
     for X in (X_old, X_new):
         idx = rng.permutation(X.shape[0])[:m]
@@ -57,8 +60,9 @@ def domain_discrepancy(X_old, X_new, estimator="logistic_regression", estimator_
     yte = np.repeat([1, 0], n_test)
     sep = make_learner(estimator, estimator_params, rng.integers(_SEED_MAX), what="estimator").fit(Xtr, ytr)
     acc = float(np.mean(sep.predict(Xte) == yte))
-    return DiscrepancyEstimate(d_A=2.0 * (acc - 0.5), accuracy=acc, n_train=2 * (m - n_test), n_test=2 * n_test,
-                               separator=estimator)
+    return DiscrepancyEstimate(
+        d_A=2.0 * (acc - 0.5), accuracy=acc, n_train=2 * (m - n_test), n_test=2 * n_test, separator=estimator
+    )
 
 
 def total_variation_distance(p, q) -> float:

@@ -34,9 +34,9 @@ def easy_adapt(X, domain) -> np.ndarray:
             raise ValueError(f"domain must be 'old', 'new' or a (n,) array of 0 (old) / 1 (new); got shape {dom.shape}")
         new = dom.astype(bool)
     out = np.zeros((n, 3 * d))
-    out[:, :d] = X                # shared
+    out[:, :d] = X  # shared
     out[~new, d : 2 * d] = X[~new]  # old-only
-    out[new, 2 * d :] = X[new]      # new-only
+    out[new, 2 * d :] = X[new]  # new-only
     return out
 
 

@@ -38,8 +38,7 @@ class PULearning(ClassifierMixin, BaseEstimator):
     ``alpha_``, ``n_holdout_positive_`` (|V+|), ``classes_`` = [0, 1], ``n_features_in_``.
     """
 
-    def __init__(self, estimator="logistic_regression", estimator_params=None, holdout_fraction=0.2,
-                 random_state=None):
+    def __init__(self, estimator="logistic_regression", estimator_params=None, holdout_fraction=0.2, random_state=None):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.holdout_fraction = holdout_fraction
@@ -47,8 +46,15 @@ class PULearning(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Train h on labelled-vs-unlabelled data and estimate alpha on the held-out labelled ones."""
-        check_scalar(self.holdout_fraction, "holdout_fraction", numbers.Real, low=0.0, high=1.0,
-                     low_inclusive=False, high_inclusive=False)
+        check_scalar(
+            self.holdout_fraction,
+            "holdout_fraction",
+            numbers.Real,
+            low=0.0,
+            high=1.0,
+            low_inclusive=False,
+            high_inclusive=False,
+        )
         X, y = check_X_y(X, y)
         if not np.all(np.isin(y, (0, 1))):
             raise ValueError("y must be 1 (labelled positive) or 0 (unlabelled)")
@@ -62,10 +68,12 @@ class PULearning(ClassifierMixin, BaseEstimator):
         v_unl = rng.permutation(unl)[: round(self.holdout_fraction * unl.size)]
         train = np.setdiff1d(np.arange(y.size), np.concatenate([v_pos, v_unl]))
         if np.unique(y[train]).size < 2:
-            raise ValueError("the training part lost every labelled or every unlabelled example; "
-                             "lower holdout_fraction")
+            raise ValueError(
+                "the training part lost every labelled or every unlabelled example; lower holdout_fraction"
+            )
         self.estimator_ = make_learner(self.estimator, self.estimator_params, rng.integers(_SEED_MAX)).fit(
-            X[train], y[train])
+            X[train], y[train]
+        )
         self.alpha_ = float(np.mean(positive_proba(self.estimator_, X[v_pos], 1)))
         if not self.alpha_ > 0:
             raise ValueError("the estimated alpha is 0: the classifier gives the held-out labelled examples no mass")

@@ -17,8 +17,9 @@ from ..validation import (
 from ._common import _SEED_MAX, fit_weighted, make_learner, positive_proba
 
 
-def importance_weights(X_old, Z_new, selector="logistic_regression", selector_params=None, clip=1e-6,
-                       random_state=None):
+def importance_weights(
+    X_old, Z_new, selector="logistic_regression", selector_params=None, clip=1e-6, random_state=None
+):
     """Weights 1/p_hat(s=1 | x_n) - 1 of the old examples (eq. 8.13 without the constant Z).
 
     A probabilistic classifier (the "selector") learns to tell old examples (s = 1) from new ones
@@ -65,8 +66,16 @@ class SelectionAdaptation(BaseEstimator):
     ``weighting_`` (the method used), ``classes_``, ``n_features_in_``.
     """
 
-    def __init__(self, estimator="decision_tree", estimator_params=None, selector="logistic_regression",
-                 selector_params=None, weighting="auto", clip=1e-6, random_state=None):
+    def __init__(
+        self,
+        estimator="decision_tree",
+        estimator_params=None,
+        selector="logistic_regression",
+        selector_params=None,
+        weighting="auto",
+        clip=1e-6,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.selector = selector
@@ -79,12 +88,14 @@ class SelectionAdaptation(BaseEstimator):
         """Alg. 23; returns ``self``."""
         X_old, y_old = check_X_y(X_old, y_old)
         rng = check_random_state(self.random_state)
-        w, self.selector_ = importance_weights(X_old, Z_new, self.selector, self.selector_params, self.clip,
-                                               random_state=rng)
+        w, self.selector_ = importance_weights(
+            X_old, Z_new, self.selector, self.selector_params, self.clip, random_state=rng
+        )
         self.weights_ = w / w.mean()
         model = make_learner(self.estimator, self.estimator_params, rng.integers(_SEED_MAX))
-        self.estimator_, self.weighting_ = fit_weighted(model, X_old, y_old, self.weights_, rng,
-                                                        weighting=self.weighting)
+        self.estimator_, self.weighting_ = fit_weighted(
+            model, X_old, y_old, self.weights_, rng, weighting=self.weighting
+        )
         self.classes_ = np.unique(y_old)
         self.n_features_in_ = X_old.shape[1]
         return self

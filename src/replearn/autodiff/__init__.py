@@ -15,5 +15,14 @@ from .gradcheck import check_gradients, numerical_gradient
 from .optim import SGD, Adam, clip_grad_norm
 from .tensor import Tensor, as_tensor, unbroadcast
 
-__all__ = ["Tensor", "as_tensor", "unbroadcast", "ops", "SGD", "Adam", "clip_grad_norm", "check_gradients",
-           "numerical_gradient"]
+__all__ = [
+    "Tensor",
+    "as_tensor",
+    "unbroadcast",
+    "ops",
+    "SGD",
+    "Adam",
+    "clip_grad_norm",
+    "check_gradients",
+    "numerical_gradient",
+]

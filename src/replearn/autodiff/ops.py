@@ -33,9 +33,36 @@ import numpy as np
 from .tensor import Tensor, as_tensor, unbroadcast
 
 __all__ = [
-    "add", "sub", "mul", "div", "neg", "power", "matmul", "sum", "mean", "max", "reshape", "transpose",
-    "swapaxes", "getitem", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "elu", "softplus", "abs",
-    "softmax", "log_softmax", "logsumexp", "concat", "stack", "where", "square",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "power",
+    "matmul",
+    "sum",
+    "mean",
+    "max",
+    "reshape",
+    "transpose",
+    "swapaxes",
+    "getitem",
+    "exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "elu",
+    "softplus",
+    "abs",
+    "softmax",
+    "log_softmax",
+    "logsumexp",
+    "concat",
+    "stack",
+    "where",
+    "square",
 ]
 
 
@@ -49,20 +76,19 @@ def _result(data: np.ndarray, parents: Sequence[Tensor], vjp, op: str) -> Tensor
 # -- arithmetic ---------------------------------------------------------------------------------
 def add(a, b) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
-    return _result(a.data + b.data, (a, b),
-                   lambda g: (unbroadcast(g, a.shape), unbroadcast(g, b.shape)), "add")
+    return _result(a.data + b.data, (a, b), lambda g: (unbroadcast(g, a.shape), unbroadcast(g, b.shape)), "add")
 
 
 def sub(a, b) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
-    return _result(a.data - b.data, (a, b),
-                   lambda g: (unbroadcast(g, a.shape), unbroadcast(-g, b.shape)), "sub")
+    return _result(a.data - b.data, (a, b), lambda g: (unbroadcast(g, a.shape), unbroadcast(-g, b.shape)), "sub")
 
 
 def mul(a, b) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
-    return _result(a.data * b.data, (a, b),
-                   lambda g: (unbroadcast(g * b.data, a.shape), unbroadcast(g * a.data, b.shape)), "mul")
+    return _result(
+        a.data * b.data, (a, b), lambda g: (unbroadcast(g * b.data, a.shape), unbroadcast(g * a.data, b.shape)), "mul"
+    )
 
 
 def div(a, b) -> Tensor:
@@ -148,8 +174,7 @@ def mean(a, axis=None, keepdims: bool = False) -> Tensor:
     axes = _normalize_axes(axis, a.ndim)
     count = int(np.prod([a.shape[ax] for ax in axes])) if axes else 1
     out = a.data.mean(axis=axes, keepdims=keepdims)
-    return _result(out, (a,), lambda g: (np.broadcast_to(_expand(g, axes, keepdims) / count, a.shape).copy(),),
-                   "mean")
+    return _result(out, (a,), lambda g: (np.broadcast_to(_expand(g, axes, keepdims) / count, a.shape).copy(),), "mean")
 
 
 def max(a, axis=None, keepdims: bool = False) -> Tensor:
@@ -247,6 +272,7 @@ def where(condition, a, b) -> Tensor:
     cond = np.asarray(condition.data if isinstance(condition, Tensor) else condition, dtype=bool)
     a, b = as_tensor(a), as_tensor(b)
     out = np.where(cond, a.data, b.data)
+
     def vjp(g):
         return unbroadcast(np.where(cond, g, 0.0), a.shape), unbroadcast(np.where(cond, 0.0, g), b.shape)
 

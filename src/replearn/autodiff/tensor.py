@@ -61,8 +61,14 @@ class Tensor:
 
     __slots__ = ("data", "grad", "requires_grad", "_parents", "_vjp", "op")
 
-    def __init__(self, data, requires_grad: bool = False, _parents: Sequence[Tensor] = (),
-                 _vjp: Callable | None = None, op: str = ""):
+    def __init__(
+        self,
+        data,
+        requires_grad: bool = False,
+        _parents: Sequence[Tensor] = (),
+        _vjp: Callable | None = None,
+        op: str = "",
+    ):
         arr = np.asarray(data)
         if arr.dtype != np.float32:
             arr = arr.astype(np.float64, copy=False)

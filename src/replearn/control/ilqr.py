@@ -128,9 +128,22 @@ def _rollout(dynamics, cost, x0, U):
     return X, J
 
 
-def ilqr(dynamics, cost, x0, controls_init, *, dynamics_jacobians=None, max_iter: int = 100, tol: float = 1e-8,
-         reg_init: float = 0.0, reg_min: float = 1e-6, reg_max: float = 1e10, reg_factor: float = 10.0,
-         max_backtracks: int = 12, fd_eps: float = 1e-6) -> ILQRResult:
+def ilqr(
+    dynamics,
+    cost,
+    x0,
+    controls_init,
+    *,
+    dynamics_jacobians=None,
+    max_iter: int = 100,
+    tol: float = 1e-8,
+    reg_init: float = 0.0,
+    reg_min: float = 1e-6,
+    reg_max: float = 1e10,
+    reg_factor: float = 10.0,
+    max_backtracks: int = 12,
+    fd_eps: float = 1e-6,
+) -> ILQRResult:
     """iLQR / DDP (CS229 §16.3.2; module docstring) from the nominal controls ``controls_init`` (T, m).
 
     Parameters
@@ -218,10 +231,23 @@ def ilqr(dynamics, cost, x0, controls_init, *, dynamics_jacobians=None, max_iter
             break
     if not np.all(np.isfinite(X)):
         raise DivergenceError("iLQR produced a non-finite trajectory")
-    return ILQRResult(X, U, K_fb, k_ff, float(J), np.array(costs), np.array(regs), np.array(steps),
-                      len(regs), converged,
-                      {"regularization": "mu I added to Q_uu", "line_search": "alpha = 1, 1/2, ...; Armijo 1e-4",
-                       "second_order_dynamics": "ignored (iLQR)"})
+    return ILQRResult(
+        X,
+        U,
+        K_fb,
+        k_ff,
+        float(J),
+        np.array(costs),
+        np.array(regs),
+        np.array(steps),
+        len(regs),
+        converged,
+        {
+            "regularization": "mu I added to Q_uu",
+            "line_search": "alpha = 1, 1/2, ...; Armijo 1e-4",
+            "second_order_dynamics": "ignored (iLQR)",
+        },
+    )
 
 
 def _backward(derivs, stage, final, mu, n, m):

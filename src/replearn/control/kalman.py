@@ -82,7 +82,9 @@ def kalman_gain(prior_cov, C, obs_cov):
     try:
         K = scipy.linalg.solve(S, C @ prior_cov, assume_a="pos").T
     except (np.linalg.LinAlgError, scipy.linalg.LinAlgError) as exc:
-        raise ControlInputError("the innovation covariance C P C^T + obs_cov is singular; make obs_cov positive definite") from exc
+        raise ControlInputError(
+            "the innovation covariance C P C^T + obs_cov is singular; make obs_cov positive definite"
+        ) from exc
     return K, S
 
 
@@ -108,8 +110,9 @@ def _check_model(A, C, process_cov, obs_cov):
     return A, C, Qs, Ry, n, p
 
 
-def kalman_filter(observations, A, C, process_cov, obs_cov, initial_mean, initial_cov, *, B=None,
-                  controls=None) -> KalmanResult:
+def kalman_filter(
+    observations, A, C, process_cov, obs_cov, initial_mean, initial_cov, *, B=None, controls=None
+) -> KalmanResult:
     """Run the Kalman filter over ``observations`` (T, p) (module docstring).
 
     Parameters
@@ -162,12 +165,15 @@ def kalman_filter(observations, A, C, process_cov, obs_cov, initial_mean, initia
             K = np.zeros((n, p))
         else:
             if np.any(np.isnan(y)):
-                raise ControlInputError(f"observation {t} is partly NaN; mark a missing observation with a full NaN row")
+                raise ControlInputError(
+                    f"observation {t} is partly NaN; mark a missing observation with a full NaN row"
+                )
             K, S = kalman_gain(P, C, Ry)
             innov = y - C @ m
             cf = scipy.linalg.cho_factor(S, lower=True)
-            loglik += -0.5 * (innov @ scipy.linalg.cho_solve(cf, innov) + 2 * np.sum(np.log(np.diag(cf[0])))
-                              + p * np.log(2 * np.pi))
+            loglik += -0.5 * (
+                innov @ scipy.linalg.cho_solve(cf, innov) + 2 * np.sum(np.log(np.diag(cf[0]))) + p * np.log(2 * np.pi)
+            )
             m = m + K @ innov
             P = _joseph(P, K, C, Ry)
         mf[t], Pf[t], gains[t] = m, P, K
@@ -179,7 +185,13 @@ def kalman_filter(observations, A, C, process_cov, obs_cov, initial_mean, initia
 
 def rts_smoother(result: KalmanResult) -> SmootherResult:
     """Rauch-Tung-Striebel smoothing of a :func:`kalman_filter` result (module docstring)."""
-    mf, Pf, mp, Pp, A = result.filtered_means, result.filtered_covs, result.predicted_means, result.predicted_covs, result.A
+    mf, Pf, mp, Pp, A = (
+        result.filtered_means,
+        result.filtered_covs,
+        result.predicted_means,
+        result.predicted_covs,
+        result.A,
+    )
     T, n = mf.shape
     ms, Ps = mf.copy(), Pf.copy()
     G_all = np.zeros((max(T - 1, 0), n, n))

@@ -85,8 +85,9 @@ def riccati_step(P_next, A, B, Q, R):
     return K, (P + P.T) / 2
 
 
-def lqr(A, B, Q, R, horizon: int | None = None, *, Qf=None, noise_cov=None, tol: float = 1e-12,
-        max_iter: int = 100_000) -> LQRResult:
+def lqr(
+    A, B, Q, R, horizon: int | None = None, *, Qf=None, noise_cov=None, tol: float = 1e-12, max_iter: int = 100_000
+) -> LQRResult:
     """Optimal linear feedback for linear dynamics and quadratic cost (CS229 §16.2; module docstring).
 
     Parameters
@@ -120,8 +121,11 @@ def lqr(A, B, Q, R, horizon: int | None = None, *, Qf=None, noise_cov=None, tol:
     R = check_symmetric_psd(as_matrix(R, "R", (m, m), allow_time=T), "R", definite=True)
     Qf = Q if Qf is None and Q.ndim == 2 else (Q[-1] if Qf is None else Qf)
     Qf = check_symmetric_psd(as_matrix(Qf, "Qf", (n, n)), "Qf")
-    Sigma = np.zeros((n, n)) if noise_cov is None else check_symmetric_psd(
-        as_matrix(noise_cov, "noise_cov", (n, n), allow_time=T), "noise_cov")
+    Sigma = (
+        np.zeros((n, n))
+        if noise_cov is None
+        else check_symmetric_psd(as_matrix(noise_cov, "noise_cov", (n, n), allow_time=T), "noise_cov")
+    )
     if T is None:
         check_scalar(tol, "tol", numbers.Real, low=0.0)
         check_scalar(max_iter, "max_iter", numbers.Integral, low=1)
@@ -139,11 +143,22 @@ def lqr(A, B, Q, R, horizon: int | None = None, *, Qf=None, noise_cov=None, tol:
                 converged = True
                 break
         if not converged:
-            warnings.warn(f"the Riccati iteration stopped at max_iter={max_iter} (last change {r:.3g})",
-                          ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"the Riccati iteration stopped at max_iter={max_iter} (last change {r:.3g})",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         K, _ = riccati_step(P, A, B, Q, R)
-        return LQRResult(K, P, float(np.trace(Sigma @ P)), None, len(residuals), converged, np.array(residuals),
-                         {"cost": "sum x'Qx + u'Ru", "control": "u = -K x", "init": "P = Qf"})
+        return LQRResult(
+            K,
+            P,
+            float(np.trace(Sigma @ P)),
+            None,
+            len(residuals),
+            converged,
+            np.array(residuals),
+            {"cost": "sum x'Qx + u'Ru", "control": "u = -K x", "init": "P = Qf"},
+        )
     P_all = np.zeros((T + 1, n, n))
     K_all = np.zeros((T, m, n))
     c = np.zeros(T + 1)
@@ -153,5 +168,13 @@ def lqr(A, B, Q, R, horizon: int | None = None, *, Qf=None, noise_cov=None, tol:
         c[t] = c[t + 1] + float(np.trace(at(Sigma, t) @ P_all[t + 1]))
     if not np.all(np.isfinite(P_all)):
         raise DivergenceError("the Riccati recursion produced non-finite values")
-    return LQRResult(K_all, P_all, c, T, T, True, np.zeros(0),
-                     {"cost": "sum_{t<T} x'Qx + u'Ru + x_T' Qf x_T", "control": "u_t = -K_t x_t"})
+    return LQRResult(
+        K_all,
+        P_all,
+        c,
+        T,
+        T,
+        True,
+        np.zeros(0),
+        {"cost": "sum_{t<T} x'Qx + u'Ru + x_T' Qf x_T", "control": "u_t = -K_t x_t"},
+    )

@@ -33,8 +33,14 @@ from .training import train_epochs
 __all__ = ["augment_images", "SimCLR", "linear_probe_accuracy"]
 
 
-def augment_images(X: np.ndarray, rng: np.random.Generator, side: int, max_shift: int = 1, drop_prob: float = 0.2,
-                   noise_std: float = 0.1) -> np.ndarray:
+def augment_images(
+    X: np.ndarray,
+    rng: np.random.Generator,
+    side: int,
+    max_shift: int = 1,
+    drop_prob: float = 0.2,
+    noise_std: float = 0.1,
+) -> np.ndarray:
     """One random augmentation of each row of ``X`` (flattened ``side x side`` images)."""
     n = X.shape[0]
     imgs = X.reshape(n, side, side)
@@ -83,9 +89,22 @@ class SimCLR(TransformerMixin, BaseEstimator):
         Mean NT-Xent loss of each epoch.
     """
 
-    def __init__(self, n_components=32, hidden_layer_sizes=(128,), projection_dim=16, temperature=0.2,
-                 activation="relu", batchnorm=True, max_shift=1, drop_prob=0.3, noise_std=0.1, learning_rate=2e-3,
-                 batch_size=128, max_iter=30, random_state=None):
+    def __init__(
+        self,
+        n_components=32,
+        hidden_layer_sizes=(128,),
+        projection_dim=16,
+        temperature=0.2,
+        activation="relu",
+        batchnorm=True,
+        max_shift=1,
+        drop_prob=0.3,
+        noise_std=0.1,
+        learning_rate=2e-3,
+        batch_size=128,
+        max_iter=30,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes
         self.projection_dim = projection_dim
@@ -116,12 +135,14 @@ class SimCLR(TransformerMixin, BaseEstimator):
             raise ValueError(f"X must hold square images as rows; {X.shape[1]} features is not a square")
         rng = check_random_state(self.random_state)
         k = int(self.n_components)
-        self.encoder_ = mlp((X.shape[1],) + tuple(self.hidden_layer_sizes) + (k,), rng, self.activation,
-                            batchnorm=self.batchnorm)
+        self.encoder_ = mlp(
+            (X.shape[1],) + tuple(self.hidden_layer_sizes) + (k,), rng, self.activation, batchnorm=self.batchnorm
+        )
         self.head_ = mlp((k, k, int(self.projection_dim)), rng, "relu")
         self.n_features_in_ = X.shape[1]
-        aug = dict(side=side, max_shift=int(self.max_shift), drop_prob=float(self.drop_prob),
-                   noise_std=float(self.noise_std))
+        aug = dict(
+            side=side, max_shift=int(self.max_shift), drop_prob=float(self.drop_prob), noise_std=float(self.noise_std)
+        )
 
         def batch_loss(idx):
             if idx.size < 2:  # a lone leftover example has no negatives: borrow one
@@ -132,9 +153,16 @@ class SimCLR(TransformerMixin, BaseEstimator):
             return nt_xent(z1, z2, temperature=float(self.temperature))
 
         self.encoder_.train()
-        self.loss_history_ = train_epochs(self.encoder_.parameters() + self.head_.parameters(), batch_loss,
-                                          X.shape[0], batch_size=self.batch_size, max_iter=self.max_iter,
-                                          learning_rate=self.learning_rate, rng=rng, name="SimCLR")
+        self.loss_history_ = train_epochs(
+            self.encoder_.parameters() + self.head_.parameters(),
+            batch_loss,
+            X.shape[0],
+            batch_size=self.batch_size,
+            max_iter=self.max_iter,
+            learning_rate=self.learning_rate,
+            rng=rng,
+            name="SimCLR",
+        )
         self.encoder_.eval()
         self.n_iter_ = len(self.loss_history_)
         return self

@@ -88,8 +88,17 @@ class RealNVP(BaseEstimator):
         Mean negative log-likelihood (nats per example) of each epoch.
     """
 
-    def __init__(self, n_couplings=6, hidden_layer_sizes=(32, 32), activation="relu", s_max=2.0,
-                 learning_rate=3e-3, batch_size=128, max_iter=50, random_state=None):
+    def __init__(
+        self,
+        n_couplings=6,
+        hidden_layer_sizes=(32, 32),
+        activation="relu",
+        s_max=2.0,
+        learning_rate=3e-3,
+        batch_size=128,
+        max_iter=50,
+        random_state=None,
+    ):
         self.n_couplings = n_couplings
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -118,14 +127,22 @@ class RealNVP(BaseEstimator):
         self.n_features_in_ = d
         even = (np.arange(d) % 2 == 0).astype(float)
         self.couplings_ = [
-            AffineCoupling(even if i % 2 == 0 else 1.0 - even, self.hidden_layer_sizes, rng, self.activation,
-                           self.s_max)
+            AffineCoupling(
+                even if i % 2 == 0 else 1.0 - even, self.hidden_layer_sizes, rng, self.activation, self.s_max
+            )
             for i in range(int(self.n_couplings))
         ]
         params = [p for c in self.couplings_ for p in c.parameters()]
-        self.loss_history_ = train_epochs(params, lambda idx: -self._log_prob(X[idx]).mean(), X.shape[0],
-                                          batch_size=self.batch_size, max_iter=self.max_iter,
-                                          learning_rate=self.learning_rate, rng=rng, name="RealNVP")
+        self.loss_history_ = train_epochs(
+            params,
+            lambda idx: -self._log_prob(X[idx]).mean(),
+            X.shape[0],
+            batch_size=self.batch_size,
+            max_iter=self.max_iter,
+            learning_rate=self.learning_rate,
+            rng=rng,
+            name="RealNVP",
+        )
         self.n_iter_ = len(self.loss_history_)
         return self
 

@@ -55,8 +55,17 @@ class GAN(BaseEstimator):
     loss_history_ : list of (float, float)
     """
 
-    def __init__(self, n_components=2, generator_hidden=(64, 64), discriminator_hidden=(64, 64), activation="relu",
-                 learning_rate=1e-3, batch_size=128, max_iter=100, random_state=None):
+    def __init__(
+        self,
+        n_components=2,
+        generator_hidden=(64, 64),
+        discriminator_hidden=(64, 64),
+        activation="relu",
+        learning_rate=1e-3,
+        batch_size=128,
+        max_iter=100,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.generator_hidden = generator_hidden
         self.discriminator_hidden = discriminator_hidden
@@ -88,7 +97,7 @@ class GAN(BaseEstimator):
                 ld_sum = lg_sum = 0.0
                 steps = 0
                 for start in range(0, n, B):
-                    xb = X[perm[start:start + B]]
+                    xb = X[perm[start : start + B]]
                     b = xb.shape[0]
                     fake = G(rng.normal(size=(b, k))).data  # a constant for the discriminator step
                     opt_d.zero_grad()

@@ -33,8 +33,20 @@ from ..autodiff import Tensor, ops
 from ..autodiff.tensor import as_tensor
 
 __all__ = [
-    "Module", "Linear", "Embedding", "LayerNorm", "BatchNorm", "ELU", "ReLU", "Tanh", "Sigmoid", "Softplus",
-    "Identity", "Sequential", "mlp", "ACTIVATIONS",
+    "Module",
+    "Linear",
+    "Embedding",
+    "LayerNorm",
+    "BatchNorm",
+    "ELU",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Softplus",
+    "Identity",
+    "Sequential",
+    "mlp",
+    "ACTIVATIONS",
 ]
 
 
@@ -248,8 +260,9 @@ class Sequential(Module):
         return x
 
 
-def mlp(sizes, rng: np.random.Generator, activation: str = "relu", batchnorm: bool = False,
-        layernorm: bool = False) -> Sequential:
+def mlp(
+    sizes, rng: np.random.Generator, activation: str = "relu", batchnorm: bool = False, layernorm: bool = False
+) -> Sequential:
     """``Linear -> [norm] -> activation`` for each hidden size, then a final ``Linear`` (no activation).
 
     ``sizes = (n_in, h_1, ..., h_k, n_out)``. ``batchnorm``/``layernorm`` insert the normalization

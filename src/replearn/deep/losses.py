@@ -24,8 +24,14 @@ import numpy as np
 from ..autodiff import Tensor, ops
 from ..autodiff.tensor import as_tensor
 
-__all__ = ["cross_entropy", "binary_cross_entropy_with_logits", "gaussian_kl", "gaussian_log_likelihood",
-           "nt_xent", "mse"]
+__all__ = [
+    "cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "gaussian_kl",
+    "gaussian_log_likelihood",
+    "nt_xent",
+    "mse",
+]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 

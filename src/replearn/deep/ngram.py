@@ -73,7 +73,7 @@ class NGramLM(BaseEstimator):
         counts = [defaultdict(lambda: np.zeros(V)) for _ in range(int(self.order))]
         for t in range(X.size):
             for k in range(min(int(self.order) - 1, t) + 1):
-                counts[k][tuple(X[t - k:t])][X[t]] += 1
+                counts[k][tuple(X[t - k : t])][X[t]] += 1
         self.counts_ = [dict(c) for c in counts]
         self.vocab_size_ = V
         return self
@@ -82,13 +82,13 @@ class NGramLM(BaseEstimator):
         V, a = self.vocab_size_, float(self.alpha)
         if self.smoothing == "add_k":
             for k in range(len(history), -1, -1):  # the longest history that was seen
-                c = self.counts_[k].get(history[len(history) - k:])
+                c = self.counts_[k].get(history[len(history) - k :])
                 if c is not None:
                     return (c + a) / (c.sum() + a * V)
             return np.full(V, 1.0 / V)
         p = np.full(V, 1.0 / V)
         for k in range(0, len(history) + 1):
-            c = self.counts_[k].get(history[len(history) - k:])
+            c = self.counts_[k].get(history[len(history) - k :])
             if c is None:
                 break  # a longer history containing this one was not seen either
             p = (c + a * p) / (c.sum() + a)
@@ -99,7 +99,7 @@ class NGramLM(BaseEstimator):
         check_is_fitted(self, "counts_")
         h = tuple(int(t) for t in np.asarray(history, dtype=np.intp).ravel())
         if int(self.order) > 1:
-            h = h[-(int(self.order) - 1):]
+            h = h[-(int(self.order) - 1) :]
         else:
             h = ()
         return self._distribution(h)
@@ -113,7 +113,7 @@ class NGramLM(BaseEstimator):
         n1 = int(self.order) - 1
         out = np.empty(X.size - 1)
         for t in range(1, X.size):
-            h = tuple(X[max(0, t - n1):t]) if n1 > 0 else ()
+            h = tuple(X[max(0, t - n1) : t]) if n1 > 0 else ()
             out[t - 1] = np.log(self._distribution(h)[X[t]])
         return out
 

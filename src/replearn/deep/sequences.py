@@ -34,15 +34,15 @@ def make_copy_task(n_samples: int, length: int, vocab_size: int, task: str = "co
     sep = np.full((n_samples, 1), vocab_size)
     X = np.concatenate([a, sep, b], axis=1)
     mask = np.zeros_like(X, dtype=bool)
-    mask[:, length + 1:] = True
+    mask[:, length + 1 :] = True
     return X, mask
 
 
 def sequence_accuracy(model, X: np.ndarray, length: int) -> tuple[float, float]:
     """``(exact-match rate, per-symbol accuracy)`` of greedy decoding of the answer half of ``X``."""
     prompt = X[:, : length + 1]
-    out = model.generate(prompt, n_new=length, greedy=True)[:, length + 1:]
-    right = out == X[:, length + 1:]
+    out = model.generate(prompt, n_new=length, greedy=True)[:, length + 1 :]
+    right = out == X[:, length + 1 :]
     return float(np.mean(right.all(axis=1))), float(np.mean(right))
 
 
@@ -84,12 +84,12 @@ def strided_windows(ids, length: int, stride: int) -> tuple[np.ndarray, np.ndarr
     last_end = starts[-1] + length
     if last_end < ids.size:
         starts.append(ids.size - length)
-    W = np.stack([ids[s:s + length] for s in starts])
+    W = np.stack([ids[s : s + length] for s in starts])
     mask = np.zeros_like(W, dtype=bool)
     mask[0, 1:] = True
     covered = length
     for r, s in enumerate(starts[1:], start=1):
         new = s + length - covered  # tokens this window adds
-        mask[r, length - new:] = True
+        mask[r, length - new :] = True
         covered = s + length
     return W, mask

@@ -26,8 +26,9 @@ def ring_centers(n_modes: int = 8, radius: float = 2.0) -> np.ndarray:
     return radius * np.column_stack([np.cos(angles), np.sin(angles)])
 
 
-def make_gaussian_ring(n_samples: int, n_modes: int = 8, radius: float = 2.0, std: float = 0.2,
-                       random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def make_gaussian_ring(
+    n_samples: int, n_modes: int = 8, radius: float = 2.0, std: float = 0.2, random_state=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(X, labels)``: ``n_samples`` points and the index of the mode each came from."""
     check_scalar(n_samples, "n_samples", numbers.Integral, low=1)
     check_scalar(n_modes, "n_modes", numbers.Integral, low=1)

@@ -27,9 +27,19 @@ def check_finite_loss(value: float, where: str) -> None:
         raise DivergenceError(f"{where}: the loss became {value}; lower the learning rate")
 
 
-def train_epochs(params: list[Tensor], batch_loss: Callable[[np.ndarray], Tensor], n: int, *, batch_size: int,
-                 max_iter: int, learning_rate: float, rng: np.random.Generator, grad_clip: float | None = None,
-                 weight_decay: float = 0.0, name: str = "training") -> list[float]:
+def train_epochs(
+    params: list[Tensor],
+    batch_loss: Callable[[np.ndarray], Tensor],
+    n: int,
+    *,
+    batch_size: int,
+    max_iter: int,
+    learning_rate: float,
+    rng: np.random.Generator,
+    grad_clip: float | None = None,
+    weight_decay: float = 0.0,
+    name: str = "training",
+) -> list[float]:
     """Train ``params`` on the mini-batch loss ``batch_loss(indices)`` for ``max_iter`` epochs; return the history."""
     opt = Adam(params, lr=learning_rate, weight_decay=weight_decay)
     B = max(1, min(int(batch_size), n))
@@ -39,7 +49,7 @@ def train_epochs(params: list[Tensor], batch_loss: Callable[[np.ndarray], Tensor
             perm = rng.permutation(n)
             total, count = 0.0, 0
             for start in range(0, n, B):
-                idx = perm[start:start + B]
+                idx = perm[start : start + B]
                 opt.zero_grad()
                 loss = batch_loss(idx)
                 value = loss.item()

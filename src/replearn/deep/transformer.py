@@ -57,8 +57,17 @@ class TransformerBlock(Module):
 class CausalTransformer(Module):
     """Token ids ``(B, T)`` -> next-token logits ``(B, T, V)``."""
 
-    def __init__(self, vocab_size: int, context_length: int, d_model: int, n_heads: int, n_layers: int, d_ff: int,
-                 positional: str, rng: np.random.Generator):
+    def __init__(
+        self,
+        vocab_size: int,
+        context_length: int,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        d_ff: int,
+        positional: str,
+        rng: np.random.Generator,
+    ):
         self.context_length = int(context_length)
         self.tok = Embedding(vocab_size, d_model, rng, scale=1.0)
         if positional == "learned":
@@ -116,9 +125,22 @@ class TransformerLM(BaseEstimator):
     n_iter_ : int
     """
 
-    def __init__(self, vocab_size=None, d_model=32, n_heads=2, n_layers=1, d_ff=None, positional="sinusoidal",
-                 context_length=None, learning_rate=3e-3, batch_size=32, max_iter=20, grad_clip=1.0,
-                 weight_decay=0.0, random_state=None):
+    def __init__(
+        self,
+        vocab_size=None,
+        d_model=32,
+        n_heads=2,
+        n_layers=1,
+        d_ff=None,
+        positional="sinusoidal",
+        context_length=None,
+        learning_rate=3e-3,
+        batch_size=32,
+        max_iter=20,
+        grad_clip=1.0,
+        weight_decay=0.0,
+        random_state=None,
+    ):
         self.vocab_size = vocab_size
         self.d_model = d_model
         self.n_heads = n_heads
@@ -190,8 +212,9 @@ class TransformerLM(BaseEstimator):
             raise ValueError(f"training sequences have {X.shape[1] - 1} inputs, more than context_length={ctx}")
         rng = check_random_state(self.random_state)
         d_ff = int(self.d_ff) if self.d_ff is not None else 4 * int(self.d_model)
-        model = CausalTransformer(V, ctx, int(self.d_model), int(self.n_heads), int(self.n_layers), d_ff,
-                                  self.positional, rng)
+        model = CausalTransformer(
+            V, ctx, int(self.d_model), int(self.n_heads), int(self.n_layers), d_ff, self.positional, rng
+        )
         inputs, targets = X[:, :-1], X[:, 1:]
 
         def batch_loss(idx):
@@ -201,8 +224,15 @@ class TransformerLM(BaseEstimator):
             return cross_entropy(model(inputs[idx]), targets[idx], m)
 
         self.loss_history_ = train_epochs(
-            model.parameters(), batch_loss, X.shape[0], batch_size=self.batch_size, max_iter=self.max_iter,
-            learning_rate=self.learning_rate, rng=rng, grad_clip=self.grad_clip, weight_decay=self.weight_decay,
+            model.parameters(),
+            batch_loss,
+            X.shape[0],
+            batch_size=self.batch_size,
+            max_iter=self.max_iter,
+            learning_rate=self.learning_rate,
+            rng=rng,
+            grad_clip=self.grad_clip,
+            weight_decay=self.weight_decay,
             name="TransformerLM",
         )
         self.model_ = model
@@ -249,7 +279,7 @@ class TransformerLM(BaseEstimator):
         seq = self._check_ids(np.atleast_2d(prompt), name="prompt", vocab=self.vocab_size_)
         rng = check_random_state(random_state)
         for _ in range(int(n_new)):
-            logp = self.predict_log_proba(seq[:, -self.context_length_:])[:, -1]
+            logp = self.predict_log_proba(seq[:, -self.context_length_ :])[:, -1]
             if greedy:
                 nxt = np.argmax(logp, axis=-1)
             else:

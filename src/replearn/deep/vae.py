@@ -69,9 +69,20 @@ class VAE(TransformerMixin, BaseEstimator):
         Mean negative ELBO (nats per example) of each epoch.
     """
 
-    def __init__(self, n_components=2, hidden_layer_sizes=(64,), activation="elu", likelihood="bernoulli",
-                 decoder_variance="learned", batchnorm=False, n_samples=1, learning_rate=1e-3, batch_size=64,
-                 max_iter=50, random_state=None):
+    def __init__(
+        self,
+        n_components=2,
+        hidden_layer_sizes=(64,),
+        activation="elu",
+        likelihood="bernoulli",
+        decoder_variance="learned",
+        batchnorm=False,
+        n_samples=1,
+        learning_rate=1e-3,
+        batch_size=64,
+        max_iter=50,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -139,9 +150,16 @@ class VAE(TransformerMixin, BaseEstimator):
 
         self.encoder_.train()
         self.decoder_.train()
-        self.loss_history_ = train_epochs(params, batch_loss, X.shape[0], batch_size=self.batch_size,
-                                          max_iter=self.max_iter, learning_rate=self.learning_rate, rng=rng,
-                                          name="VAE")
+        self.loss_history_ = train_epochs(
+            params,
+            batch_loss,
+            X.shape[0],
+            batch_size=self.batch_size,
+            max_iter=self.max_iter,
+            learning_rate=self.learning_rate,
+            rng=rng,
+            name="VAE",
+        )
         self.encoder_.eval()
         self.decoder_.eval()
         self.n_iter_ = len(self.loss_history_)

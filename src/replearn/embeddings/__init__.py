@@ -13,5 +13,16 @@ from .glove import GloVe
 from .similarity import analogy, most_similar, normalize_rows
 from .skipgram import SkipGramNS, skipgram_pairs
 
-__all__ = ["tokenize", "split_sentences", "Vocabulary", "cooccurrence_matrix", "GloVe", "SkipGramNS",
-           "skipgram_pairs", "most_similar", "analogy", "normalize_rows", "make_analogy_corpus"]
+__all__ = [
+    "tokenize",
+    "split_sentences",
+    "Vocabulary",
+    "cooccurrence_matrix",
+    "GloVe",
+    "SkipGramNS",
+    "skipgram_pairs",
+    "most_similar",
+    "analogy",
+    "normalize_rows",
+    "make_analogy_corpus",
+]

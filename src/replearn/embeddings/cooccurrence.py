@@ -58,8 +58,9 @@ class Vocabulary:
         return [np.array([self.index[w] for w in s if w in self.index], dtype=np.intp) for s in sentences]
 
 
-def cooccurrence_matrix(encoded: list[np.ndarray], vocab_size: int, window: int = 2,
-                        weighting: str = "harmonic") -> np.ndarray:
+def cooccurrence_matrix(
+    encoded: list[np.ndarray], vocab_size: int, window: int = 2, weighting: str = "harmonic"
+) -> np.ndarray:
     """Symmetric ``(V, V)`` matrix of (weighted) co-occurrence counts within ``window`` positions."""
     check_scalar(window, "window", numbers.Integral, low=1)
     check_scalar(weighting, "weighting", str, choices=("harmonic", "uniform"))

@@ -18,8 +18,14 @@ from ..validation import check_random_state, check_scalar
 
 __all__ = ["NOUNS", "make_analogy_corpus"]
 
-NOUNS = {("male", "royal"): "king", ("female", "royal"): "queen", ("male", "common"): "man",
-         ("female", "common"): "woman", ("male", "young"): "boy", ("female", "young"): "girl"}
+NOUNS = {
+    ("male", "royal"): "king",
+    ("female", "royal"): "queen",
+    ("male", "common"): "man",
+    ("female", "common"): "woman",
+    ("male", "young"): "boy",
+    ("female", "young"): "girl",
+}
 _PRONOUNS = {"male": ["he", "his", "him"], "female": ["she", "her", "hers"]}
 _RANK_WORDS = {
     "royal": (["rules", "reigns", "commands"], ["kingdom", "throne", "palace", "crown"]),
@@ -39,8 +45,17 @@ def make_analogy_corpus(n_sentences: int = 2000, random_state=None) -> list[list
         gender, rank = keys[rng.integers(len(keys))]
         verbs, objects = _RANK_WORDS[rank]
         pron = _PRONOUNS[gender]
-        s = [_FILLER[rng.integers(2)], NOUNS[(gender, rank)], verbs[rng.integers(3)],
-             _FILLER[rng.integers(len(_FILLER))], objects[rng.integers(4)], _FILLER[2], pron[rng.integers(3)],
-             verbs[rng.integers(3)], _FILLER[rng.integers(len(_FILLER))], objects[rng.integers(4)]]
+        s = [
+            _FILLER[rng.integers(2)],
+            NOUNS[(gender, rank)],
+            verbs[rng.integers(3)],
+            _FILLER[rng.integers(len(_FILLER))],
+            objects[rng.integers(4)],
+            _FILLER[2],
+            pron[rng.integers(3)],
+            verbs[rng.integers(3)],
+            _FILLER[rng.integers(len(_FILLER))],
+            objects[rng.integers(4)],
+        ]
         sentences.append(s)
     return sentences

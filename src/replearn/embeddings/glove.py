@@ -61,8 +61,16 @@ class GloVe(BaseEstimator):
     loss_history_ : list of float
     """
 
-    def __init__(self, n_components=10, x_max=100.0, alpha=0.75, learning_rate=0.05, max_iter=500, fit_bias=True,
-                 random_state=None):
+    def __init__(
+        self,
+        n_components=10,
+        x_max=100.0,
+        alpha=0.75,
+        learning_rate=0.05,
+        max_iter=500,
+        fit_bias=True,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.x_max = x_max
         self.alpha = alpha

@@ -63,8 +63,17 @@ class SkipGramNS(BaseEstimator):
     loss_history_ : list of float
     """
 
-    def __init__(self, n_components=10, window=2, n_negative=5, noise_power=0.75, learning_rate=0.01, batch_size=512,
-                 max_iter=10, random_state=None):
+    def __init__(
+        self,
+        n_components=10,
+        window=2,
+        n_negative=5,
+        noise_power=0.75,
+        learning_rate=0.01,
+        batch_size=512,
+        max_iter=10,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.window = window
         self.n_negative = n_negative
@@ -96,14 +105,21 @@ class SkipGramNS(BaseEstimator):
         def batch_loss(idx):
             d, n = pairs[idx, 0], pairs[idx, 1]
             neg = rng.choice(V, size=(idx.size, k), p=noise)
-            wd = W[d]                                         # (B, K)
-            pos = (wd * Z[n]).sum(axis=1)                     # (B,)
+            wd = W[d]  # (B, K)
+            pos = (wd * Z[n]).sum(axis=1)  # (B,)
             negs = (Z[neg] @ wd.reshape(idx.size, K, 1)).reshape(idx.size, k)
             return (ops.softplus(-pos) + ops.softplus(negs).sum(axis=1)).mean()
 
-        self.loss_history_ = train_epochs([W, Z], batch_loss, pairs.shape[0], batch_size=self.batch_size,
-                                          max_iter=self.max_iter, learning_rate=self.learning_rate, rng=rng,
-                                          name="SkipGramNS")
+        self.loss_history_ = train_epochs(
+            [W, Z],
+            batch_loss,
+            pairs.shape[0],
+            batch_size=self.batch_size,
+            max_iter=self.max_iter,
+            learning_rate=self.learning_rate,
+            rng=rng,
+            name="SkipGramNS",
+        )
         self.embeddings_, self.context_vectors_ = W.data, Z.data
         self.n_iter_ = len(self.loss_history_)
         return self

@@ -45,8 +45,11 @@ def resolve_metric(metric, greater_is_better=None):
     if callable(metric):
         if greater_is_better is None:
             raise ValueError("a callable metric needs greater_is_better=True or False")
-        return (getattr(metric, "__name__", "metric"), lambda est, X, y, classes: float(metric(y, est.predict(X))),
-                bool(greater_is_better))
+        return (
+            getattr(metric, "__name__", "metric"),
+            lambda est, X, y, classes: float(metric(y, est.predict(X))),
+            bool(greater_is_better),
+        )
     raise ValueError(f"metric must be a metric name or a callable metric(y_true, y_pred), got {metric!r}")
 
 

@@ -67,8 +67,9 @@ def no_information_error(y, pred, loss: str = "zero_one") -> float:
     return float(np.mean((y[:, None] - pred[None, :]) ** 2))
 
 
-def error_632(apparent_error: float, loo_error: float, *, no_information: float | None = None,
-              plus: bool = False) -> dict:
+def error_632(
+    apparent_error: float, loo_error: float, *, no_information: float | None = None, plus: bool = False
+) -> dict:
     """``{"err632", "err632plus" (if plus), "relative_overfitting", "weight"}`` from the three errors."""
     err, err1 = float(apparent_error), float(loo_error)
     out = {"err632": 0.368 * err + 0.632 * err1}
@@ -83,8 +84,9 @@ def error_632(apparent_error: float, loo_error: float, *, no_information: float 
     return out
 
 
-def bootstrap_632(model, X, y, *, n_bootstrap: int = 100, seed: int = 0, loss: str = "zero_one",
-                  params: dict | None = None) -> dict:
+def bootstrap_632(
+    model, X, y, *, n_bootstrap: int = 100, seed: int = 0, loss: str = "zero_one", params: dict | None = None
+) -> dict:
     """Fit ``model`` on ``n_bootstrap`` bootstrap samples and return the .632 and .632+ estimates.
 
     ``model``: registry name, unfitted estimator or factory (see :mod:`replearn.evaluation.model_selection`).

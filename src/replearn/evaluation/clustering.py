@@ -85,7 +85,9 @@ def distortion(X, labels, centers) -> float:
     if X.ndim != 2 or centers.ndim != 2 or X.shape[1] != centers.shape[1]:
         raise ValueError(f"X {X.shape} and centers {centers.shape} must be 2-D with the same number of features")
     if labels.shape != (X.shape[0],) or labels.dtype.kind not in "iu":
-        raise ValueError(f"labels must be {X.shape[0]} integer cluster indices, got shape {labels.shape}, dtype {labels.dtype}")
+        raise ValueError(
+            f"labels must be {X.shape[0]} integer cluster indices, got shape {labels.shape}, dtype {labels.dtype}"
+        )
     if labels.size and (labels.min() < 0 or labels.max() >= centers.shape[0]):
         raise ValueError(f"labels must lie in [0, {centers.shape[0]})")
     diff = X - centers[labels]

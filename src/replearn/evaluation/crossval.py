@@ -52,8 +52,9 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels,
             params["random_state"] = seeds[spec.key]
         model, converged = fit_recording_convergence(create(spec.name, **params), Xtr, None if unsupervised else ytr)
         if unsupervised:
-            scores = score_unsupervised(model, metrics, Xte, yte if labels is not None else None,
-                                        train_mean=Xtr.mean(axis=0))
+            scores = score_unsupervised(
+                model, metrics, Xte, yte if labels is not None else None, train_mean=Xtr.mean(axis=0)
+            )
             out[spec.key] = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
             continue
         pred = model.predict(Xte)
@@ -152,7 +153,14 @@ def cross_validate(
     )
     runner = Parallel(n_jobs=n_jobs, return_as="generator")
     results = list(
-        tqdm(runner(tasks), total=len(splits), desc=description, unit="split", disable=not _progress_enabled(progress), leave=False)
+        tqdm(
+            runner(tasks),
+            total=len(splits),
+            desc=description,
+            unit="split",
+            disable=not _progress_enabled(progress),
+            leave=False,
+        )
     )
     out_models = {}
     for m in models:

@@ -46,7 +46,9 @@ def _vectors(y_pred, group, y_true=None):
 def _privileged_mask(group, privileged):
     mask = group == privileged
     if not mask.any():
-        raise ValueError(f"no example belongs to the privileged group {privileged!r}; groups are {np.unique(group).tolist()}")
+        raise ValueError(
+            f"no example belongs to the privileged group {privileged!r}; groups are {np.unique(group).tolist()}"
+        )
     if mask.all():
         raise ValueError(f"every example belongs to the privileged group {privileged!r}; nothing to compare with")
     return mask
@@ -59,7 +61,9 @@ def _rate(mask):
 def selection_rates(y_pred, group, positive_label=1) -> dict:
     """Pr(yhat = positive_label | G = g) for every group value g (sorted)."""
     y_pred, group, _ = _vectors(y_pred, group)
-    return {g.item() if hasattr(g, "item") else g: _rate(y_pred[group == g] == positive_label) for g in np.unique(group)}
+    return {
+        g.item() if hasattr(g, "item") else g: _rate(y_pred[group == g] == positive_label) for g in np.unique(group)
+    }
 
 
 def disparate_impact(y_pred, group, privileged, positive_label=1) -> float:
@@ -98,7 +102,10 @@ def equal_opportunity_difference(y_true, y_pred, group, privileged, positive_lab
     """TPR(G != privileged) - TPR(G = privileged) (Hardt et al. 2016's equal opportunity)."""
     y_pred, group, y_true = _vectors(y_pred, group, y_true)
     priv = _privileged_mask(group, privileged)
-    return _tpr_fpr(y_true[~priv], y_pred[~priv], positive_label)[0] - _tpr_fpr(y_true[priv], y_pred[priv], positive_label)[0]
+    return (
+        _tpr_fpr(y_true[~priv], y_pred[~priv], positive_label)[0]
+        - _tpr_fpr(y_true[priv], y_pred[priv], positive_label)[0]
+    )
 
 
 def equalized_odds_difference(y_true, y_pred, group, privileged, positive_label=1) -> float:
@@ -135,13 +142,19 @@ def fairness_report(y_pred, group, privileged, y_true=None, positive_label=1) ->
     a = _rate(y_pred[~priv] == positive_label)
     b = _rate(y_pred[priv] == positive_label)
     report = FairnessReport(
-        privileged=privileged, positive_label=positive_label, selection_rate_privileged=b,
-        selection_rate_unprivileged=a, disparate_impact=disparate_impact(y_pred, group, privileged, positive_label),
-        passes_80_percent_rule=bool(a >= FOUR_FIFTHS * b), statistical_parity_difference=a - b,
+        privileged=privileged,
+        positive_label=positive_label,
+        selection_rate_privileged=b,
+        selection_rate_unprivileged=a,
+        disparate_impact=disparate_impact(y_pred, group, privileged, positive_label),
+        passes_80_percent_rule=bool(a >= FOUR_FIFTHS * b),
+        statistical_parity_difference=a - b,
         selection_rates=selection_rates(y_pred, group, positive_label),
     )
     if y_true is not None:
-        report.equal_opportunity_difference = equal_opportunity_difference(y_true, y_pred, group, privileged, positive_label)
+        report.equal_opportunity_difference = equal_opportunity_difference(
+            y_true, y_pred, group, privileged, positive_label
+        )
         report.equalized_odds_difference = equalized_odds_difference(y_true, y_pred, group, privileged, positive_label)
         report.accuracy_privileged = _rate(y_pred[priv] == y_true[priv])
         report.accuracy_unprivileged = _rate(y_pred[~priv] == y_true[~priv])

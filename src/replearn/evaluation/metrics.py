@@ -206,9 +206,7 @@ def precision(
     return _average(_safe_div(tp, pred, zero_division), w)
 
 
-def recall(
-    y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0
-) -> float:
+def recall(y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0) -> float:
     """Recall ``R = TP / (TP + FN)`` (CIML eq. 5.9: I/T); arguments as in :func:`precision`."""
     tp, _, true, w = _prf_counts(y_true, y_pred, average, pos_label, labels)
     return _average(_safe_div(tp, true, zero_division), w)
@@ -242,9 +240,7 @@ def fbeta(
     return _average(_safe_div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp, zero_division), w)
 
 
-def f1(
-    y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0
-) -> float:
+def f1(y_true, y_pred, *, average: str = "binary", pos_label=1, labels=None, zero_division: float = 0.0) -> float:
     """F1 = :func:`fbeta` with ``beta = 1`` (CIML eq. 5.13)."""
     return fbeta(
         y_true, y_pred, beta=1.0, average=average, pos_label=pos_label, labels=labels, zero_division=zero_division
@@ -444,26 +440,81 @@ def _f1_binary(y_true, y_pred, classes) -> float:
 def _registry() -> dict[str, Metric]:
     c, r = "classification", "regression"
     entries = [
-        Metric("accuracy", lambda yt, yp, classes=None: accuracy(yt, yp), "label", c, True,
-               "fraction of correct labels"),
-        Metric("error", lambda yt, yp, classes=None: error_rate(yt, yp), "label", c, False,
-               "fraction of wrong labels (zero/one loss)"),
-        Metric("precision_macro", lambda yt, yp, classes=None: precision(yt, yp, average="macro"), "label", c, True,
-               "unweighted mean over observed labels of TP/(TP+FP); 0/0 = 0"),
-        Metric("recall_macro", lambda yt, yp, classes=None: recall(yt, yp, average="macro"), "label", c, True,
-               "unweighted mean over observed labels of TP/(TP+FN); 0/0 = 0"),
-        Metric("f1_macro", lambda yt, yp, classes=None: f1(yt, yp, average="macro"), "label", c, True,
-               "unweighted mean over observed labels of per-label F1; 0/0 = 0"),
-        Metric("f1", lambda yt, yp, classes=None: _f1_binary(yt, yp, classes), "label", c, True,
-               "binary F1 of the positive class classes[1]; 0/0 = 0"),
-        Metric("roc_auc", lambda yt, p, classes=None: roc_auc(yt, p, classes=classes), "proba", c, True,
-               "area under the ROC curve (Mann-Whitney); multiclass: one-vs-rest macro mean"),
-        Metric("average_precision", lambda yt, p, classes=None: average_precision(yt, p, classes=classes), "proba",
-               c, True, "area under the precision-recall steps (sum of P_n (R_n - R_n-1)); multiclass: OvR macro"),
-        Metric("log_loss", lambda yt, p, classes=None: log_loss(yt, p, classes=classes), "proba", c, False,
-               "mean negative log-likelihood, probabilities clipped at machine epsilon"),
-        Metric("brier", lambda yt, p, classes=None: brier_score(yt, p, classes=classes), "proba", c, False,
-               "mean squared distance of probabilities to the one-hot label (binary: halved)"),
+        Metric(
+            "accuracy", lambda yt, yp, classes=None: accuracy(yt, yp), "label", c, True, "fraction of correct labels"
+        ),
+        Metric(
+            "error",
+            lambda yt, yp, classes=None: error_rate(yt, yp),
+            "label",
+            c,
+            False,
+            "fraction of wrong labels (zero/one loss)",
+        ),
+        Metric(
+            "precision_macro",
+            lambda yt, yp, classes=None: precision(yt, yp, average="macro"),
+            "label",
+            c,
+            True,
+            "unweighted mean over observed labels of TP/(TP+FP); 0/0 = 0",
+        ),
+        Metric(
+            "recall_macro",
+            lambda yt, yp, classes=None: recall(yt, yp, average="macro"),
+            "label",
+            c,
+            True,
+            "unweighted mean over observed labels of TP/(TP+FN); 0/0 = 0",
+        ),
+        Metric(
+            "f1_macro",
+            lambda yt, yp, classes=None: f1(yt, yp, average="macro"),
+            "label",
+            c,
+            True,
+            "unweighted mean over observed labels of per-label F1; 0/0 = 0",
+        ),
+        Metric(
+            "f1",
+            lambda yt, yp, classes=None: _f1_binary(yt, yp, classes),
+            "label",
+            c,
+            True,
+            "binary F1 of the positive class classes[1]; 0/0 = 0",
+        ),
+        Metric(
+            "roc_auc",
+            lambda yt, p, classes=None: roc_auc(yt, p, classes=classes),
+            "proba",
+            c,
+            True,
+            "area under the ROC curve (Mann-Whitney); multiclass: one-vs-rest macro mean",
+        ),
+        Metric(
+            "average_precision",
+            lambda yt, p, classes=None: average_precision(yt, p, classes=classes),
+            "proba",
+            c,
+            True,
+            "area under the precision-recall steps (sum of P_n (R_n - R_n-1)); multiclass: OvR macro",
+        ),
+        Metric(
+            "log_loss",
+            lambda yt, p, classes=None: log_loss(yt, p, classes=classes),
+            "proba",
+            c,
+            False,
+            "mean negative log-likelihood, probabilities clipped at machine epsilon",
+        ),
+        Metric(
+            "brier",
+            lambda yt, p, classes=None: brier_score(yt, p, classes=classes),
+            "proba",
+            c,
+            False,
+            "mean squared distance of probabilities to the one-hot label (binary: halved)",
+        ),
         Metric("mse", lambda yt, yp, classes=None: mse(yt, yp), "label", r, False, "mean squared error"),
         Metric("rmse", lambda yt, yp, classes=None: rmse(yt, yp), "label", r, False, "root mean squared error"),
         Metric("mae", lambda yt, yp, classes=None: mae(yt, yp), "label", r, False, "mean absolute error"),

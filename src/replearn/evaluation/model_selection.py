@@ -124,8 +124,13 @@ def grid_search(
     best = _best(scores.mean(axis=1), gib)
     best_est = build(model, {**base, **settings[best]}).fit(X, y) if refit else None
     return GridSearchResult(
-        settings=settings, scores=scores, metric=name, greater_is_better=gib, best_index=best,
-        splits=[s.meta() for s in splits], best_estimator=best_est,
+        settings=settings,
+        scores=scores,
+        metric=name,
+        greater_is_better=gib,
+        best_index=best,
+        splits=[s.meta() for s in splits],
+        best_estimator=best_est,
     )
 
 
@@ -163,8 +168,17 @@ def nested_cross_validate(
     for i, s in enumerate(outer_splits):
         Xtr, ytr = X[s.train], y[s.train]
         inner = make_splits(inner_scheme, ytr, folds=inner_folds, repeats=inner_repeats, seed=repeat_seed(seed, i))
-        gs = grid_search(model, param_grid, Xtr, ytr, inner, metric=metric, greater_is_better=greater_is_better,
-                         base_params=base_params, refit=True)
+        gs = grid_search(
+            model,
+            param_grid,
+            Xtr,
+            ytr,
+            inner,
+            metric=metric,
+            greater_is_better=greater_is_better,
+            base_params=base_params,
+            refit=True,
+        )
         outer.append(score(gs.best_estimator, X[s.test], y[s.test], classes))
         chosen.append(gs.best_params)
         inner_best.append(gs.best_score)

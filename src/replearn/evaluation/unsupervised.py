@@ -45,8 +45,12 @@ UNSUPERVISED_METRICS = {
     ]
 }
 
-KIND_OF_ESTIMATOR = {"classifier": "classification", "regressor": "regression", "clusterer": "clustering",
-                     "transformer": "decomposition"}
+KIND_OF_ESTIMATOR = {
+    "classifier": "classification",
+    "regressor": "regression",
+    "clusterer": "clustering",
+    "transformer": "decomposition",
+}
 
 
 def _centres(model):

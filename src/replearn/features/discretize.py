@@ -52,8 +52,13 @@ class Binning(TransformerMixin, BaseEstimator):
     strategy=..., quantile_method=...)`` (same edges and assignments).
     """
 
-    def __init__(self, n_bins: int = 5, strategy: str = "quantile", encode: str = "ordinal",
-                 quantile_method: str = "averaged_inverted_cdf"):
+    def __init__(
+        self,
+        n_bins: int = 5,
+        strategy: str = "quantile",
+        encode: str = "ordinal",
+        quantile_method: str = "averaged_inverted_cdf",
+    ):
         self.n_bins = n_bins
         self.strategy = strategy
         self.encode = encode

@@ -69,8 +69,9 @@ class FeatureHasher(TransformerMixin, BaseEstimator):
     scikit-learn equivalent: ``FeatureHasher(n_features, alternate_sign=...)`` (different hash).
     """
 
-    def __init__(self, n_features: int = 1024, alternate_sign: bool = True, input: str = "columns", seed: int = 0,
-                 pad: int = -1):
+    def __init__(
+        self, n_features: int = 1024, alternate_sign: bool = True, input: str = "columns", seed: int = 0, pad: int = -1
+    ):
         self.n_features = n_features
         self.alternate_sign = alternate_sign
         self.input = input

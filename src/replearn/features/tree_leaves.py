@@ -46,8 +46,15 @@ class TreeLeaves(TransformerMixin, BaseEstimator):
     scikit-learn's closest tool is one-hot encoding ``DecisionTreeClassifier.apply`` (leaves only).
     """
 
-    def __init__(self, max_depth=3, path_length=None, criterion=None, task="classification", include_original=True,
-                 random_state=None):
+    def __init__(
+        self,
+        max_depth=3,
+        path_length=None,
+        criterion=None,
+        task="classification",
+        include_original=True,
+        random_state=None,
+    ):
         self.max_depth = max_depth
         self.path_length = path_length
         self.criterion = criterion
@@ -66,8 +73,9 @@ class TreeLeaves(TransformerMixin, BaseEstimator):
             check_scalar(self.path_length, "path_length", numbers.Integral, low=1)
         check_scalar(self.include_original, "include_original", bool, choices=(True, False))
         X, y = check_X_y(X, y, y_numeric=self.task == "regression")
-        self.tree_ = DecisionTree(task=self.task, criterion=self.criterion, max_depth=self.max_depth,
-                                  random_state=self.random_state).fit(X, y)
+        self.tree_ = DecisionTree(
+            task=self.task, criterion=self.criterion, max_depth=self.max_depth, random_state=self.random_state
+        ).fit(X, y)
         depth = self._depths()
         leaf = self.tree_.children_left_ < 0
         cut = np.iinfo(np.int64).max if self.path_length is None else int(self.path_length)

@@ -301,6 +301,7 @@ def eliminate(factors: list[Factor], hidden: list) -> Factor:
     factors = list(factors)
     hidden = list(hidden)
     while hidden:
+
         def degree(v):
             return len(set().union(*(f.variables for f in factors if v in f.variables)) - {v})
 

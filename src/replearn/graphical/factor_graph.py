@@ -94,7 +94,7 @@ class FactorGraph:
                     s = m.sum()
                     new_to_var[(a, v)] = m / s if s > 0 else np.full(card[v], 1.0 / card[v])
             new_to_fac = {}
-            for (a, v) in to_var:
+            for a, v in to_var:
                 m = np.ones(card[v])
                 for (b, u), msg in new_to_var.items():
                     if u == v and b != a:

@@ -15,10 +15,21 @@ import inspect
 from ..exceptions import ConfigError
 
 FAMILIES = (
-    "linear", "naive_bayes", "generative", "perceptron", "reductions",  # supervised learning I
-    "neighbors", "kernel", "svm", "trees", "ensemble",                  # supervised learning II
-    "cluster", "mixture", "decomposition", "factorization",             # unsupervised learning
-    "neural",                                                           # neural networks
+    "linear",
+    "naive_bayes",
+    "generative",
+    "perceptron",
+    "reductions",  # supervised learning I
+    "neighbors",
+    "kernel",
+    "svm",
+    "trees",
+    "ensemble",  # supervised learning II
+    "cluster",
+    "mixture",
+    "decomposition",
+    "factorization",  # unsupervised learning
+    "neural",  # neural networks
 )
 
 
@@ -74,9 +85,7 @@ def create(name: str, **params):
     valid = hyperparameters(name)
     unknown = sorted(set(params) - set(valid))
     if unknown:
-        raise ConfigError(
-            f"model {name!r} has no hyperparameter(s) {unknown}; valid hyperparameters: {sorted(valid)}"
-        )
+        raise ConfigError(f"model {name!r} has no hyperparameter(s) {unknown}; valid hyperparameters: {sorted(valid)}")
     return cls(**params)
 
 

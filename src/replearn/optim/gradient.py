@@ -158,7 +158,11 @@ def gradient_descent(
             f"gradient {'ascent' if maximize else 'descent'} did not converge in max_iter={max_iter} "
             f"iterations (last relative change {relative_change(history[max(n_iter - 1, 0)], loss):.2e}, "
             f"tol={tol:g}; max |gradient| {grad_max:.2e}"
-            + (f", {np.linalg.norm(grad) / g0_norm:.2e} of the starting norm, grad_rtol={grad_rtol:g}" if grad_rtol else "")
+            + (
+                f", {np.linalg.norm(grad) / g0_norm:.2e} of the starting norm, grad_rtol={grad_rtol:g}"
+                if grad_rtol
+                else ""
+            )
             + "); increase max_iter or the learning rate, "
             "or standardize the features"
         )

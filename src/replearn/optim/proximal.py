@@ -124,9 +124,13 @@ def proximal_gradient(
             elif dx <= tol * scale:
                 converged = True
                 break
-    message = f"converged after {n_iter} iterations" if converged else (
-        f"{name} did not converge in max_iter={max_iter} iterations (tol={tol:g}); increase max_iter"
+    message = (
+        f"converged after {n_iter} iterations"
+        if converged
+        else (f"{name} did not converge in max_iter={max_iter} iterations (tol={tol:g}); increase max_iter")
     )
     if not converged and warn:
         warnings.warn(message, ConvergenceWarning, stacklevel=2)
-    return OptimizeResult(params=x, loss_history=np.asarray(history), n_iter=n_iter, converged=converged, message=message)
+    return OptimizeResult(
+        params=x, loss_history=np.asarray(history), n_iter=n_iter, converged=converged, message=message
+    )

@@ -125,11 +125,25 @@ def compare_cv(cv: dict, cfg: dict) -> list[dict]:
         sb = np.asarray(cv.models[b].scores[metric], dtype=float)
         func = registry.get(test).func  # the registry names the function of every configured test
         if cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
-            rows.append({"model_a": a, "model_b": b, "mean_a": float(sa.mean()), "mean_b": float(sb.mean()),
-                         "mean_difference": float(sa.mean() - sb.mean()), "test": test, "statistic": None,
-                         "df": None, "pvalue": None, "effect_size": None, "effect_size_name": None, "ci": None,
-                         "conventions": {}, "note": "not testable: every replicate gives the same difference (the "
-                         "models do not depend on their seed); use design=cv or design.resample_split=true"})
+            rows.append(
+                {
+                    "model_a": a,
+                    "model_b": b,
+                    "mean_a": float(sa.mean()),
+                    "mean_b": float(sb.mean()),
+                    "mean_difference": float(sa.mean() - sb.mean()),
+                    "test": test,
+                    "statistic": None,
+                    "df": None,
+                    "pvalue": None,
+                    "effect_size": None,
+                    "effect_size_name": None,
+                    "ci": None,
+                    "conventions": {},
+                    "note": "not testable: every replicate gives the same difference (the "
+                    "models do not depend on their seed); use design=cv or design.resample_split=true",
+                }
+            )
             continue
         if test == "corrected_resampled_ttest":
             res = func(sa, sb, n_train, n_test)
@@ -251,8 +265,11 @@ def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed
     if metric not in METRICS:
         return {"ran": False, "reason": f"{metric} scores a fitted model, not its test-set predictions", "rows": []}
     if METRICS[metric].needs != "label":
-        return {"ran": False, "reason": f"{metric} needs probabilities, which the train stage does not keep",
-                "rows": []}
+        return {
+            "ran": False,
+            "reason": f"{metric} needs probabilities, which the train stage does not keep",
+            "rows": [],
+        }
     models = train_results.models
     if any(m.pred is None for m in models.values()):
         return {"ran": False, "reason": "the train results hold no test-set predictions", "rows": []}
@@ -337,28 +354,46 @@ def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
             reason += "; the two models are compared over the datasets in the pairwise section instead"
         return {"ran": False, "reason": reason, "n_datasets": n}
     if len(metrics) != 1:
-        return {"ran": False, "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
-                "n_datasets": n}
+        return {
+            "ran": False,
+            "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
+            "n_datasets": n,
+        }
     metric = metrics.pop()
     hib = crossval[datasets[0]].greater_is_better[metric]
     decimals = cfg["round_before_ranking"]
     scores = _score_table(crossval, datasets, common, metric)
     avg = stats.rank_scores(scores, higher_is_better=hib, decimals=decimals).mean(axis=0)
     ranks = dict(zip(common, (float(r) for r in avg)))
-    base = {"metric": metric, "datasets": datasets, "models": common, "n_datasets": n, "scores": scores.tolist(),
-            "average_ranks": ranks}
+    base = {
+        "metric": metric,
+        "datasets": datasets,
+        "models": common,
+        "n_datasets": n,
+        "scores": scores.tolist(),
+        "average_ranks": ranks,
+    }
     if n < cfg["min_datasets"]:
-        return {"ran": False, **base,
-                "reason": f"only N = {n} datasets (stats.min_datasets = {cfg['min_datasets']}): the average ranks "
-                          "are shown, but no across-datasets test is run, because with so few datasets a verdict "
-                          "would rest on the ranks alone (Demšar 2006 recommends N > 10 for the chi-square "
-                          "approximation); lower stats.min_datasets to run the exact Friedman test anyway"}
+        return {
+            "ran": False,
+            **base,
+            "reason": f"only N = {n} datasets (stats.min_datasets = {cfg['min_datasets']}): the average ranks "
+            "are shown, but no across-datasets test is run, because with so few datasets a verdict "
+            "would rest on the ranks alone (Demšar 2006 recommends N > 10 for the chi-square "
+            "approximation); lower stats.min_datasets to run the exact Friedman test anyway",
+        }
     fr = stats.friedman(scores, higher_is_better=hib, decimals=decimals)
     cd = float(stats.nemenyi_cd(len(common), n, alpha=cfg["alpha"]))
     significant = is_significant(fr.pvalue, cfg["alpha"])
-    posthoc = (_posthoc(scores, common, cfg, hib) if significant else
-               {"ran": False, "reason": f"Friedman's test did not reject at alpha = {cfg['alpha']:g} "
-                                        f"(p = {fr.pvalue:.3g}), so no pair is compared"})
+    posthoc = (
+        _posthoc(scores, common, cfg, hib)
+        if significant
+        else {
+            "ran": False,
+            "reason": f"Friedman's test did not reject at alpha = {cfg['alpha']:g} "
+            f"(p = {fr.pvalue:.3g}), so no pair is compared",
+        }
+    )
     return {
         "ran": True,
         "reason": None,
@@ -395,7 +430,12 @@ def _posthoc(scores: np.ndarray, models: list[str], cfg: dict, hib: bool) -> dic
     if method == "bergmann_hommel" and len(models) > MAX_K_BERGMANN_HOMMEL:
         used = "shaffer"
     res = stats.friedman_posthoc(
-        scores, names=models, control=control, method=used, alpha=cfg["alpha"], higher_is_better=hib,
+        scores,
+        names=models,
+        control=control,
+        method=used,
+        alpha=cfg["alpha"],
+        higher_is_better=hib,
         decimals=cfg["round_before_ranking"],
     ).to_dict()
     return {"ran": True, "reason": None, "method_used": used, **res}
@@ -409,11 +449,18 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
         return {"ran": False, "reason": "switched off (stats.across_pairs_test: none)", "rows": []}
     datasets, common, metrics = _common(crossval)
     if len(datasets) < 2 or len(common) < 2:
-        return {"ran": False, "reason": f"needs at least 2 datasets and 2 models run on all of them (got "
-                f"{len(datasets)} and {len(common)})", "rows": []}
+        return {
+            "ran": False,
+            "reason": f"needs at least 2 datasets and 2 models run on all of them (got "
+            f"{len(datasets)} and {len(common)})",
+            "rows": [],
+        }
     if len(metrics) != 1:
-        return {"ran": False, "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
-                "rows": []}
+        return {
+            "ran": False,
+            "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
+            "rows": [],
+        }
     metric = metrics.pop()
     hib = crossval[datasets[0]].greater_is_better[metric]
     decimals = cfg["round_before_ranking"]
@@ -422,8 +469,9 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
     rows = []
     for i, (ia, ib) in enumerate(itertools.combinations(range(len(common)), 2)):
         a, b = scores[:, ia], scores[:, ib]
-        main = (stats.wilcoxon(a, b, decimals=decimals) if test == "wilcoxon"
-                else stats.sign_test(a, b, decimals=decimals))
+        main = (
+            stats.wilcoxon(a, b, decimals=decimals) if test == "wilcoxon" else stats.sign_test(a, b, decimals=decimals)
+        )
         st = stats.sign_test(a, b, decimals=decimals)
         row = {
             "model_a": common[ia],
@@ -449,8 +497,13 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
                 za, zb = a / scale, b / scale
             else:
                 za, zb = a, b
-            br = stats.bayesian_signed_rank(za, zb, rope=float(cfg["rope"]), n_samples=20000,
-                                            seed=derive_seed(seed, "bayesian_signed_rank", common[ia], common[ib]))
+            br = stats.bayesian_signed_rank(
+                za,
+                zb,
+                rope=float(cfg["rope"]),
+                n_samples=20000,
+                seed=derive_seed(seed, "bayesian_signed_rank", common[ia], common[ib]),
+            )
             row["bayesian_signed_rank"] = {
                 "rope": br.rope,
                 "rope_scale": cfg["rope_scale"],
@@ -476,8 +529,13 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
     }
 
 
-def compare(crossval: dict[str, records.EvaluationResult], train_results: dict[str, records.TrainResult], cfg: dict,
-            *, seed: int | None = None) -> dict:
+def compare(
+    crossval: dict[str, records.EvaluationResult],
+    train_results: dict[str, records.TrainResult],
+    cfg: dict,
+    *,
+    seed: int | None = None,
+) -> dict:
     """The whole significance result (:class:`~.records.SignificanceResult` as plain data: the report reads it).
 
     ``seed`` seeds the resampling tests; by default the seed of the first dataset's cross-validation.
@@ -499,9 +557,7 @@ def compare(crossval: dict[str, records.EvaluationResult], train_results: dict[s
         entry["replicates"] = crossval[d].replicate_kind
         if d in sweeps:
             entry["sweep"] = sweeps[d]
-        entry["test_set_metric"] = compare_test_set_metric(
-            train_results[d], crossval[d].primary_metric, cfg, seed=seed
-        )
+        entry["test_set_metric"] = compare_test_set_metric(train_results[d], crossval[d].primary_metric, cfg, seed=seed)
         datasets[d] = entry
     return {
         "schema_version": records.SCHEMA_VERSION,
@@ -524,8 +580,9 @@ def compare(crossval: dict[str, records.EvaluationResult], train_results: dict[s
     }
 
 
-def comparable(crossval: dict[str, records.EvaluationResult]
-               ) -> tuple[dict[str, records.EvaluationResult], dict[str, list[str]]]:
+def comparable(
+    crossval: dict[str, records.EvaluationResult],
+) -> tuple[dict[str, records.EvaluationResult], dict[str, list[str]]]:
     """Drop, per dataset, the models that have no score on the primary metric (e.g. kernel PCA without a
     pre-image has no reconstruction error): they cannot enter a test. Returns the kept results and
     ``{dataset: [excluded model keys]}`` (recorded in significance.json and shown in the report)."""
@@ -561,11 +618,17 @@ def summary_metrics(result: dict) -> dict:
     return out
 
 
-def compare_records(crossval: dict[str, records.EvaluationResult], train_results: dict[str, records.TrainResult],
-                    cfg: dict, *, seed: int | None = None) -> records.SignificanceResult:
+def compare_records(
+    crossval: dict[str, records.EvaluationResult],
+    train_results: dict[str, records.TrainResult],
+    cfg: dict,
+    *,
+    seed: int | None = None,
+) -> records.SignificanceResult:
     """:func:`compare` as the typed, versioned record the significance stage writes."""
-    return records.from_dict(records.SignificanceResult, compare(crossval, train_results, cfg, seed=seed),
-                             source="significance result")
+    return records.from_dict(
+        records.SignificanceResult, compare(crossval, train_results, cfg, seed=seed), source="significance result"
+    )
 
 
 # -- sweeps -----------------------------------------------------------------------------------------
@@ -589,9 +652,12 @@ def _select(cv: records.EvaluationResult, idx: dict[str, list[int]]) -> records.
     for k, m in cv.models.items():
         pick = idx[k]
         models[k] = dataclasses.replace(
-            m, scores={met: [v[i] for i in pick] for met, v in m.scores.items()},
-            n_iter=[m.n_iter[i] for i in pick], converged=[m.converged[i] for i in pick],
-            correct=None if m.correct is None else [m.correct[i] for i in pick])
+            m,
+            scores={met: [v[i] for i in pick] for met, v in m.scores.items()},
+            n_iter=[m.n_iter[i] for i in pick],
+            converged=[m.converged[i] for i in pick],
+            correct=None if m.correct is None else [m.correct[i] for i in pick],
+        )
     return dataclasses.replace(cv, splits=splits, models=models)
 
 
@@ -612,8 +678,15 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
         for p in values:
             v = np.array([scores[i] for i in at[repr(p)] if scores[i] is not None], dtype=float)
             sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
-            curve.append({"point": p, "mean": float(v.mean()) if v.size else None, "std": sd,
-                          "se": sd / np.sqrt(v.size) if v.size else None, "n": int(v.size)})
+            curve.append(
+                {
+                    "point": p,
+                    "mean": float(v.mean()) if v.size else None,
+                    "std": sd,
+                    "se": sd / np.sqrt(v.size) if v.size else None,
+                    "n": int(v.size),
+                }
+            )
         valid = [i for i, c in enumerate(curve) if c["mean"] is not None]
         if not valid:
             out["models"][key] = {"curve": curve, "best": None, "one_se": None, "neighbours": []}
@@ -639,9 +712,16 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
                 res = func(sa[order], sb[order])
             else:
                 res = func(sa, sb)
-            rows.append({"best": values[best], "neighbour": values[nb], "test": test,
-                         "mean_difference": float(sa.mean() - sb.mean()), "statistic": _finite(float(res.statistic)),
-                         "pvalue": float(res.pvalue)})
+            rows.append(
+                {
+                    "best": values[best],
+                    "neighbour": values[nb],
+                    "test": test,
+                    "mean_difference": float(sa.mean() - sb.mean()),
+                    "statistic": _finite(float(res.statistic)),
+                    "pvalue": float(res.pvalue),
+                }
+            )
         adjusted, _ = _adjust([r["pvalue"] for r in rows], cfg["correction"])
         for r, p in zip(rows, adjusted):
             r["pvalue_adjusted"] = p

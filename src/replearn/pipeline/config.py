@@ -81,12 +81,16 @@ def hydra_error_message(exc: Exception, conf_dir: Path) -> str:
     m = re.search(r"Could not (?:find|load) '([\w/]+)/([^'/]+)'", text)
     if m:
         group, option = m.group(1), m.group(2)
-        return (f"{group}: unknown option {option!r}; valid choices: {', '.join(group_options(conf_dir, group))}"
-                f" (the files of {Path(conf_dir).name}/{group}/)")
+        return (
+            f"{group}: unknown option {option!r}; valid choices: {', '.join(group_options(conf_dir, group))}"
+            f" (the files of {Path(conf_dir).name}/{group}/)"
+        )
     m = re.search(r"Could not override '([\w.]+)'", text)
     if m:
-        return (f"{m.group(1)}: unknown key; to add a new key use '+{m.group(1)}=...', but replearn rejects keys "
-                f"its schema does not know (see conf/ and README.md)\n{text}")
+        return (
+            f"{m.group(1)}: unknown key; to add a new key use '+{m.group(1)}=...', but replearn rejects keys "
+            f"its schema does not know (see conf/ and README.md)\n{text}"
+        )
     return f"Hydra could not compose the configuration: {text}"
 
 
@@ -118,7 +122,9 @@ def restore_after_rejected_experiment(params_file: str | os.PathLike = PARAMS_FI
             committed = None
     if committed is not None:
         path.write_text(committed, encoding="utf-8")
-        return f"the rejected parameters were moved to {REJECTED_FILE}; params.yaml was restored to the committed version"
+        return (
+            f"the rejected parameters were moved to {REJECTED_FILE}; params.yaml was restored to the committed version"
+        )
     try:
         compose(root=root, output=path)
     except ConfigError as exc:
@@ -131,8 +137,9 @@ def _committed_text(root: Path, relpath: str) -> str | None:
     import subprocess
 
     try:
-        res = subprocess.run(["git", "show", f"HEAD:{relpath}"], cwd=root, capture_output=True, text=True,
-                             timeout=30, check=False)
+        res = subprocess.run(
+            ["git", "show", f"HEAD:{relpath}"], cwd=root, capture_output=True, text=True, timeout=30, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return res.stdout if res.returncode == 0 else None
@@ -288,8 +295,13 @@ _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
 # `models` (optional, every source): the keys of `models` that run on this dataset (default: all that can).
 DATASET_KEYS = {
     "shipped": {"source": str, "models": Optional_(ListOf(str))},
-    "file": {"source": str, "path": str, "target": Optional_(str), "task": Choice(_TASKS + ("clustering",), "task"),
-             "models": Optional_(ListOf(str))},
+    "file": {
+        "source": str,
+        "path": str,
+        "target": Optional_(str),
+        "task": Choice(_TASKS + ("clustering",), "task"),
+        "models": Optional_(ListOf(str)),
+    },
     "synthetic": {
         "source": str,
         "models": Optional_(ListOf(str)),
@@ -321,9 +333,17 @@ SCHEMA = {
         },
     },
     "dataset": MapOf(AnyMapping(), min_items=1),
-    "features": {"steps": ListOf({"name": Choice(_feature_maps, "feature map"), "params": AnyMapping()}),
-                 "max_columns": Optional_(Range(int, 1, 10**8, why="the most columns a feature map may produce; "
-                                                "default replearn.features.polynomial.MAX_COLUMNS"))},
+    "features": {
+        "steps": ListOf({"name": Choice(_feature_maps, "feature map"), "params": AnyMapping()}),
+        "max_columns": Optional_(
+            Range(
+                int,
+                1,
+                10**8,
+                why="the most columns a feature map may produce; default replearn.features.polynomial.MAX_COLUMNS",
+            )
+        ),
+    },
     "models": MapOf({"name": Choice(_models, "model"), "params": AnyMapping()}, min_items=1),
     "cv": {
         "scheme": Choice(_schemes, "resampling scheme"),
@@ -344,18 +364,24 @@ SCHEMA = {
     "stats": {
         "alpha": Range(float, 0.0, 1.0, open_lo=True, open_hi=True),
         "pairwise_test": Choice(lambda: ["auto", *_procedures("cv_pairwise")], "pairwise test"),
-        "replicate_test": Optional_(Choice(lambda: _procedures("replicate_pairwise"), "test for independent replicates")),
+        "replicate_test": Optional_(
+            Choice(lambda: _procedures("replicate_pairwise"), "test for independent replicates")
+        ),
         "correction": Choice(lambda: _procedures("correction"), "correction"),
         "bayesian": Optional_(bool),
         "rope": Optional_(Range(float, 0.0, None, why="half-width of the region of practical equivalence")),
         "rope_scale": Optional_(Choice(["absolute", "relative"], "ROPE scale")),
         "test_set_test": Choice(lambda: [*_procedures("test_set"), "none"], "test-set test"),
         "mcnemar_method": Choice(["exact", "midp", "chi2", "chi2_cc"], "McNemar method"),
-        "test_set_metric_test": Optional_(Choice(lambda: [*_procedures("test_set_metric"), "none"],
-                                                 "test-set metric test")),
-        "resamples": Optional_(Range(int, 99, 1_000_000, why="99 gives a usable p-value; the upper limit bounds memory")),
-        "across_pairs_test": Optional_(Choice(lambda: [*_procedures("across_pairs"), "none"],
-                                              "across-datasets pairwise test")),
+        "test_set_metric_test": Optional_(
+            Choice(lambda: [*_procedures("test_set_metric"), "none"], "test-set metric test")
+        ),
+        "resamples": Optional_(
+            Range(int, 99, 1_000_000, why="99 gives a usable p-value; the upper limit bounds memory")
+        ),
+        "across_pairs_test": Optional_(
+            Choice(lambda: [*_procedures("across_pairs"), "none"], "across-datasets pairwise test")
+        ),
         "across_datasets": Choice(lambda: [*_procedures("across_datasets"), "none"], "across-datasets test"),
         "min_datasets": Optional_(Range(int, 2, 10_000, why="fewer datasets: average ranks only, no test")),
         "posthoc": Optional_(Choice(lambda: _posthoc_options(), "post-hoc procedure")),
@@ -486,9 +512,9 @@ def validate(params: dict, *, root: Path | None = None) -> dict:
 KEY_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"
 
 #: Upfront limits on the work a configuration asks for (raise them here, deliberately, if you need more).
-MAX_CV_FITS = 10_000            # cv.folds x cv.repeats fits per model and dataset
-MAX_RESAMPLE_WORK = 10**7       # stats.resamples x model pairs per dataset
-MAX_DATASET_CELLS = 10**8       # n_samples x n_features of a synthetic dataset (800 MB as float64)
+MAX_CV_FITS = 10_000  # cv.folds x cv.repeats fits per model and dataset
+MAX_RESAMPLE_WORK = 10**7  # stats.resamples x model pairs per dataset
+MAX_DATASET_CELLS = 10**8  # n_samples x n_features of a synthetic dataset (800 MB as float64)
 
 
 def _check_key(section: str, name, errors: list[str]) -> bool:
@@ -497,8 +523,10 @@ def _check_key(section: str, name, errors: list[str]) -> bool:
     if isinstance(name, str) and re.fullmatch(KEY_PATTERN, name):
         return True
     shown = name if not isinstance(name, str) or len(name) <= 80 else name[:77] + "..."
-    errors.append(f"{section}.{shown!r}: invalid key {shown!r}; keys become file names and must match {KEY_PATTERN} "
-                  "(a letter, then at most 63 letters, digits, '_' or '-')")
+    errors.append(
+        f"{section}.{shown!r}: invalid key {shown!r}; keys become file names and must match {KEY_PATTERN} "
+        "(a letter, then at most 63 letters, digits, '_' or '-')"
+    )
     return False
 
 
@@ -517,17 +545,23 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
         n_errors = len(errors)
         _check(spec, DATASET_KEYS[source], key, errors)
         if source == "file" and spec.get("task") != "clustering" and not spec.get("target"):
-            errors.append(f"{key}.target: missing (expected a string: the target column); only task clustering has none")
+            errors.append(
+                f"{key}.target: missing (expected a string: the target column); only task clustering has none"
+            )
         for m in spec.get("models") or []:
             if m not in params["models"]:
-                errors.append(f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})")
+                errors.append(
+                    f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})"
+                )
         if source == "shipped" and name not in shipped:
             errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
         if source == "synthetic" and len(errors) == n_errors:
             cells = spec["n_samples"] * (spec.get("n_features") or 2)
             if cells > MAX_DATASET_CELLS:
-                errors.append(f"{key}: n_samples x n_features = {cells:,} values, above the limit of "
-                              f"{MAX_DATASET_CELLS:,} (config.MAX_DATASET_CELLS); generate fewer")
+                errors.append(
+                    f"{key}: n_samples x n_features = {cells:,} values, above the limit of "
+                    f"{MAX_DATASET_CELLS:,} (config.MAX_DATASET_CELLS); generate fewer"
+                )
 
 
 def _constraint_errors(cls, values: dict, key: str, errors: list[str]) -> None:
@@ -624,9 +658,11 @@ def _check_feature_widths(params: dict, errors: list[str], root: Path | None = N
             p = {**defaults, **(step.get("params") or {})}
             width = output_width(width, p["degree"], p["interaction_only"], p["include_bias"])
             if width > limit:
-                errors.append(f"features.steps[{i}]: polynomial degree {p['degree']} on dataset {name!r} gives "
-                              f"{width:,} columns, above the limit of {limit:,}; lower the degree or raise "
-                              "features.max_columns")
+                errors.append(
+                    f"features.steps[{i}]: polynomial degree {p['degree']} on dataset {name!r} gives "
+                    f"{width:,} columns, above the limit of {limit:,}; lower the degree or raise "
+                    "features.max_columns"
+                )
                 break
 
 
@@ -635,17 +671,21 @@ def _check_resources(params: dict, errors: list[str]) -> None:
     cv = params["cv"]
     fits = cv["folds"] * cv["repeats"]
     if fits > MAX_CV_FITS:
-        errors.append(f"cv: folds x repeats = {fits:,} fits per model and dataset, above the limit of "
-                      f"{MAX_CV_FITS:,} (config.MAX_CV_FITS); lower cv.repeats or cv.folds")
+        errors.append(
+            f"cv: folds x repeats = {fits:,} fits per model and dataset, above the limit of "
+            f"{MAX_CV_FITS:,} (config.MAX_CV_FITS); lower cv.repeats or cv.folds"
+        )
     resamples = params["stats"].get("resamples") or 0
     for name in params["dataset"]:
         spec = params["dataset"][name]
         keys = (spec.get("models") if isinstance(spec, dict) else None) or list(params["models"])
         pairs = len(keys) * (len(keys) - 1) // 2
         if resamples * pairs > MAX_RESAMPLE_WORK:
-            errors.append(f"stats.resamples: {resamples:,} resamples x {pairs} model pairs on dataset {name!r} = "
-                          f"{resamples * pairs:,}, above the limit of {MAX_RESAMPLE_WORK:,} (config.MAX_RESAMPLE_WORK); "
-                          "lower stats.resamples or compare fewer models")
+            errors.append(
+                f"stats.resamples: {resamples:,} resamples x {pairs} model pairs on dataset {name!r} = "
+                f"{resamples * pairs:,}, above the limit of {MAX_RESAMPLE_WORK:,} (config.MAX_RESAMPLE_WORK); "
+                "lower stats.resamples or compare fewer models"
+            )
             break
 
 
@@ -664,7 +704,9 @@ def _check_like_default(value, default, key: str, errors: list[str]) -> None:
     else:
         ok = True
     if not ok:
-        errors.append(f"{key}: expected {type(default).__name__} like the default {default!r}, got {type(value).__name__} {value!r}")
+        errors.append(
+            f"{key}: expected {type(default).__name__} like the default {default!r}, got {type(value).__name__} {value!r}"
+        )
 
 
 def _check_values(params: dict, errors: list[str]) -> None:
@@ -713,22 +755,32 @@ def _check_design(params: dict, errors: list[str]) -> None:
         errors.append(f"design.values: the points must differ, got {values!r}")
     if axis in SWEEP_DATA_AXES:
         for i, v in enumerate(values):
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or v <= 0 or (
-                    axis == "n_features" and not isinstance(v, numbers.Integral)) or (
-                    isinstance(v, float) and v > 1):
-                errors.append(f"design.values[{i}]: {axis} points are positive "
-                              + ("integers" if axis == "n_features" else "counts or fractions in (0, 1]")
-                              + f", got {v!r}")
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, numbers.Real)
+                or v <= 0
+                or (axis == "n_features" and not isinstance(v, numbers.Integral))
+                or (isinstance(v, float) and v > 1)
+            ):
+                errors.append(
+                    f"design.values[{i}]: {axis} points are positive "
+                    + ("integers" if axis == "n_features" else "counts or fractions in (0, 1]")
+                    + f", got {v!r}"
+                )
         return
     key, _, hp = axis.partition(".")
     if key not in params["models"] or not hp:
-        errors.append(f"design.axis: {axis!r} is not n_train, n_features or <model key>.<hyperparameter> "
-                      f"with a configured model key ({', '.join(params['models'])})")
+        errors.append(
+            f"design.axis: {axis!r} is not n_train, n_features or <model key>.<hyperparameter> "
+            f"with a configured model key ({', '.join(params['models'])})"
+        )
         return
     valid = models.hyperparameters(params["models"][key]["name"])
     if hp not in valid:
-        errors.append(f"design.axis: {params['models'][key]['name']} has no hyperparameter {hp!r}; "
-                      f"valid: {', '.join(sorted(valid))}")
+        errors.append(
+            f"design.axis: {params['models'][key]['name']} has no hyperparameter {hp!r}; "
+            f"valid: {', '.join(sorted(valid))}"
+        )
         return
     for i, v in enumerate(values):
         _check_like_default(v, valid[hp], f"design.values[{i}]", errors)
@@ -746,7 +798,9 @@ def _check_stats(params: dict, errors: list[str]) -> None:
     posthoc = st.get("posthoc", "bergmann_hommel")
     if control is not None:
         if control not in params["models"]:
-            errors.append(f"stats.control: {control!r} is not one of the models ({', '.join(sorted(params['models']))})")
+            errors.append(
+                f"stats.control: {control!r} is not one of the models ({', '.join(sorted(params['models']))})"
+            )
         if posthoc in ("nemenyi", "shaffer", "bergmann_hommel"):
             errors.append(
                 f"stats.posthoc: {posthoc} compares all pairs; with stats.control use bonferroni_dunn, holm, "

@@ -166,7 +166,7 @@ def _check_csv_text(path: Path) -> list[str] | None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise DataValidationError(
             f"{path}: line {line} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)"
@@ -236,7 +236,9 @@ def _finish(ds: Dataset) -> Dataset:
         index = {c: i for i, c in enumerate(ds.classes)}
         ds.y = np.array([index[c] for c in labels], dtype=np.int64)
         if len(ds.classes) < 2:
-            raise DataValidationError(f"dataset {ds.name!r} ({ds.source}): only one class {ds.classes}; need at least 2")
+            raise DataValidationError(
+                f"dataset {ds.name!r} ({ds.source}): only one class {ds.classes}; need at least 2"
+            )
     elif ds.task == "regression":
         ds.y = np.asarray(ds.y, dtype=float)
     return ds
@@ -275,8 +277,9 @@ def check_split(name: str, ds: Dataset, train_idx: np.ndarray, test_idx: np.ndar
                 )
 
 
-def check_data_limits(name: str, y_train: np.ndarray, task: str, classes: list, *, cv: dict | None = None,
-                      models: dict | None = None) -> None:
+def check_data_limits(
+    name: str, y_train: np.ndarray, task: str, classes: list, *, cv: dict | None = None, models: dict | None = None
+) -> None:
     """Limits of ``cv`` and ``models`` settings that depend on the training part (checked by ``prepare``).
 
     ``cv.folds`` must not exceed the training size (nor, for stratified schemes, the smallest class), and
@@ -286,8 +289,9 @@ def check_data_limits(name: str, y_train: np.ndarray, task: str, classes: list, 
     if cv is not None:
         folds = cv["folds"]
         if folds > n_train:
-            raise DataValidationError(f"cv.folds: {folds} folds on dataset {name!r} with {n_train} training examples; "
-                                      f"use at most {n_train}")
+            raise DataValidationError(
+                f"cv.folds: {folds} folds on dataset {name!r} with {n_train} training examples; use at most {n_train}"
+            )
         if task == "classification" and "stratified" in str(cv.get("scheme", "")):
             counts = np.bincount(y_train, minlength=len(classes))
             small = int(np.argmin(counts))
@@ -308,8 +312,16 @@ def check_data_limits(name: str, y_train: np.ndarray, task: str, classes: list, 
                 )
 
 
-def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None = None,
-            cv: dict | None = None, models: dict | None = None) -> dict:
+def prepare(
+    name: str,
+    spec: dict,
+    *,
+    seed: int,
+    split: dict,
+    root: Path | None = None,
+    cv: dict | None = None,
+    models: dict | None = None,
+) -> dict:
     """Load, validate and split one dataset; write the training part and seal the test part.
 
     ``cv`` and ``models`` (optional) are checked against the training part (:func:`check_data_limits`).
@@ -320,9 +332,7 @@ def prepare(name: str, spec: dict, *, seed: int, split: dict, root: Path | None 
     if stratify:
         check_class_counts(ds, 2, "a stratified train/test split")
     split_seed = derive_seed(seed, "split", name)
-    train_idx, test_idx = train_test_split_indices(
-        ds.y, split["test_size"], stratify=stratify, random_state=split_seed
-    )
+    train_idx, test_idx = train_test_split_indices(ds.y, split["test_size"], stratify=stratify, random_state=split_seed)
     check_split(name, ds, train_idx, test_idx, split["test_size"])
     if cv is not None or models is not None:
         check_data_limits(name, ds.y[train_idx], ds.task, ds.classes, cv=cv, models=models)

@@ -60,16 +60,22 @@ def _imported_modules(path: Path, module: str) -> set[str]:
 def _files_used_by_path(path: Path) -> list[Path]:
     """Sibling modules that ``path`` names as strings (run by path, never imported: MLflow's models-from-code)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-             and n.value.endswith(".py") and "/" not in n.value}
+    names = {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith(".py") and "/" not in n.value
+    }
     return sorted(path.with_name(n) for n in names if path.with_name(n).is_file())
 
 
 def _package_members(src: Path, module: str) -> list[Path]:
     """All modules of the coarse sub-package ``module`` belongs to (none for the fine-grained folders)."""
     parts = module.split(".")
-    if len(parts) < 2 or (parts[1] == "pipeline" and len(parts) < 4) or (len(parts) == 2 and
-                                                                         not (src / PACKAGE / parts[1]).is_dir()):
+    if (
+        len(parts) < 2
+        or (parts[1] == "pipeline" and len(parts) < 4)
+        or (len(parts) == 2 and not (src / PACKAGE / parts[1]).is_dir())
+    ):
         return []
     folder = src.joinpath(*parts[:3]) if parts[1] == "pipeline" else src / PACKAGE / parts[1]
     return sorted(folder.rglob("*.py")) if folder.is_dir() else []

@@ -120,17 +120,25 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
             hp["random_state"] = derive_seed(params["seed"], "model", name, spec.key, "final")
         unsupervised = task in UNSUPERVISED
         model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, None if unsupervised else y)
-        save_model(model, paths.inside(root, paths.MODELS / name / spec.key, what="model file"), registry_name=spec.name,
-                   extra={"dataset": name, "key": spec.key})
+        save_model(
+            model,
+            paths.inside(root, paths.MODELS / name / spec.key, what="model file"),
+            registry_name=spec.name,
+            extra={"dataset": name, "key": spec.key},
+        )
         if unsupervised:
             metrics[spec.key] = {  # labels, when the dataset has them, only for the adjusted Rand index
-                part: _none_free(score_unsupervised(model, metric_names, A, b if classes is not None else None,
-                                                    train_mean=X.mean(axis=0)))
+                part: _none_free(
+                    score_unsupervised(
+                        model, metric_names, A, b if classes is not None else None, train_mean=X.mean(axis=0)
+                    )
+                )
                 for part, A, b in (("train", X, y), ("test", Xt, yt))
             }
         else:
             metrics[spec.key] = {
-                part: _score(model, A, b, metric_names, task, classes) for part, A, b in (("train", X, y), ("test", Xt, yt))
+                part: _score(model, A, b, metric_names, task, classes)
+                for part, A, b in (("train", X, y), ("test", Xt, yt))
             }
         entry = {"converged": converged, "n_iter": n_iter_of(model)}
         if task != "decomposition":
@@ -146,9 +154,13 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
         X_raw, y_raw = load_part(root / paths.PREPARED / name / "train.npz")
         fmap = FeaturePipeline.load(root / paths.FEATURES / name / "featurizer")
         regions = decision_regions(fitted, fmap, X_raw, y_raw, meta["feature_names"])
-    result = records.TrainResult(dataset=name, task=task, y_true=yt.tolist(),
-                                 models={k: records.TrainedModel(**v) for k, v in preds.items()},
-                                 decision_regions=regions)
+    result = records.TrainResult(
+        dataset=name,
+        task=task,
+        y_true=yt.tolist(),
+        models={k: records.TrainedModel(**v) for k, v in preds.items()},
+        decision_regions=regions,
+    )
     return metrics, result
 
 
@@ -201,12 +213,18 @@ def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str)
     design = params.get("design") or {"name": "cv"}
     if kind == "seeds":
         splits = _seed_splits(params, name, y, meta, design)
-        return splits, "seed", records.Scheme(name="seeds", design=design["name"], seed=splits[0].seed,
-                                                repeats=len(splits))
+        return (
+            splits,
+            "seed",
+            records.Scheme(name="seeds", design=design["name"], seed=splits[0].seed, repeats=len(splits)),
+        )
     splits, scheme, split_seed = _cv_splits(params, name, X, y, meta, task)
     cv = params["cv"]
-    return splits, "split", records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed,
-                                           design=design["name"])
+    return (
+        splits,
+        "split",
+        records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed, design=design["name"]),
+    )
 
 
 def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto"):
@@ -214,13 +232,21 @@ def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progre
     cv = params["cv"]
     metric_names, _ = task_metrics(params, task)
     tag = () if point is None else ("point", repr(point))
-    seeds = {s.key: [derive_seed(params["seed"], "model", name, s.key, *tag, i) for i in range(len(splits))]
-             for s in specs}
+    seeds = {
+        s.key: [derive_seed(params["seed"], "model", name, s.key, *tag, i) for i in range(len(splits))] for s in specs
+    }
     return cross_validate(
-        X, y, splits, specs,
-        task=task, metrics=metric_names, feature_steps=params["features"]["steps"],
+        X,
+        y,
+        splits,
+        specs,
+        task=task,
+        metrics=metric_names,
+        feature_steps=params["features"]["steps"],
         classes=meta["classes"] or None,
-        model_seeds=seeds, n_jobs=cv["n_jobs"], progress=progress if cv["progress"] == "auto" else cv["progress"],
+        model_seeds=seeds,
+        n_jobs=cv["n_jobs"],
+        progress=progress if cv["progress"] == "auto" else cv["progress"],
         description=f"crossval {name}" + ("" if point is None else f" @ {point}"),
     )
 
@@ -230,8 +256,10 @@ def _subsample(split: Split, size, seed: int) -> Split:
     n = split.train.size
     k = int(round(size * n)) if isinstance(size, float) else int(size)
     if not 1 <= k <= n:
-        raise ConfigError(f"design.values: n_train {size!r} asks for {k} training examples, but a replicate's "
-                          f"training part has {n}; use counts from 1 to {n} or fractions in (0, 1]")
+        raise ConfigError(
+            f"design.values: n_train {size!r} asks for {k} training examples, but a replicate's "
+            f"training part has {n}; use counts from 1 to {n} or fractions in (0, 1]"
+        )
     keep = np.sort(np.random.default_rng(seed).permutation(split.train)[:k])
     return Split(index=split.index, repeat=split.repeat, fold=split.fold, train=keep, test=split.test, seed=split.seed)
 
@@ -266,8 +294,10 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
                 sp = [_subsample(s, point, derive_seed(params["seed"], "n_train", name, s.index)) for s in splits]
             elif axis == "n_features":
                 if not 1 <= int(point) <= X.shape[1]:
-                    raise ConfigError(f"design.values: n_features {point} is not between 1 and {X.shape[1]} "
-                                      f"(the features of dataset {name!r})")
+                    raise ConfigError(
+                        f"design.values: n_features {point} is not between 1 and {X.shape[1]} "
+                        f"(the features of dataset {name!r})"
+                    )
                 Xp = X[:, : int(point)]
             else:
                 key, _, hp = axis.partition(".")
@@ -277,9 +307,17 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
                 meta_s = dict(s, index=len(replicates))
                 replicates.append(records.Replicate(kind="sweep", point=point, **meta_s))
             for key, m in res["models"].items():
-                acc = merged.setdefault(key, {"registry_name": m["registry_name"], "params": m["params"],
-                                              "scores": {k: [] for k in m["scores"]}, "n_iter": [], "converged": [],
-                                              **({"correct": []} if "correct" in m else {})})
+                acc = merged.setdefault(
+                    key,
+                    {
+                        "registry_name": m["registry_name"],
+                        "params": m["params"],
+                        "scores": {k: [] for k in m["scores"]},
+                        "n_iter": [],
+                        "converged": [],
+                        **({"correct": []} if "correct" in m else {}),
+                    },
+                )
                 for k, v in m["scores"].items():
                     acc["scores"][k].extend(v)
                 acc["n_iter"].extend(m["n_iter"])
@@ -317,8 +355,11 @@ def crossval_summary(result: records.EvaluationResult) -> dict:
             by_point = {}
             for i, s in enumerate(result.splits):
                 by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
-            means = {k: np.mean([m.scores[metric][i] for i in v[1]]) for k, v in by_point.items()
-                     if all(m.scores[metric][i] is not None for i in v[1])}
+            means = {
+                k: np.mean([m.scores[metric][i] for i in v[1]])
+                for k, v in by_point.items()
+                if all(m.scores[metric][i] is not None for i in v[1])
+            }
             if means:
                 best = (max if hib else min)(means, key=means.get)
                 idx = by_point[best][1]

@@ -83,7 +83,9 @@ def boundary_grid(X_raw: np.ndarray, resolution: int = 80) -> tuple[np.ndarray, 
     return np.c_[gx.ravel(), gy.ravel()], [float(xs[0]), float(xs[-1])], [float(ys[0]), float(ys[-1])]
 
 
-def decision_regions(models: dict, fmap, X_raw: np.ndarray, y: np.ndarray, feature_names: list, resolution: int = 80) -> dict:
+def decision_regions(
+    models: dict, fmap, X_raw: np.ndarray, y: np.ndarray, feature_names: list, resolution: int = 80
+) -> dict:
     """Predicted class over a grid of the two raw features, for each fitted model (2-D datasets only)."""
     grid, xr, yr = boundary_grid(X_raw, resolution)
     G = fmap.transform(grid)

@@ -26,9 +26,11 @@ def check_lock_file(root: Path) -> None:
     path = Path(root) / LOCK_FILE
     if not path.exists():
         return
-    how = (f"{path} is {{}}; it was probably cut short by a run that was killed while DVC wrote it. Recover with "
-           "`git checkout dvc.lock` (the committed version) or delete it and run `dvc repro` again "
-           "(stages whose outputs are in the cache are restored, not rerun)")
+    how = (
+        f"{path} is {{}}; it was probably cut short by a run that was killed while DVC wrote it. Recover with "
+        "`git checkout dvc.lock` (the committed version) or delete it and run `dvc repro` again "
+        "(stages whose outputs are in the cache are restored, not rerun)"
+    )
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:

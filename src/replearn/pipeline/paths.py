@@ -3,15 +3,17 @@
 from pathlib import Path
 
 REGISTRY_FILE = Path("data/registry.yaml")
-REFERENCE = Path("data/reference")    # the course reference data (read by prepare and reproduce)  # the shipped datasets (read by prepare and validation)
-PREPARED = Path("data/prepared")      # prepare -> training parts + meta.json
-SEALED = Path("data/sealed")          # prepare -> sealed test parts (read only by featurize and train)
-FEATURES = Path("data/features")      # featurize -> mapped parts + fitted feature maps
-MODELS = Path("models")               # train -> <dataset>/<model>.npz + .json
-RESULTS = Path("results")             # train/, crossval/, significance.json
-METRICS = Path("metrics")             # small JSON metrics for `dvc metrics show/diff` and `dvc exp show`
-PLOTS = Path("plots")                 # plot data for `dvc plots show`
-REPORTS = Path("reports")             # report.html, report.md, plots/
+REFERENCE = Path(
+    "data/reference"
+)  # the course reference data (read by prepare and reproduce)  # the shipped datasets (read by prepare and validation)
+PREPARED = Path("data/prepared")  # prepare -> training parts + meta.json
+SEALED = Path("data/sealed")  # prepare -> sealed test parts (read only by featurize and train)
+FEATURES = Path("data/features")  # featurize -> mapped parts + fitted feature maps
+MODELS = Path("models")  # train -> <dataset>/<model>.npz + .json
+RESULTS = Path("results")  # train/, crossval/, significance.json
+METRICS = Path("metrics")  # small JSON metrics for `dvc metrics show/diff` and `dvc exp show`
+PLOTS = Path("plots")  # plot data for `dvc plots show`
+REPORTS = Path("reports")  # report.html, report.md, plots/
 
 
 def inside(root, path, *, what: str = "output") -> Path:
@@ -25,6 +27,8 @@ def inside(root, path, *, what: str = "output") -> Path:
     root = Path(root).resolve()
     target = (root / Path(path)).resolve()
     if target != root and root not in target.parents:
-        raise ConfigError(f"{what} {path} resolves to {target}, outside the repository {root}; "
-                          "every path the pipeline reads or writes must stay inside it")
+        raise ConfigError(
+            f"{what} {path} resolves to {target}, outside the repository {root}; "
+            "every path the pipeline reads or writes must stay inside it"
+        )
     return target

@@ -219,8 +219,10 @@ def _check_evaluation(r: EvaluationResult, source: str) -> None:
     n = len(r.splits)
     for s in r.splits:
         if s.kind not in REPLICATE_KINDS:
-            raise ResultSchemaError(f"{source}: replicate {s.index} has unknown kind {s.kind!r}; "
-                                    f"expected one of {', '.join(REPLICATE_KINDS)}")
+            raise ResultSchemaError(
+                f"{source}: replicate {s.index} has unknown kind {s.kind!r}; "
+                f"expected one of {', '.join(REPLICATE_KINDS)}"
+            )
     for key, m in r.models.items():
         for metric, values in m.scores.items():
             if len(values) != n:

@@ -64,8 +64,10 @@ def describe_fault(exc: BaseException) -> str | None:
             return f"{_ERRNO_WORDS[exc.errno]}: cannot write {where} ({exc.strerror})"
         text = str(exc).lower()
         if "max retries exceeded" in text or "connection refused" in text:
-            return (f"a server could not be reached ({str(exc).splitlines()[0][:200]}); the outputs written so far "
-                    "are intact (for MLflow: check MLFLOW_TRACKING_URI / tracking.tracking_uri)")
+            return (
+                f"a server could not be reached ({str(exc).splitlines()[0][:200]}); the outputs written so far "
+                "are intact (for MLflow: check MLFLOW_TRACKING_URI / tracking.tracking_uri)"
+            )
         for needle, words in _SQLITE_WORDS.items():
             if needle in text:
                 return f"{words}: {str(exc).splitlines()[0][:300]}"

@@ -89,7 +89,9 @@ def git_commit(cwd: Path) -> str | None:
     if rev:
         return rev
     try:
-        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)
+        res = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return res.stdout.strip() or None
@@ -113,14 +115,25 @@ def unreachable_message(uri: str, exc: BaseException) -> str | None:
     if not str(uri).startswith(("http://", "https://")):
         return None
     text = f"{type(exc).__name__}: {exc}"
-    needles = ("Max retries exceeded", "Connection refused", "Failed to establish", "timed out", "ConnectionError",
-               "Read timed out", "NameResolution")
+    needles = (
+        "Max retries exceeded",
+        "Connection refused",
+        "Failed to establish",
+        "timed out",
+        "ConnectionError",
+        "Read timed out",
+        "NameResolution",
+    )
     if not any(n in text for n in needles):
         return None
-    return (f"the MLflow tracking server {uri} cannot be reached ({text.splitlines()[0][:200]}); the local results "
-            "(results/, metrics/, reports/) are intact. Start the server, point MLFLOW_TRACKING_URI or "
-            "tracking.tracking_uri elsewhere, or set tracking.enabled=false; MLFLOW_HTTP_REQUEST_TIMEOUT and "
-            "MLFLOW_HTTP_REQUEST_MAX_RETRIES bound the wait")
+    return (
+        f"the MLflow tracking server {uri} cannot be reached ({text.splitlines()[0][:200]}); the local results "
+        "(results/, metrics/, reports/) are intact. Start the server, point MLFLOW_TRACKING_URI or "
+        "tracking.tracking_uri elsewhere, or set tracking.enabled=false; MLFLOW_HTTP_REQUEST_TIMEOUT and "
+        "MLFLOW_HTTP_REQUEST_MAX_RETRIES bound the wait"
+    )
+
+
 # -- end of issue 17 §5 helper ---------------------------------------------------------------------------
 
 
@@ -141,8 +154,9 @@ def _client(target: TrackingTarget, experiment: str):
         location = target.artifact_root.as_uri() if target.artifact_root else None
         if target.artifact_root:
             target.artifact_root.mkdir(parents=True, exist_ok=True)
-        return client, client.create_experiment(experiment, artifact_location=location,
-                                                tags={"mlflow.experimentKind": EXPERIMENT_KIND})
+        return client, client.create_experiment(
+            experiment, artifact_location=location, tags={"mlflow.experimentKind": EXPERIMENT_KIND}
+        )
 
     if target.lock_file is None:
         return get_or_create()
@@ -208,11 +222,18 @@ def log_pipeline_run(
         _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts, extra_files)
         for d, res in crossval.items():  # datasets in the configured order
             for key, m in sorted(res["models"].items()):
-                child = client.create_run(exp_id, tags={
-                    "mlflow.parentRunId": pid, "mlflow.runName": f"{d}/{key}", "replearn.dataset": d,
-                    "replearn.model": m["registry_name"], "replearn.model_key": key, PARAMS_HASH_TAG: phash,
-                    **source,
-                })
+                child = client.create_run(
+                    exp_id,
+                    tags={
+                        "mlflow.parentRunId": pid,
+                        "mlflow.runName": f"{d}/{key}",
+                        "replearn.dataset": d,
+                        "replearn.model": m["registry_name"],
+                        "replearn.model_key": key,
+                        PARAMS_HASH_TAG: phash,
+                        **source,
+                    },
+                )
                 current.append(child.info.run_id)
                 _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results)
                 _log_dataset_and_model(client, child.info.run_id, target, Path(project_root), d, key)
@@ -250,9 +271,19 @@ def overview_rows(crossval: dict, train_metrics: dict) -> list[dict]:
         for key, m in sorted(res["models"].items()):
             final = train_metrics.get(d, {}).get(key, {})
             for metric, values in m["scores"].items():
-                rows.append({"dataset": d, "model": key, "registry_name": m["registry_name"], "metric": metric,
-                             "primary": metric == primary, "cv_mean": _mean(values), "cv_std": _std(values),
-                             "train": final.get("train", {}).get(metric), "test": final.get("test", {}).get(metric)})
+                rows.append(
+                    {
+                        "dataset": d,
+                        "model": key,
+                        "registry_name": m["registry_name"],
+                        "metric": metric,
+                        "primary": metric == primary,
+                        "cv_mean": _mean(values),
+                        "cv_std": _std(values),
+                        "train": final.get("train", {}).get(metric),
+                        "test": final.get("test", {}).get(metric),
+                    }
+                )
     return rows
 
 
@@ -345,10 +376,19 @@ def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) 
     with np.load(path, allow_pickle=False) as data:
         X = data["X"]
         profile = {"num_rows": int(X.shape[0]), "num_features": int(X.shape[1]) if X.ndim == 2 else 1}
-    ds = Dataset(name=name, digest=digest[:32], source_type="local",  # the store holds digests of <= 36 chars
-                 source=json.dumps({"uri": source.as_posix()}), profile=json.dumps(profile))
-    client.log_inputs(run_id, datasets=[DatasetInput(ds, tags=[InputTag("mlflow.data.context", "train"),
-                                                               InputTag("replearn.sha256", digest)])])
+    ds = Dataset(
+        name=name,
+        digest=digest[:32],
+        source_type="local",  # the store holds digests of <= 36 chars
+        source=json.dumps({"uri": source.as_posix()}),
+        profile=json.dumps(profile),
+    )
+    client.log_inputs(
+        run_id,
+        datasets=[
+            DatasetInput(ds, tags=[InputTag("mlflow.data.context", "train"), InputTag("replearn.sha256", digest)])
+        ],
+    )
 
 
 def log_model(run_id: str, tracking_uri: str, stem: Path, features: Path):
@@ -377,10 +417,12 @@ def log_model(run_id: str, tracking_uri: str, stem: Path, features: Path):
     try:
         with _tracking_uri(tracking_uri), mlflow.start_run(run_id=run_id):
             return mlflow.pyfunc.log_model(
-                name="model", python_model=str(MODEL_CODE),
+                name="model",
+                python_model=str(MODEL_CODE),
                 # the names tracking_model.ReplearnModel.load_context reads
                 artifacts={"npz": str(stem.with_suffix(".npz")), "json": str(stem.with_suffix(".json"))},
-                signature=infer_signature(example, np.asarray(output)), input_example=example,
+                signature=infer_signature(example, np.asarray(output)),
+                input_example=example,
                 pip_requirements=requirements,
             )
     finally:

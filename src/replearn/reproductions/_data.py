@@ -108,7 +108,7 @@ def read_spam_matrix(data_dir, name: str) -> TokenMatrix:
     tokens = lines[2].split()
     if len(tokens) != n_tokens:
         raise DataValidationError(f"{path}: line 3 has {len(tokens)} tokens, line 2 says {n_tokens}")
-    docs = lines[3:3 + n_docs]
+    docs = lines[3 : 3 + n_docs]
     if len(docs) != n_docs:
         raise DataValidationError(f"{path}: {len(docs)} document lines, line 2 says {n_docs}")
     counts = np.zeros((n_docs, n_tokens))

@@ -71,20 +71,49 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     rec = Recorder(PRESET)
     for k, degree in enumerate(DEGREES):
         decomposition = bias2[k] + variance[k] + SIGMA**2
-        rec.add(SOURCE + "; tolerance 3% of the test error",
-                f"degree {degree}: (test error - (bias^2 + variance + sigma^2)) / test error",
-                0.0, (test_error[k] - decomposition) / test_error[k], 0.03)
-    rec.add("CS229 notes §8.1 Fig. 8.9 (L3391-3396): the quadratic fit is best", "argmin over degree of test error",
-            2, DEGREES[int(np.argmin(test_error))], 0.0)
-    rec.add("CS229 notes §8.1: h* is quadratic, so a degree-2 model has no bias; tolerance sigma^2 / 90",
-            "bias^2 of the degree-2 fit", 0.0, bias2[DEGREES.index(2)], 1e-3)
+        rec.add(
+            SOURCE + "; tolerance 3% of the test error",
+            f"degree {degree}: (test error - (bias^2 + variance + sigma^2)) / test error",
+            0.0,
+            (test_error[k] - decomposition) / test_error[k],
+            0.03,
+        )
+    rec.add(
+        "CS229 notes §8.1 Fig. 8.9 (L3391-3396): the quadratic fit is best",
+        "argmin over degree of test error",
+        2,
+        DEGREES[int(np.argmin(test_error))],
+        0.0,
+    )
+    rec.add(
+        "CS229 notes §8.1: h* is quadratic, so a degree-2 model has no bias; tolerance sigma^2 / 90",
+        "bias^2 of the degree-2 fit",
+        0.0,
+        bias2[DEGREES.index(2)],
+        1e-3,
+    )
 
-    curves = {"bias_variance_vs_degree": {
-        "x": list(DEGREES), "bias2": bias2, "variance": variance, "test_error": test_error,
-        "bias2_plus_variance_plus_noise": [b + v + SIGMA**2 for b, v in zip(bias2, variance)],
-        "train_error": train_error, "noise": [SIGMA**2] * len(DEGREES)}}
-    tables = {"setting": {"h_star": "1 - x/2 - 2 x^2", "x": "U[-1, 1]", "sigma": SIGMA, "n_train": N_TRAIN,
-                          "n_test": N_TEST, "n_training_sets": n_sets}}
+    curves = {
+        "bias_variance_vs_degree": {
+            "x": list(DEGREES),
+            "bias2": bias2,
+            "variance": variance,
+            "test_error": test_error,
+            "bias2_plus_variance_plus_noise": [b + v + SIGMA**2 for b, v in zip(bias2, variance)],
+            "train_error": train_error,
+            "noise": [SIGMA**2] * len(DEGREES),
+        }
+    }
+    tables = {
+        "setting": {
+            "h_star": "1 - x/2 - 2 x^2",
+            "x": "U[-1, 1]",
+            "sigma": SIGMA,
+            "n_train": N_TRAIN,
+            "n_test": N_TEST,
+            "n_training_sets": n_sets,
+        }
+    }
     notes = (
         "CS229 lecture notes (seed 000) §8.1 bias-variance tradeoff (L3311-3511), Figs. 8.1-8.9 and the "
         f"decomposition eq. 8.7; synthetic quadratic h*, sigma = {SIGMA}, n = {N_TRAIN}, {n_sets} training "

@@ -49,21 +49,49 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
 
     rec = Recorder(PRESET)
     rec.add("CIML §1.5 L453 (empty tree: 8/20 = 40%)", "training error, depth 0", 0.40, errors[0], 0.0)
-    rec.add("CIML §1.3 L185 (root: 'Is this a Systems course?')",
-            "root feature (column: 0 easy, 1 ai, 2 systems, 3 theory, 4 morning)", 2, root_feature, 0.0)
-    rec.add("CIML §1.3 L185 (score of the Systems question: 18/20)", "root split score (examples right)",
-            18, n * (1.0 - errors[1]), 0.0)
-    rec.add("CIML L455 erratum (catalogue §3.3.1): rows 5 and 18 conflict, so 1/20, not the printed 0/20",
-            "training error, full tree", 0.05, errors[None], 0.0)
-    rec.add("catalogue §3.1 (computed from Table 1, first-feature tie rule)", "training error, depth 2",
-            0.10, errors[2], 0.0)
-    rec.add("catalogue §3.1 (computed from Table 1, first-feature tie rule)", "training error, depth 3",
-            0.05, errors[3], 0.0)
+    rec.add(
+        "CIML §1.3 L185 (root: 'Is this a Systems course?')",
+        "root feature (column: 0 easy, 1 ai, 2 systems, 3 theory, 4 morning)",
+        2,
+        root_feature,
+        0.0,
+    )
+    rec.add(
+        "CIML §1.3 L185 (score of the Systems question: 18/20)",
+        "root split score (examples right)",
+        18,
+        n * (1.0 - errors[1]),
+        0.0,
+    )
+    rec.add(
+        "CIML L455 erratum (catalogue §3.3.1): rows 5 and 18 conflict, so 1/20, not the printed 0/20",
+        "training error, full tree",
+        0.05,
+        errors[None],
+        0.0,
+    )
+    rec.add(
+        "catalogue §3.1 (computed from Table 1, first-feature tie rule)",
+        "training error, depth 2",
+        0.10,
+        errors[2],
+        0.0,
+    )
+    rec.add(
+        "catalogue §3.1 (computed from Table 1, first-feature tie rule)",
+        "training error, depth 3",
+        0.05,
+        errors[3],
+        0.0,
+    )
 
-    curves = {"training_error_vs_depth": {"x": list(DEPTHS) + ["full"],
-                                          "training_error": [errors[d] for d in (*DEPTHS, None)]}}
-    tables = {"root_scores": scores,
-              "labels": {"like": int(np.sum(y == 1)), "hate": int(np.sum(y == -1))}}
+    curves = {
+        "training_error_vs_depth": {
+            "x": list(DEPTHS) + ["full"],
+            "training_error": [errors[d] for d in (*DEPTHS, None)],
+        }
+    }
+    tables = {"root_scores": scores, "labels": {"like": int(np.sum(y == 1)), "hate": int(np.sum(y == -1))}}
     notes = (
         "CIML (seed 001) §1.3 Alg. 1 DecisionTreeTrain and §1.5 (underfitting/overfitting), course-ratings "
         "Appendix Table 1 (L5695-5719); misclassification criterion (CIML's score), ties to the lowest "

@@ -67,31 +67,50 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             # a fixed number of epochs is the stopping rule here, not a failure
             warnings.simplefilter("ignore", ConvergenceWarning)
             sgd = models.create(
-                "linear_regression", solver="sgd", learning_rate=0.05, schedule="inverse", decay=0.01,
-                max_iter=epochs, tol=0.0, n_iter_no_change=epochs + 1, random_state=seed,
+                "linear_regression",
+                solver="sgd",
+                learning_rate=0.05,
+                schedule="inverse",
+                decay=0.01,
+                max_iter=epochs,
+                tol=0.0,
+                n_iter_no_change=epochs + 1,
+                random_state=seed,
             ).fit(Z, y)
         theta_sgd = _raw_units(sgd, mu, sd)
 
         for j, text in enumerate(printed):
             pub = float(text)
             rec.add(source, f"{key}: theta{j}, normal equations", pub, theta_normal[j], half_unit(text))
-            rec.add(source, f"{key}: theta{j}, batch gradient descent (standardized)", pub, theta_gd[j], half_unit(text))
-            rec.add(source + f"; SGD tolerance {SGD_REL_TOL:.0%} of |published|",
-                    f"{key}: theta{j}, stochastic gradient descent", pub, theta_sgd[j], SGD_REL_TOL * abs(pub))
+            rec.add(
+                source, f"{key}: theta{j}, batch gradient descent (standardized)", pub, theta_gd[j], half_unit(text)
+            )
+            rec.add(
+                source + f"; SGD tolerance {SGD_REL_TOL:.0%} of |published|",
+                f"{key}: theta{j}, stochastic gradient descent",
+                pub,
+                theta_sgd[j],
+                SGD_REL_TOL * abs(pub),
+            )
 
         # loss per iteration, both as the notes' J = 1/2 sum of squares (the model stores the mean)
         n = len(y)
         curves[f"gd_loss_{key}"] = {
-            "x": list(range(len(gd.loss_history_))), "J": (n * np.asarray(gd.loss_history_)).tolist(),
+            "x": list(range(len(gd.loss_history_))),
+            "J": (n * np.asarray(gd.loss_history_)).tolist(),
             "J_min": [float(n * 0.5 * np.mean((X @ normal.coef_ + normal.intercept_ - y) ** 2))],
         }
         curves[f"sgd_loss_{key}"] = {
-            "x": list(range(1, len(sgd.loss_history_) + 1)), "J": (n * np.asarray(sgd.loss_history_)).tolist(),
+            "x": list(range(1, len(sgd.loss_history_) + 1)),
+            "J": (n * np.asarray(sgd.loss_history_)).tolist(),
         }
         tables[f"theta_{key}"] = {
             "published": [float(t) for t in printed],
-            "normal": theta_normal.tolist(), "gd": theta_gd.tolist(), "sgd": theta_sgd.tolist(),
-            "gd_iterations": int(gd.n_iter_), "sgd_epochs": int(sgd.n_iter_),
+            "normal": theta_normal.tolist(),
+            "gd": theta_gd.tolist(),
+            "sgd": theta_sgd.tolist(),
+            "gd_iterations": int(gd.n_iter_),
+            "sgd_epochs": int(sgd.n_iter_),
         }
     notes = (
         "CS229 lecture notes (seed 000) §1.1 LMS / batch and stochastic gradient descent (eqs. 1.1, 1.2) and "

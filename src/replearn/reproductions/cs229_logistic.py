@@ -47,39 +47,66 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     theta_newton = _theta(newton)
     gd_cap = 5000 if quick else 100000
     gd = models.create(
-        "logistic_regression", penalty=None, solver="gd", learning_rate=1.0, tol=1e-9, max_iter=gd_cap,
+        "logistic_regression",
+        penalty=None,
+        solver="gd",
+        learning_rate=1.0,
+        tol=1e-9,
+        max_iter=gd_cap,
     ).fit(X, y)
     theta_gd = _theta(gd)
 
     for j, text in enumerate(PUBLISHED_THETA):
         rec.add(SOLUTION, f"theta{j}, Newton's method", float(text), theta_newton[j], half_unit(text))
-    rec.add("CS229 PS1 Q1(a): l(theta) is concave, so GD and Newton share the maximizer",
-            "max |theta_GD - theta_Newton|", 0.0, np.max(np.abs(theta_gd - theta_newton)), 1e-4)
+    rec.add(
+        "CS229 PS1 Q1(a): l(theta) is concave, so GD and Newton share the maximizer",
+        "max |theta_GD - theta_Newton|",
+        0.0,
+        np.max(np.abs(theta_gd - theta_newton)),
+        1e-4,
+    )
 
     errors = _newton_errors(X, y, theta_newton, n_steps=int(newton.n_iter_[0]))
     order = _convergence_order(errors)
-    rec.add("CS229 summaries L432-434 (Newton: 0.01 -> 1e-4 -> 1e-8); notes §2.3 L649-663: quadratic convergence",
-            "estimated order of convergence of Newton's method", 2.0, order, 0.3)
+    rec.add(
+        "CS229 summaries L432-434 (Newton: 0.01 -> 1e-4 -> 1e-8); notes §2.3 L649-663: quadratic convergence",
+        "estimated order of convergence of Newton's method",
+        2.0,
+        order,
+        0.3,
+    )
     grad = X.T @ (y - expit(X @ theta_newton[1:] + theta_newton[0])) / len(y)
     grad0 = np.mean(y - expit(X @ theta_newton[1:] + theta_newton[0]))
-    rec.add("CS229 notes §2.3: Newton's method finds a zero of the gradient of l(theta)",
-            "max |gradient of the mean log-likelihood| at Newton's solution", 0.0,
-            max(np.max(np.abs(grad)), abs(grad0)), 1e-8)
+    rec.add(
+        "CS229 notes §2.3: Newton's method finds a zero of the gradient of l(theta)",
+        "max |gradient of the mean log-likelihood| at Newton's solution",
+        0.0,
+        max(np.max(np.abs(grad)), abs(grad0)),
+        1e-8,
+    )
 
     # decision boundary theta0 + theta1 x1 + theta2 x2 = 0 over the data's x1 range
     x1 = np.linspace(X[:, 0].min(), X[:, 0].max(), 50)
     curves = {
         "decision_boundary": {
-            "x": x1.tolist(), "newton": (-(theta_newton[0] + theta_newton[1] * x1) / theta_newton[2]).tolist(),
+            "x": x1.tolist(),
+            "newton": (-(theta_newton[0] + theta_newton[1] * x1) / theta_newton[2]).tolist(),
             "gd": (-(theta_gd[0] + theta_gd[1] * x1) / theta_gd[2]).tolist(),
         },
         "data": {"x1": X[:, 0].tolist(), "x2": X[:, 1].tolist(), "y": y.tolist()},
-        "newton_loss": {"x": list(range(len(errors))), "neg_mean_log_likelihood": _finite(newton.loss_history_[0]),
-                        "error_to_optimum": errors},
+        "newton_loss": {
+            "x": list(range(len(errors))),
+            "neg_mean_log_likelihood": _finite(newton.loss_history_[0]),
+            "error_to_optimum": errors,
+        },
         "gd_loss": {"x": list(range(int(gd.n_iter_[0]) + 1)), "neg_mean_log_likelihood": _finite(gd.loss_history_[0])},
     }
     tables = {
-        "theta": {"published": [float(t) for t in PUBLISHED_THETA], "newton": theta_newton.tolist(), "gd": theta_gd.tolist()},
+        "theta": {
+            "published": [float(t) for t in PUBLISHED_THETA],
+            "newton": theta_newton.tolist(),
+            "gd": theta_gd.tolist(),
+        },
         "iterations": {"newton": int(newton.n_iter_[0]), "gd": int(gd.n_iter_[0])},
         "training_accuracy": {"newton": float(np.mean(newton.predict(X) == y))},
     }

@@ -42,8 +42,10 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     ols_grid = ols.predict(grid)
 
     train_mse, roughness, loo = [], [], []
-    curves = {"fits": {"x": grid[:, 0].tolist(), "ols": ols_grid.tolist()},
-              "data": {"x": x[:, 0].tolist(), "y": y.tolist()}}
+    curves = {
+        "fits": {"x": grid[:, 0].tolist(), "ols": ols_grid.tolist()},
+        "data": {"x": x[:, 0].tolist(), "y": y.tolist()},
+    }
     for tau in taus:
         lwr = models.create("lwr", tau=tau).fit(x, y)
         fit = lwr.predict(grid)
@@ -55,14 +57,27 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     largest = models.create("lwr", tau=taus[-1]).fit(x, y).predict(grid)
 
     rec = Recorder(PRESET)
-    rec.add("CS229 notes §1.4 L438-472: w_i -> 1 as tau -> inf, so LWR -> ordinary least squares",
-            f"max |LWR(tau={taus[-1]:g}) - OLS| on the grid", 0.0, np.max(np.abs(largest - ols_grid)), 1e-3)
-    rec.add("CS229 notes §1.4 (small tau follows the noise; large tau is smooth; seed 002 L268 has it backwards)",
-            "largest increase of curve roughness from one tau to the next", 0.0,
-            max(0.0, float(np.max(np.diff(roughness)))), 0.0)
-    rec.add("CS229 notes §1.4: a less local fit cannot fit the training data better",
-            "largest decrease of training MSE from one tau to the next", 0.0,
-            max(0.0, float(-np.min(np.diff(train_mse)))), 0.0)
+    rec.add(
+        "CS229 notes §1.4 L438-472: w_i -> 1 as tau -> inf, so LWR -> ordinary least squares",
+        f"max |LWR(tau={taus[-1]:g}) - OLS| on the grid",
+        0.0,
+        np.max(np.abs(largest - ols_grid)),
+        1e-3,
+    )
+    rec.add(
+        "CS229 notes §1.4 (small tau follows the noise; large tau is smooth; seed 002 L268 has it backwards)",
+        "largest increase of curve roughness from one tau to the next",
+        0.0,
+        max(0.0, float(np.max(np.diff(roughness)))),
+        0.0,
+    )
+    rec.add(
+        "CS229 notes §1.4: a less local fit cannot fit the training data better",
+        "largest decrease of training MSE from one tau to the next",
+        0.0,
+        max(0.0, float(-np.min(np.diff(train_mse)))),
+        0.0,
+    )
 
     curves["error_vs_tau"] = {"x": list(taus), "train_mse": train_mse, "roughness": roughness}
     tables = {"ols": {"intercept": float(ols.intercept_), "slope": float(ols.coef_[0])}}
@@ -81,5 +96,5 @@ def _loo_mse(x: np.ndarray, y: np.ndarray, tau: float) -> float:
     errors = np.empty(len(y))
     for i in range(len(y)):
         keep = np.arange(len(y)) != i
-        errors[i] = models.create("lwr", tau=tau).fit(x[keep], y[keep]).predict(x[i:i + 1])[0] - y[i]
+        errors[i] = models.create("lwr", tau=tau).fit(x[keep], y[keep]).predict(x[i : i + 1])[0] - y[i]
     return float(np.mean(errors**2))

@@ -30,9 +30,13 @@ from ._data import read_spam_matrix
 from .record import ExperimentResult, Recorder, register
 
 PRESET = "cs229_spam"
-TRAIN_FILES = {100: "cs229_spam_matrix_train_100.gz", 200: "cs229_spam_matrix_train_200.gz",
-               400: "cs229_spam_matrix_train_400.gz", 800: "cs229_spam_matrix_train_800.gz",
-               2144: "cs229_spam_matrix_train.gz"}
+TRAIN_FILES = {
+    100: "cs229_spam_matrix_train_100.gz",
+    200: "cs229_spam_matrix_train_200.gz",
+    400: "cs229_spam_matrix_train_400.gz",
+    800: "cs229_spam_matrix_train_800.gz",
+    2144: "cs229_spam_matrix_train.gz",
+}
 PUBLISHED_NB_ERROR = {100: 0.0262, 200: 0.0262, 400: 0.0187, 800: 0.0175, 2144: 0.0163}
 PUBLISHED_TOKENS = ("httpaddr", "spam", "unsubscrib", "ebai", "valet")
 SOLUTION = "CS229 problem set 2, spam classification, published solution (not in the project catalogue)"
@@ -56,21 +60,47 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         nonfinite += int(np.sum(~np.isfinite(nb.predict_log_proba(test.counts))))
         svm = models.create("linear_svm", C=0.1, random_state=seed).fit(_present(train.counts), train.labels)
         svm_errors.append(float(np.mean(svm.predict(_present(test.counts)) != test.labels)))
-        rec.add(SOLUTION + "; tolerance half a test email (1/1600)",
-                f"naive Bayes test error, {n} training emails", PUBLISHED_NB_ERROR[n], nb_errors[-1], half_email)
+        rec.add(
+            SOLUTION + "; tolerance half a test email (1/1600)",
+            f"naive Bayes test error, {n} training emails",
+            PUBLISHED_NB_ERROR[n],
+            nb_errors[-1],
+            half_email,
+        )
         if n == max(sizes):
             spam_row = list(nb.classes_).index(1)
             log_ratio = nb.feature_log_prob_[spam_row] - nb.feature_log_prob_[1 - spam_row]
             top_tokens = [train.tokens[i] for i in np.argsort(-log_ratio, kind="stable")[:5]]
-    rec.add(SOLUTION, "five most spam-indicative tokens (2144 emails): how many of the published five",
-            len(PUBLISHED_TOKENS), len(set(top_tokens) & set(PUBLISHED_TOKENS)), 0.0)
-    rec.add("CS229 notes §4.2 L1427-1447: Laplace smoothing removes the 0/0 posterior",
-            "non-finite naive Bayes test log-posteriors (all sizes)", 0.0, nonfinite, 0.0)
-    curves = {"test_error_vs_n": {"x": list(sizes), "naive_bayes": nb_errors, "svm": svm_errors,
-                                  "published_naive_bayes": [PUBLISHED_NB_ERROR[n] for n in sizes]}}
-    tables = {"top_tokens": {"measured": top_tokens, "published": list(PUBLISHED_TOKENS)},
-              "test_set": {"n_emails": len(test.labels), "n_spam": int(np.sum(test.labels == 1)),
-                           "n_tokens": len(test.tokens)}}
+    rec.add(
+        SOLUTION,
+        "five most spam-indicative tokens (2144 emails): how many of the published five",
+        len(PUBLISHED_TOKENS),
+        len(set(top_tokens) & set(PUBLISHED_TOKENS)),
+        0.0,
+    )
+    rec.add(
+        "CS229 notes §4.2 L1427-1447: Laplace smoothing removes the 0/0 posterior",
+        "non-finite naive Bayes test log-posteriors (all sizes)",
+        0.0,
+        nonfinite,
+        0.0,
+    )
+    curves = {
+        "test_error_vs_n": {
+            "x": list(sizes),
+            "naive_bayes": nb_errors,
+            "svm": svm_errors,
+            "published_naive_bayes": [PUBLISHED_NB_ERROR[n] for n in sizes],
+        }
+    }
+    tables = {
+        "top_tokens": {"measured": top_tokens, "published": list(PUBLISHED_TOKENS)},
+        "test_set": {
+            "n_emails": len(test.labels),
+            "n_spam": int(np.sum(test.labels == 1)),
+            "n_tokens": len(test.tokens),
+        },
+    }
     notes = (
         "CS229 lecture notes (seed 000) §4.2 naive Bayes with Laplace smoothing, multinomial event model "
         "(L1421-1531), on the CS229 spam matrices (original sparse text format). Multinomial NB with "

@@ -66,29 +66,50 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
             ls = models.create("linear_regression", solver="lstsq", fit_intercept=False).fit(X, y)
             min_norm[r, j] = _test_error(ls.coef_, beta)
             norms[r, j] = float(np.linalg.norm(ls.coef_))
-            errors = [_test_error(models.create("ridge", alpha=lam, fit_intercept=False).fit(X, y).coef_, beta)
-                      for lam in lambdas]
+            errors = [
+                _test_error(models.create("ridge", alpha=lam, fit_intercept=False).fit(X, y).coef_, beta)
+                for lam in lambdas
+            ]
             ridge[r, j] = min(errors)
             chosen[r, j] = lambdas[int(np.argmin(errors))]
     mn, rg, nm = min_norm.mean(axis=0), ridge.mean(axis=0), norms.mean(axis=0)
 
     rec = Recorder(PRESET)
-    rec.add(SOURCE + "; invariant: peak at n = d (L3513-3588); tolerance = grid spacing 20",
-            "n maximizing the min-norm test error", D, n_grid[int(np.argmax(mn))], 20)
-    rec.add("CS229 notes §8.2 Fig. 8.12 caption (L3588): ||theta|| peaks at n = d; tolerance = grid spacing 20",
-            "n maximizing ||theta|| of the min-norm solution", D, n_grid[int(np.argmax(nm))], 20)
-    rec.add(SOURCE + " right panel: optimally tuned ridge has no peak; tolerance 0.01 (Monte Carlo)",
-            "largest increase of tuned-ridge test error from one n to the next", 0.0,
-            max(0.0, float(np.max(np.diff(rg)))), 0.01)
+    rec.add(
+        SOURCE + "; invariant: peak at n = d (L3513-3588); tolerance = grid spacing 20",
+        "n maximizing the min-norm test error",
+        D,
+        n_grid[int(np.argmax(mn))],
+        20,
+    )
+    rec.add(
+        "CS229 notes §8.2 Fig. 8.12 caption (L3588): ||theta|| peaks at n = d; tolerance = grid spacing 20",
+        "n maximizing ||theta|| of the min-norm solution",
+        D,
+        n_grid[int(np.argmax(nm))],
+        20,
+    )
+    rec.add(
+        SOURCE + " right panel: optimally tuned ridge has no peak; tolerance 0.01 (Monte Carlo)",
+        "largest increase of tuned-ridge test error from one n to the next",
+        0.0,
+        max(0.0, float(np.max(np.diff(rg)))),
+        0.01,
+    )
 
     curves = {
-        "test_error_vs_n": {"x": list(n_grid), "min_norm": mn.tolist(), "ridge": rg.tolist(),
-                            "noise_floor": [SIGMA**2] * len(n_grid)},
+        "test_error_vs_n": {
+            "x": list(n_grid),
+            "min_norm": mn.tolist(),
+            "ridge": rg.tolist(),
+            "noise_floor": [SIGMA**2] * len(n_grid),
+        },
         "norm_vs_n": {"x": list(n_grid), "min_norm": nm.tolist()},
     }
-    tables = {"setting": {"d": D, "sigma": SIGMA, "beta_norm": 1.0, "replicates": replicates,
-                          "lambda_grid": lambdas},
-              "ridge_lambda": {"x": list(n_grid), "most_chosen": [float(np.median(c)) for c in chosen.T]}}
+    tables = {
+        "setting": {"d": D, "sigma": SIGMA, "beta_norm": 1.0, "replicates": replicates, "lambda_grid": lambdas},
+        "ridge_lambda": {"x": list(n_grid), "most_chosen": [float(np.median(c)) for c in chosen.T]},
+    }
     notes = (
         "CS229 lecture notes (seed 000) §8.2 double descent (L3513-3588), Fig. 8.11 setting: x ~ N(0, I_500), "
         "y = x^T beta + N(0, 0.25), ||beta|| = 1. Minimum-norm least squares (lstsq) vs ridge with oracle-tuned "

@@ -81,26 +81,50 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     cheat_error = float(np.mean(LEARNERS[bias_name]().fit(cheat, y_all).predict(cheat) != y_all))
 
     rec = Recorder(PRESET)
-    rec.add("CIML §5.9 L1727 ('about 90%'; exact P[Bin(41,0.6) >= 21] = 0.9035); tolerance 0.02",
-            "fraction of 41-example training sets on which the majority learner says +1",
-            0.90, plus / n_sets, 0.02)
-    rec.add("CIML §5.8 (fit the training data first) and L455 (a full tree fits unique rows exactly)",
-            f"training error of the full tree, n = {SIZES[-1]}", 0.0, train[var_name][:, -1].mean(), 0.0)
-    rec.add("CIML §5.8 CHEATINGISFUN (L1715: 'near 0%' training error); tolerance 0.01",
-            "training error of logistic regression with the cheating feature", 0.0, cheat_error, 0.01)
-    rec.add("CIML §5.9 eq. 5.19: a high-bias learner's error is approximation error; tolerance 0.03",
-            f"held-out minus training error of logistic regression, n = {SIZES[-1]}", 0.0,
-            float(held_out[bias_name][:, -1].mean() - train[bias_name][:, -1].mean()), 0.03)
+    rec.add(
+        "CIML §5.9 L1727 ('about 90%'; exact P[Bin(41,0.6) >= 21] = 0.9035); tolerance 0.02",
+        "fraction of 41-example training sets on which the majority learner says +1",
+        0.90,
+        plus / n_sets,
+        0.02,
+    )
+    rec.add(
+        "CIML §5.8 (fit the training data first) and L455 (a full tree fits unique rows exactly)",
+        f"training error of the full tree, n = {SIZES[-1]}",
+        0.0,
+        train[var_name][:, -1].mean(),
+        0.0,
+    )
+    rec.add(
+        "CIML §5.8 CHEATINGISFUN (L1715: 'near 0%' training error); tolerance 0.01",
+        "training error of logistic regression with the cheating feature",
+        0.0,
+        cheat_error,
+        0.01,
+    )
+    rec.add(
+        "CIML §5.9 eq. 5.19: a high-bias learner's error is approximation error; tolerance 0.03",
+        f"held-out minus training error of logistic regression, n = {SIZES[-1]}",
+        0.0,
+        float(held_out[bias_name][:, -1].mean() - train[bias_name][:, -1].mean()),
+        0.03,
+    )
 
     curves = {"error_vs_n": {"x": list(SIZES)}}
     for name in LEARNERS:
         key = name.split(" ")[0]
         curves["error_vs_n"][f"{key}_train"] = train[name].mean(axis=0).tolist()
         curves["error_vs_n"][f"{key}_held_out"] = held_out[name].mean(axis=0).tolist()
-    tables = {"setting": {"data": "x ~ U[-1.5,1.5]^2, +1 inside the unit circle, 10% labels flipped",
-                          "held_out": N_HELD_OUT, "repeats": repeats, "bayes_error": FLIP,
-                          "learners": list(LEARNERS)},
-              "majority_learner": {"n_sets": n_sets, "said_plus": plus, "exact": 0.9035}}
+    tables = {
+        "setting": {
+            "data": "x ~ U[-1.5,1.5]^2, +1 inside the unit circle, 10% labels flipped",
+            "held_out": N_HELD_OUT,
+            "repeats": repeats,
+            "bayes_error": FLIP,
+            "learners": list(LEARNERS),
+        },
+        "majority_learner": {"n_sets": n_sets, "said_plus": plus, "exact": 0.9035},
+    }
     notes = (
         "CIML (seed 001) §5.8 Debugging Learning Algorithms and §5.9 Bias/Variance Trade-off (L1691-1727): "
         "learning curves (train and held-out error vs training-set size) of a high-bias learner (logistic "

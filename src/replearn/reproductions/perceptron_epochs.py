@@ -66,21 +66,40 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     bound = (radius / GAMMA) ** 2
 
     rec = Recorder(PRESET)
-    rec.add("CIML §4.5 Thm. 2 (L1149): at most (R/gamma)^2 updates on separable data",
-            "perceptron mistakes beyond the bound (R/gamma)^2", 0.0, max(0.0, mistakes - bound), 0.0)
+    rec.add(
+        "CIML §4.5 Thm. 2 (L1149): at most (R/gamma)^2 updates on separable data",
+        "perceptron mistakes beyond the bound (R/gamma)^2",
+        0.0,
+        max(0.0, mistakes - bound),
+        0.0,
+    )
     for variant in ("averaged_perceptron", "voted_perceptron"):
-        rec.add("CIML §4.6 L1249: the averaged perceptron almost always generalizes better than the perceptron",
-                f"test error of the {variant.replace('_', ' ')} above the perceptron's after {passes[-1]} passes",
-                0.0, max(0.0, test_err[variant][-1] - test_err["perceptron"][-1]), 0.0)
+        rec.add(
+            "CIML §4.6 L1249: the averaged perceptron almost always generalizes better than the perceptron",
+            f"test error of the {variant.replace('_', ' ')} above the perceptron's after {passes[-1]} passes",
+            0.0,
+            max(0.0, test_err[variant][-1] - test_err["perceptron"][-1]),
+            0.0,
+        )
 
     curves = {"error_vs_passes": {"x": list(passes)}}
     for variant in VARIANTS:
         curves["error_vs_passes"][f"{variant}_train"] = train_err[variant]
         curves["error_vs_passes"][f"{variant}_test"] = test_err[variant]
-    tables = {"mistake_bound": {"mistakes": mistakes, "bound": float(bound), "R": float(radius), "gamma": GAMMA,
-                                "passes_to_converge": int(sep.n_iter_), "converged": bool(sep.converged_)},
-              "setting": {"noisy": "x ~ N(0, I_20), y = sign(w.x + 0.3), 10% flipped, 500 train / 2000 test",
-                          "separable": "1000 points in the unit ball of R^5, margin >= 0.1, no bias"}}
+    tables = {
+        "mistake_bound": {
+            "mistakes": mistakes,
+            "bound": float(bound),
+            "R": float(radius),
+            "gamma": GAMMA,
+            "passes_to_converge": int(sep.n_iter_),
+            "converged": bool(sep.converged_),
+        },
+        "setting": {
+            "noisy": "x ~ N(0, I_20), y = sign(w.x + 0.3), 10% flipped, 500 train / 2000 test",
+            "separable": "1000 points in the unit ball of R^5, margin >= 0.1, no bias",
+        },
+    }
     notes = (
         "CIML (seed 001) chapter 4: Alg. 5 PerceptronTrain, the voted perceptron (eq. 4.17) and Alg. 7 "
         "AveragedPerceptronTrain (§4.6, L1195-1251), error vs passes as in Fig. 4.3; Thm. 2 mistake bound "

@@ -48,8 +48,12 @@ class StateGrid:
         self.high = np.atleast_1d(np.asarray(high, dtype=np.float64))
         d = self.low.size
         bins = np.broadcast_to(np.asarray(n_bins), (d,)).astype(np.int64)
-        if self.high.shape != self.low.shape or np.any(self.high <= self.low) or not np.all(np.isfinite(self.low)) \
-                or not np.all(np.isfinite(self.high)):
+        if (
+            self.high.shape != self.low.shape
+            or np.any(self.high <= self.low)
+            or not np.all(np.isfinite(self.low))
+            or not np.all(np.isfinite(self.high))
+        ):
             raise MDPValidationError("StateGrid needs finite bounds with low < high in every dimension")
         if np.any(bins < 1):
             raise MDPValidationError("n_bins must be >= 1 in every dimension")
@@ -87,7 +91,9 @@ def _check_fn(fn, name):
 def _simulate(simulator, states, action, rng, d):
     out = np.asarray(simulator(states, action, rng), dtype=np.float64)
     if out.shape != states.shape:
-        raise MDPValidationError(f"simulator returned shape {out.shape} for {states.shape} states; expected the same shape")
+        raise MDPValidationError(
+            f"simulator returned shape {out.shape} for {states.shape} states; expected the same shape"
+        )
     if not np.all(np.isfinite(out)):
         raise DivergenceError("the simulator returned NaN or infinite states")
     return out
@@ -100,8 +106,18 @@ def _rewards(reward, states):
     return r
 
 
-def discretize_mdp(simulator, reward, grid: StateGrid, n_actions: int, gamma: float, *, samples_per_cell: int = 10,
-                   terminal=None, terminal_reward: float = 0.0, random_state=None) -> FiniteMDP:
+def discretize_mdp(
+    simulator,
+    reward,
+    grid: StateGrid,
+    n_actions: int,
+    gamma: float,
+    *,
+    samples_per_cell: int = 10,
+    terminal=None,
+    terminal_reward: float = 0.0,
+    random_state=None,
+) -> FiniteMDP:
     """Discretize a continuous-state MDP on ``grid`` (notes §15.4.1; module docstring).
 
     States ``0 .. n_cells - 1`` are the cells; with ``terminal`` given, state ``n_cells`` is the
@@ -200,11 +216,25 @@ def _nadaraya_watson(X, centers, y, h):
     return (w @ y) / w.sum(axis=1)
 
 
-def fitted_value_iteration(simulator, reward, sample_states, n_actions: int, *, gamma: float,
-                           regressor: str = "linear", features=None, alpha: float = 1e-8,
-                           bandwidth: float | None = None, k: int = 1, max_iter: int = 200, tol: float = 1e-6,
-                           resample: bool = True, terminal=None, terminal_value: float = 0.0,
-                           random_state=None) -> FittedVIResult:
+def fitted_value_iteration(
+    simulator,
+    reward,
+    sample_states,
+    n_actions: int,
+    *,
+    gamma: float,
+    regressor: str = "linear",
+    features=None,
+    alpha: float = 1e-8,
+    bandwidth: float | None = None,
+    k: int = 1,
+    max_iter: int = 200,
+    tol: float = 1e-6,
+    resample: bool = True,
+    terminal=None,
+    terminal_value: float = 0.0,
+    random_state=None,
+) -> FittedVIResult:
     """Fitted value iteration (CS229 §15.4.2) on the states ``sample_states`` (n, d); module docstring.
 
     Parameters
@@ -302,10 +332,28 @@ def fitted_value_iteration(simulator, reward, sample_states, n_actions: int, *, 
         if r <= tol:
             converged = True
             break
-    conventions = {"regressor": regressor, "k": k, "resample": resample,
-                   "features": getattr(phi, "__name__", repr(phi)) if regressor == "linear" else None,
-                   "stopping": f"max |y_k - y_(k-1)| <= {tol:g}"}
-    return FittedVIResult(regressor, X, theta, y, len(residuals), converged, np.array(residuals),
-                          np.array(coef_changes) if regressor == "linear" else None, gamma, h,
-                          phi if regressor == "linear" else None, simulator, n_actions, terminal,
-                          float(terminal_value), conventions)
+    conventions = {
+        "regressor": regressor,
+        "k": k,
+        "resample": resample,
+        "features": getattr(phi, "__name__", repr(phi)) if regressor == "linear" else None,
+        "stopping": f"max |y_k - y_(k-1)| <= {tol:g}",
+    }
+    return FittedVIResult(
+        regressor,
+        X,
+        theta,
+        y,
+        len(residuals),
+        converged,
+        np.array(residuals),
+        np.array(coef_changes) if regressor == "linear" else None,
+        gamma,
+        h,
+        phi if regressor == "linear" else None,
+        simulator,
+        n_actions,
+        terminal,
+        float(terminal_value),
+        conventions,
+    )

@@ -22,4 +22,3 @@ class ImproperMDPError(MDPValidationError):
     reward is 0 or +inf and the Bellman equations have no unique solution), or when an improper policy
     is evaluated.
     """
-

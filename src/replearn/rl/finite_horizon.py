@@ -73,7 +73,9 @@ def finite_horizon_dp(transitions, rewards, horizon: int, *, gamma: float = 1.0)
         P_t = np.broadcast_to(P, (max(T, 1), S, A, S))
     elif P.ndim == 4:
         if P.shape[0] != T:
-            raise MDPValidationError(f"time-dependent transitions need horizon = {T} slices (t = 0..T-1), got {P.shape[0]}")
+            raise MDPValidationError(
+                f"time-dependent transitions need horizon = {T} slices (t = 0..T-1), got {P.shape[0]}"
+            )
         S, A = P.shape[1], P.shape[2]
         P_t = P
     else:

@@ -133,21 +133,33 @@ class FiniteMDP:
         pol = np.asarray(policy)
         if pol.ndim == 1:
             if pol.shape[0] != S:
-                raise MDPValidationError(f"a deterministic policy must have one action per state ({S}), got {pol.shape[0]}")
+                raise MDPValidationError(
+                    f"a deterministic policy must have one action per state ({S}), got {pol.shape[0]}"
+                )
             if pol.dtype.kind not in "iu" and not (pol.dtype.kind == "f" and np.all(np.mod(pol, 1) == 0)):
                 raise MDPValidationError(f"policy actions must be integers, got dtype {pol.dtype}")
             pol = pol.astype(np.int64)
             if pol.min() < 0 or pol.max() >= A:
-                raise MDPValidationError(f"policy actions must lie in [0, {A - 1}], got values in [{pol.min()}, {pol.max()}]")
+                raise MDPValidationError(
+                    f"policy actions must lie in [0, {A - 1}], got values in [{pol.min()}, {pol.max()}]"
+                )
             probs = np.zeros((S, A))
             probs[np.arange(S), pol] = 1.0
             return probs
         if pol.ndim == 2:
             if pol.shape != (S, A):
-                raise MDPValidationError(f"a stochastic policy must have shape (n_states, n_actions) = ({S}, {A}), got {pol.shape}")
+                raise MDPValidationError(
+                    f"a stochastic policy must have shape (n_states, n_actions) = ({S}, {A}), got {pol.shape}"
+                )
             pol = pol.astype(np.float64)
-            if not np.all(np.isfinite(pol)) or pol.min() < 0 or not np.allclose(pol.sum(axis=1), 1.0, rtol=0, atol=ROW_SUM_ATOL):
-                raise MDPValidationError("each row of a stochastic policy must be a probability distribution over actions")
+            if (
+                not np.all(np.isfinite(pol))
+                or pol.min() < 0
+                or not np.allclose(pol.sum(axis=1), 1.0, rtol=0, atol=ROW_SUM_ATOL)
+            ):
+                raise MDPValidationError(
+                    "each row of a stochastic policy must be a probability distribution over actions"
+                )
             return pol
         raise MDPValidationError(f"policy must be 1-D (actions) or 2-D (probabilities), got shape {pol.shape}")
 
@@ -336,9 +348,7 @@ def _check_transitions(transitions):
         except (TypeError, ValueError) as exc:
             raise MDPValidationError(f"transitions could not be converted to a float array: {exc}") from exc
         if arr.ndim != 3 or arr.shape[0] != arr.shape[2] or arr.shape[0] == 0 or arr.shape[1] == 0:
-            raise MDPValidationError(
-                f"transitions must have shape (n_states, n_actions, n_states), got {arr.shape}"
-            )
+            raise MDPValidationError(f"transitions must have shape (n_states, n_actions, n_states), got {arr.shape}")
         S, A = arr.shape[0], arr.shape[1]
         if not np.all(np.isfinite(arr)):
             raise MDPValidationError("transitions contain NaN or infinite values")

@@ -147,16 +147,26 @@ class ModelBasedRLResult:
     model: ModelEstimator
     values: np.ndarray
     policy: np.ndarray
-    returns: np.ndarray          # (n_rounds, episodes_per_round) undiscounted episode returns
-    vi_iterations: np.ndarray    # value-iteration sweeps per round (warm start makes them shrink)
-    policy_changes: np.ndarray   # states whose greedy action changed each round
+    returns: np.ndarray  # (n_rounds, episodes_per_round) undiscounted episode returns
+    vi_iterations: np.ndarray  # value-iteration sweeps per round (warm start makes them shrink)
+    policy_changes: np.ndarray  # states whose greedy action changed each round
     conventions: dict = field(default_factory=dict)
 
 
-def model_based_rl(env, *, gamma: float = 0.99, n_rounds: int = 20, episodes_per_round: int = 10,
-                   max_steps: int = 100, epsilon: float = 0.0, prior: str = "uniform",
-                   reward_type: str = "state_action", tol: float = 1e-6, warm_start: bool = True,
-                   random_state=None) -> ModelBasedRLResult:
+def model_based_rl(
+    env,
+    *,
+    gamma: float = 0.99,
+    n_rounds: int = 20,
+    episodes_per_round: int = 10,
+    max_steps: int = 100,
+    epsilon: float = 0.0,
+    prior: str = "uniform",
+    reward_type: str = "state_action",
+    tol: float = 1e-6,
+    warm_start: bool = True,
+    random_state=None,
+) -> ModelBasedRLResult:
     """The notes' model-learning loop (§15.3) on an environment with ``Discrete`` spaces.
 
     Each round executes the current policy (epsilon-greedy if ``epsilon > 0``) for
@@ -200,6 +210,12 @@ def model_based_rl(env, *, gamma: float = 0.99, n_rounds: int = 20, episodes_per
         vi_iters.append(sol.n_iter)
         changes.append(int(np.sum(sol.policy != policy)))
         policy = sol.policy
-    conventions = {"prior": prior, "reward_type": reward_type, "epsilon": epsilon,
-                   "warm_start": warm_start, "initial_policy": "uniform random", "terminated": "next state absorbing, reward 0"}
+    conventions = {
+        "prior": prior,
+        "reward_type": reward_type,
+        "epsilon": epsilon,
+        "warm_start": warm_start,
+        "initial_policy": "uniform random",
+        "terminated": "next state absorbing, reward 0",
+    }
     return ModelBasedRLResult(model, V, policy, returns, np.array(vi_iters), np.array(changes), conventions)

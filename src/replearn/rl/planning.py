@@ -151,9 +151,23 @@ def policy_evaluation(
         V = _solve_bellman(P_pi, R_pi, gamma, mdp.absorbing_set)
         dt = time.perf_counter() - t0
         Q = mdp.q_values(V)
-        return MDPSolution(V, given, Q, "policy_evaluation(exact)", gamma, 1, True, 0.0, float("nan"),
-                           np.zeros(1), np.zeros(1), np.array([dt]), None,
-                           np.vstack([V]) if keep_values else None, conventions)
+        return MDPSolution(
+            V,
+            given,
+            Q,
+            "policy_evaluation(exact)",
+            gamma,
+            1,
+            True,
+            0.0,
+            float("nan"),
+            np.zeros(1),
+            np.zeros(1),
+            np.array([dt]),
+            None,
+            np.vstack([V]) if keep_values else None,
+            conventions,
+        )
     check_scalar(tol, "tol", numbers.Real, low=0.0)
     check_scalar(max_iter, "max_iter", numbers.Integral, low=1)
     V = np.zeros(S) if initial_values is None else _check_values(initial_values, S).copy()
@@ -176,12 +190,29 @@ def policy_evaluation(
             converged = True
             break
     if not converged:
-        warnings.warn(f"iterative policy evaluation stopped at max_iter={max_iter} with residual {r:.3g}",
-                      ConvergenceWarning, stacklevel=2)
+        warnings.warn(
+            f"iterative policy evaluation stopped at max_iter={max_iter} with residual {r:.3g}",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     conventions["stopping"] = _stop_text(gamma, tol)
-    return MDPSolution(V, given, mdp.q_values(V), "policy_evaluation(iterative)", gamma, len(residuals),
-                       converged, bounds[-1], float("nan"), np.array(residuals), np.array(bounds),
-                       np.array(times), None, np.array(history) if history is not None else None, conventions)
+    return MDPSolution(
+        V,
+        given,
+        mdp.q_values(V),
+        "policy_evaluation(iterative)",
+        gamma,
+        len(residuals),
+        converged,
+        bounds[-1],
+        float("nan"),
+        np.array(residuals),
+        np.array(bounds),
+        np.array(times),
+        None,
+        np.array(history) if history is not None else None,
+        conventions,
+    )
 
 
 # -- value iteration --------------------------------------------------------------------------------
@@ -247,8 +278,11 @@ def value_iteration(
             converged = True
             break
     if not converged:
-        warnings.warn(f"value iteration stopped at max_iter={max_iter} with residual {r:.3g} (tol={tol:g})",
-                      ConvergenceWarning, stacklevel=2)
+        warnings.warn(
+            f"value iteration stopped at max_iter={max_iter} with residual {r:.3g} (tol={tol:g})",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     Q = mdp.q_values(V)
     policy = _argmax_ties_low(Q, TIE_ATOL)
     loss = _greedy_loss(gamma, float(np.max(np.abs(Q.max(axis=1) - V))))
@@ -258,9 +292,23 @@ def value_iteration(
         "stopping": _stop_text(gamma, tol),
         "tie_break": f"lowest action within {TIE_ATOL:g} of max Q",
     }
-    return MDPSolution(V, policy, Q, f"value_iteration({update})", gamma, len(residuals), converged, bounds[-1],
-                       loss, np.array(residuals), np.array(bounds), np.array(times), None,
-                       np.array(history) if history is not None else None, conventions)
+    return MDPSolution(
+        V,
+        policy,
+        Q,
+        f"value_iteration({update})",
+        gamma,
+        len(residuals),
+        converged,
+        bounds[-1],
+        loss,
+        np.array(residuals),
+        np.array(bounds),
+        np.array(times),
+        None,
+        np.array(history) if history is not None else None,
+        conventions,
+    )
 
 
 def _gauss_seidel_sweeper(mdp: FiniteMDP, order: np.ndarray):
@@ -270,9 +318,21 @@ def _gauss_seidel_sweeper(mdp: FiniteMDP, order: np.ndarray):
     if sp.issparse(P):
         # a grid-world state has a handful of successors: plain Python floats beat per-state numpy calls
         indptr, indices, data = P.indptr, P.indices.tolist(), P.data.tolist()
-        rows = [[(float(R[s, a]), list(zip(indices[indptr[s * A + a]:indptr[s * A + a + 1]],
-                                            data[indptr[s * A + a]:indptr[s * A + a + 1]])))
-                 for a in range(A)] for s in range(mdp.n_states)]
+        rows = [
+            [
+                (
+                    float(R[s, a]),
+                    list(
+                        zip(
+                            indices[indptr[s * A + a] : indptr[s * A + a + 1]],
+                            data[indptr[s * A + a] : indptr[s * A + a + 1]],
+                        )
+                    ),
+                )
+                for a in range(A)
+            ]
+            for s in range(mdp.n_states)
+        ]
         order_list = [int(s) for s in order]
 
         def sweep(V):
@@ -287,6 +347,7 @@ def _gauss_seidel_sweeper(mdp: FiniteMDP, order: np.ndarray):
             for s in order:
                 V[s] = np.max(R[s] + gamma * (blocks[s] @ V))
             return V
+
     return sweep
 
 
@@ -373,8 +434,11 @@ def policy_iteration(
             converged = True
             break
     if not converged:
-        warnings.warn(f"policy iteration stopped at max_iter={max_iter} before the policy was stable",
-                      ConvergenceWarning, stacklevel=2)
+        warnings.warn(
+            f"policy iteration stopped at max_iter={max_iter} before the policy was stable",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     if evaluation_steps is None:
         error_bound, loss = 0.0, 0.0
         method = "policy_iteration"
@@ -384,12 +448,28 @@ def policy_iteration(
         method = f"policy_iteration(evaluation_steps={evaluation_steps})"
     conventions = {
         "init": init,
-        "evaluation": "exact linear solve" if evaluation_steps is None else f"{evaluation_steps} sweeps of eq. 15.12, warm start",
+        "evaluation": "exact linear solve"
+        if evaluation_steps is None
+        else f"{evaluation_steps} sweeps of eq. 15.12, warm start",
         "tie_break": f"keep the current action if within {TIE_ATOL:g} of max Q, else the lowest best action",
     }
-    return MDPSolution(V, policy, Q, method, gamma, len(residuals), converged, error_bound, loss,
-                       np.array(residuals), np.array(bounds), np.array(times), np.array(changes),
-                       np.array(history) if history is not None else None, conventions)
+    return MDPSolution(
+        V,
+        policy,
+        Q,
+        method,
+        gamma,
+        len(residuals),
+        converged,
+        error_bound,
+        loss,
+        np.array(residuals),
+        np.array(bounds),
+        np.array(times),
+        np.array(changes),
+        np.array(history) if history is not None else None,
+        conventions,
+    )
 
 
 # -- helpers ----------------------------------------------------------------------------------------

@@ -204,8 +204,9 @@ class Trajectories:
         return (self.rewards * self.mask) @ (gamma ** np.arange(T))
 
 
-def sample_mdp_trajectories(mdp: FiniteMDP, policy: SoftmaxPolicy, theta, n: int, horizon: int, *,
-                            initial_distribution=None, random_state=None) -> Trajectories:
+def sample_mdp_trajectories(
+    mdp: FiniteMDP, policy: SoftmaxPolicy, theta, n: int, horizon: int, *, initial_distribution=None, random_state=None
+) -> Trajectories:
     """``n`` trajectories of ``horizon`` steps in a finite MDP, simulated in parallel (vectorized)."""
     rng = check_random_state(random_state)
     S = mdp.n_states
@@ -251,8 +252,9 @@ def collect_trajectories(env, policy, theta, n: int, horizon: int, *, random_sta
 
 
 # -- the estimator ----------------------------------------------------------------------------------
-def policy_gradient(trajectories: Trajectories, policy, theta, *, gamma: float, baseline=None,
-                    estimator: str = "reward_to_go"):
+def policy_gradient(
+    trajectories: Trajectories, policy, theta, *, gamma: float, baseline=None, estimator: str = "reward_to_go"
+):
     """REINFORCE estimate of ``grad eta(theta)`` from a batch (module docstring).
 
     Returns ``(estimate, samples)``: ``samples[i]`` is trajectory ``i``'s term (shape (n, p)) and
@@ -269,7 +271,9 @@ def policy_gradient(trajectories: Trajectories, policy, theta, *, gamma: float, 
     r = tr.rewards * tr.mask
     if estimator == "total":
         if baseline is not None:
-            raise MDPValidationError("baselines apply to the reward-to-go estimator (eq. 17.11); use estimator='reward_to_go'")
+            raise MDPValidationError(
+                "baselines apply to the reward-to-go estimator (eq. 17.11); use estimator='reward_to_go'"
+            )
         samples = glp.sum(axis=1) * (r @ disc)[:, None]
         return samples.mean(axis=0), samples
     # R_{>=t} = sum_{j>=t} gamma^(j-t) r_j, by a reverse cumulative sum
@@ -289,7 +293,9 @@ def _baseline_values(baseline, tr, policy, G, obs_flat):
     if baseline is None:
         return np.zeros((n, T))
     if callable(baseline):
-        B = np.column_stack([np.asarray(baseline(t, tr.observations[:, t]), dtype=np.float64).reshape(n) for t in range(T)])
+        B = np.column_stack(
+            [np.asarray(baseline(t, tr.observations[:, t]), dtype=np.float64).reshape(n) for t in range(T)]
+        )
         return B
     if baseline == "fitted":
         # Algorithm 9, eq. 17.12: least squares of R_{>=t} on phi(s_t) over all valid steps
@@ -306,17 +312,29 @@ class ReinforceResult:
     """Per-iteration history of :func:`reinforce` (row ``k`` = iteration ``k``, before its update)."""
 
     theta: np.ndarray
-    theta_history: np.ndarray       # (n_iter + 1, p)
-    mean_returns: np.ndarray        # (n_iter,) batch mean of f(tau), the estimate of eta
-    grad_norms: np.ndarray          # (n_iter,) ||estimate||_2
-    grad_variances: np.ndarray      # (n_iter,) sum_j sample Var(g_ij) of one-trajectory terms
+    theta_history: np.ndarray  # (n_iter + 1, p)
+    mean_returns: np.ndarray  # (n_iter,) batch mean of f(tau), the estimate of eta
+    grad_norms: np.ndarray  # (n_iter,) ||estimate||_2
+    grad_variances: np.ndarray  # (n_iter,) sum_j sample Var(g_ij) of one-trajectory terms
     n_iter: int
     conventions: dict = field(default_factory=dict)
 
 
-def reinforce(env, policy, theta0, *, n_iter: int = 100, n_episodes: int = 20, horizon: int = 50,
-              gamma: float = 0.99, learning_rate: float = 0.01, baseline=None, estimator: str = "reward_to_go",
-              initial_distribution=None, random_state=None) -> ReinforceResult:
+def reinforce(
+    env,
+    policy,
+    theta0,
+    *,
+    n_iter: int = 100,
+    n_episodes: int = 20,
+    horizon: int = 50,
+    gamma: float = 0.99,
+    learning_rate: float = 0.01,
+    baseline=None,
+    estimator: str = "reward_to_go",
+    initial_distribution=None,
+    random_state=None,
+) -> ReinforceResult:
     """Vanilla policy gradient ascent ``theta := theta + learning_rate * g_hat`` (notes ch. 17, Alg. 9).
 
     ``env`` is a :class:`FiniteMDP` (trajectories simulated in parallel from ``initial_distribution``,
@@ -334,8 +352,9 @@ def reinforce(env, policy, theta0, *, n_iter: int = 100, n_episodes: int = 20, h
     hist, rets, norms, varis = [theta.copy()], [], [], []
     for _ in range(n_iter):
         if isinstance(env, FiniteMDP):
-            tr = sample_mdp_trajectories(env, policy, theta, n_episodes, horizon,
-                                         initial_distribution=initial_distribution, random_state=rng)
+            tr = sample_mdp_trajectories(
+                env, policy, theta, n_episodes, horizon, initial_distribution=initial_distribution, random_state=rng
+            )
         else:
             tr = collect_trajectories(env, policy, theta, n_episodes, horizon, random_state=rng)
         g, samples = policy_gradient(tr, policy, theta, gamma=gamma, baseline=baseline, estimator=estimator)
@@ -346,9 +365,12 @@ def reinforce(env, policy, theta0, *, n_iter: int = 100, n_episodes: int = 20, h
         if not np.all(np.isfinite(theta)):
             raise DivergenceError("REINFORCE produced non-finite parameters; lower learning_rate")
         hist.append(theta.copy())
-    conventions = {"estimator": estimator, "baseline": baseline if isinstance(baseline, (str, type(None))) else "callable",
-                   "discount_in_gradient": "gamma^t kept (eq. 17.11)", "variance": "sum over coordinates of the "
-                   "sample variance (ddof=1) of per-trajectory terms"}
+    conventions = {
+        "estimator": estimator,
+        "baseline": baseline if isinstance(baseline, (str, type(None))) else "callable",
+        "discount_in_gradient": "gamma^t kept (eq. 17.11)",
+        "variance": "sum over coordinates of the sample variance (ddof=1) of per-trajectory terms",
+    }
     return ReinforceResult(theta, np.array(hist), np.array(rets), np.array(norms), np.array(varis), n_iter, conventions)
 
 
@@ -383,8 +405,9 @@ def _state_distributions(mdp, probs, horizon, mu):
     return d
 
 
-def expected_return(mdp: FiniteMDP, policy: SoftmaxPolicy, theta, horizon: int, *, gamma: float | None = None,
-                    initial_distribution=None) -> float:
+def expected_return(
+    mdp: FiniteMDP, policy: SoftmaxPolicy, theta, horizon: int, *, gamma: float | None = None, initial_distribution=None
+) -> float:
     """Exact ``eta(theta) = E[sum_{t<T} gamma^t R(s_t, a_t)]`` by propagating the state distribution."""
     gamma = mdp.gamma if gamma is None else check_gamma(gamma)
     probs = policy.probabilities(theta, np.arange(mdp.n_states))
@@ -393,8 +416,9 @@ def expected_return(mdp: FiniteMDP, policy: SoftmaxPolicy, theta, horizon: int, 
     return float(np.sum((gamma ** np.arange(horizon)) * (d @ r_pi)))
 
 
-def exact_policy_gradient(mdp: FiniteMDP, policy: SoftmaxPolicy, theta, horizon: int, *, gamma: float | None = None,
-                          initial_distribution=None) -> np.ndarray:
+def exact_policy_gradient(
+    mdp: FiniteMDP, policy: SoftmaxPolicy, theta, horizon: int, *, gamma: float | None = None, initial_distribution=None
+) -> np.ndarray:
     """Exact ``grad eta`` = ``sum_t gamma^t sum_s d_t(s) sum_a pi(a|s) grad log pi(a|s) Q_t(s, a)`` (finite horizon)."""
     gamma = mdp.gamma if gamma is None else check_gamma(gamma)
     S, A = mdp.n_states, mdp.n_actions

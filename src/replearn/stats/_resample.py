@@ -17,7 +17,11 @@ def check_seed(seed) -> int:
 
 
 def check_resamples(n_resamples, low: int = 1) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (numbers.Integral, np.integer)) or n_resamples < low:
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (numbers.Integral, np.integer))
+        or n_resamples < low
+    ):
         raise ValueError(f"n_resamples must be an integer >= {low}, got {n_resamples!r}")
     return int(n_resamples)
 

@@ -81,7 +81,9 @@ def _rho(rho, n_train, n_test, j: int) -> float:
             raise ValueError(f"rho must lie in [0, 1), got {rho!r}")
         return float(rho)
     if n_train is None or n_test is None:
-        raise ValueError("the correlation rho is needed: pass rho=, or n_train= and n_test= (rho = n_test / (n_train + n_test))")
+        raise ValueError(
+            "the correlation rho is needed: pass rho=, or n_train= and n_test= (rho = n_test / (n_train + n_test))"
+        )
     tr = np.broadcast_to(np.asarray(n_train, dtype=np.float64), (j,))
     te = np.broadcast_to(np.asarray(n_test, dtype=np.float64), (j,))
     if np.any(tr <= 0) or np.any(te <= 0) or not (np.all(np.isfinite(tr)) and np.all(np.isfinite(te))):
@@ -100,6 +102,7 @@ def bayesian_correlated_ttest(
     interval of the posterior of the mean difference.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     rope = _check_rope(rope)
     if isinstance(credibility, bool) or not isinstance(credibility, numbers.Real) or not 0 < credibility < 1:
         raise ValueError(f"credibility must lie in (0, 1), got {credibility!r}")

@@ -49,9 +49,12 @@ def _resamples(n_resamples, low: int = 1, n: int | None = None) -> int:
     if b > MAX_RESAMPLES:
         raise ValueError(f"n_resamples must be <= {MAX_RESAMPLES:,} (stats.bootstrap.MAX_RESAMPLES), got {b:,}")
     if n is not None and b * n > MAX_RESAMPLED_VALUES:
-        raise ValueError(f"n_resamples x n = {b:,} x {n:,} resampled values, above the limit of "
-                         f"{MAX_RESAMPLED_VALUES:,} (stats.bootstrap.MAX_RESAMPLED_VALUES); use fewer resamples")
+        raise ValueError(
+            f"n_resamples x n = {b:,} x {n:,} resampled values, above the limit of "
+            f"{MAX_RESAMPLED_VALUES:,} (stats.bootstrap.MAX_RESAMPLED_VALUES); use fewer resamples"
+        )
     return b
+
 
 __all__ = ["BootstrapResult", "bootstrap_ci", "bootstrap_metric", "bootstrap_indices", "paired_bootstrap_test"]
 
@@ -81,9 +84,7 @@ class BootstrapResult:
     def to_dict(self, *, distribution: bool = False) -> dict:
         """JSON-ready fields (the bootstrap distribution only when asked for)."""
         return {
-            f.name: to_jsonable(getattr(self, f.name))
-            for f in fields(self)
-            if f.name != "distribution" or distribution
+            f.name: to_jsonable(getattr(self, f.name)) for f in fields(self) if f.name != "distribution" or distribution
         }
 
 
@@ -106,8 +107,9 @@ def _jackknife_indices(n: int) -> np.ndarray:
     return np.broadcast_to(np.arange(n), (n, n))[keep].reshape(n, n - 1)
 
 
-def _interval(stat_of_indices, n: int, theta_hat: float, theta_b: np.ndarray, method: str, confidence: float,
-              alternative: str) -> tuple[float, float]:
+def _interval(
+    stat_of_indices, n: int, theta_hat: float, theta_b: np.ndarray, method: str, confidence: float, alternative: str
+) -> tuple[float, float]:
     alpha = (1.0 - confidence) / 2.0 if alternative == "two-sided" else 1.0 - confidence
     if method == "bca":
         if n < 2:
@@ -128,7 +130,8 @@ def _interval(stat_of_indices, n: int, theta_hat: float, theta_b: np.ndarray, me
         probs = np.array([alpha, 1.0 - alpha])
     if np.any(np.isnan(probs)):
         warnings.warn(
-            "the BCa interval cannot be computed: the bootstrap distribution is degenerate", RuntimeWarning,
+            "the BCa interval cannot be computed: the bootstrap distribution is degenerate",
+            RuntimeWarning,
             stacklevel=3,
         )
         low = high = np.nan
@@ -202,9 +205,14 @@ def bootstrap_ci(
     name, f = resolve_statistic(statistic, vectorized)
     n = samples[0].size
     return _run(
-        lambda idx: f(*(s[idx] for s in samples)), n,
-        n_resamples=_resamples(n_resamples, n=n), seed=seed, method=method, confidence=confidence,
-        alternative=alternative, conventions={"statistic": name, "paired_samples": len(samples)},
+        lambda idx: f(*(s[idx] for s in samples)),
+        n,
+        n_resamples=_resamples(n_resamples, n=n),
+        seed=seed,
+        method=method,
+        confidence=confidence,
+        alternative=alternative,
+        conventions={"statistic": name, "paired_samples": len(samples)},
     )
 
 
@@ -240,8 +248,13 @@ def bootstrap_metric(
     name, f = resolve_metric(metric, classes)
     stat = lambda idx: np.array([f(yt[i], yp[i]) for i in idx], dtype=np.float64)  # noqa: E731
     res = _run(
-        stat, yt.size, n_resamples=_resamples(n_resamples, 2, n=yt.size), seed=check_seed(seed), method=method,
-        confidence=confidence, alternative="two-sided",
+        stat,
+        yt.size,
+        n_resamples=_resamples(n_resamples, 2, n=yt.size),
+        seed=check_seed(seed),
+        method=method,
+        confidence=confidence,
+        alternative="two-sided",
         conventions={"metric": name, "source": "CIML 5.7 Alg. 10 Bootstrap-Evaluate"},
     )
     res.extra = {"mean": float(res.distribution.mean()), "std": float(res.distribution.std(ddof=1))}

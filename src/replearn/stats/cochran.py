@@ -28,6 +28,7 @@ def cochrans_q(correct) -> TestResult:
     per-model accuracies and the number of rows on which the models disagree.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     x = np.asarray(correct)
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 2:
         raise ValueError(f"correct must be a 2-D (n_examples, k_models) array with k >= 2, got shape {x.shape}")
@@ -54,5 +55,10 @@ def cochrans_q(correct) -> TestResult:
         effect_size_name="eta_squared_q",
         alternative="two-sided",
         conventions={"no_disagreement": "Q = 0, p = 1", "source": "Cochran (1950)"},
-        extra={"accuracies": (col / n).tolist(), "n": int(n), "k": int(k), "n_discordant_rows": int(np.sum((row > 0) & (row < k)))},
+        extra={
+            "accuracies": (col / n).tolist(),
+            "n": int(n),
+            "k": int(k),
+            "n_discordant_rows": int(np.sum((row > 0) & (row < k))),
+        },
     )

@@ -102,6 +102,7 @@ def cv52_ttest(a, b=None, *, alternative: str = "two-sided", confidence: float =
 def cv52_ftest(a, b=None) -> TestResult:
     """Alpaydin's combined 5x2cv F test (two-sided only; see the module docstring)."""
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     p = _as_5x2(a, b)
     s2 = _variances(p)
     num = float(np.sum(p**2))

@@ -67,6 +67,7 @@ def rank_biserial(a, b) -> float:
     negative differences.  In [-1, 1]; 0 when every difference is zero.
     """
     from scipy.stats import rankdata  # lazily: scipy.stats costs ~0.5 s to import
+
     d = paired_differences(a, b, min_size=1)
     d = d[d != 0]
     if d.size == 0:

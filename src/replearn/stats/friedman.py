@@ -29,7 +29,16 @@ import numpy as np
 
 from ._result import TestResult
 
-__all__ = ["FriedmanResult", "friedman", "friedman_exact_pvalue", "nemenyi_cd", "nemenyi_cliques", "nemenyi_pairwise", "nemenyi_q", "rank_scores"]
+__all__ = [
+    "FriedmanResult",
+    "friedman",
+    "friedman_exact_pvalue",
+    "nemenyi_cd",
+    "nemenyi_cliques",
+    "nemenyi_pairwise",
+    "nemenyi_q",
+    "rank_scores",
+]
 
 
 def _check_scores(scores) -> np.ndarray:
@@ -54,6 +63,7 @@ def rank_scores(scores, *, higher_is_better: bool = True, decimals: int | None =
     that scores equal at the precision they are reported with tie.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     s = _check_scores(scores)
     if decimals is not None:
         if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
@@ -127,7 +137,11 @@ def friedman_exact_pvalue(ranks) -> float | None:
 
 
 def friedman(
-    scores, *, higher_is_better: bool = True, tie_correction: bool = False, decimals: int | None = None,
+    scores,
+    *,
+    higher_is_better: bool = True,
+    tie_correction: bool = False,
+    decimals: int | None = None,
     exact: bool | None = None,
 ) -> FriedmanResult:
     """Friedman test over N data sets and k models (Demsar 2006 §3.2.2); see the module docstring.
@@ -141,6 +155,7 @@ def friedman(
     :func:`rank_scores`).
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     ranks = rank_scores(scores, higher_is_better=higher_is_better, decimals=decimals)
     n, k = ranks.shape
     avg = ranks.mean(axis=0)
@@ -164,8 +179,10 @@ def friedman(
     if exact or (exact is None and n <= EXACT_MAX_N):
         exact_p = friedman_exact_pvalue(ranks)
         if exact_p is None and exact:
-            raise ValueError(f"the exact Friedman p-value needs k <= {EXACT_MAX_K} and a small enumeration; "
-                             f"got k = {k}, N = {n}: use exact=None or False")
+            raise ValueError(
+                f"the exact Friedman p-value needs k <= {EXACT_MAX_K} and a small enumeration; "
+                f"got k = {k}, N = {n}: use exact=None or False"
+            )
     pvalue = chi2_p if exact_p is None else exact_p
     denom = n * (k - 1) - chi2
     if denom > 1e-12 * n * (k - 1):
@@ -188,7 +205,8 @@ def friedman(
             "tie_correction": bool(tie_correction),
             "f_statistic": "Iman-Davenport F_F = (N-1) chi2_F / (N(k-1) - chi2_F)",
             "source": "Demsar (2006) section 3.2.2",
-            "pvalue": "exact (permutations of each data set's ranks)" if exact_p is not None
+            "pvalue": "exact (permutations of each data set's ranks)"
+            if exact_p is not None
             else "chi-square approximation",
         },
         f_statistic=float(f_stat),
@@ -215,6 +233,7 @@ def friedman(
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """``q_alpha`` of Demsar's Table 5: ``studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)``."""
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     k = _check_k(k)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -290,6 +309,7 @@ def nemenyi_pairwise(average_ranks, n: int) -> np.ndarray:
     all pairs.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     _, r = _names_and_ranks(average_ranks)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n (number of data sets) must be an integer >= 1, got {n!r}")

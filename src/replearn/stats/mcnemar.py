@@ -55,6 +55,7 @@ def mcnemar(correct_a, correct_b, *, method: str = "exact") -> TestResult:
     (n10 - n01) / n``.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     a = _correctness(correct_a, "correct_a")
@@ -102,7 +103,12 @@ def mcnemar(correct_a, correct_b, *, method: str = "exact") -> TestResult:
             **({"continuity_correction": "max(0, |b - c| - 1)^2 / (b + c)"} if method == "chi2_cc" else {}),
         },
         extra={
-            "n00": n00, "n01": n01, "n10": n10, "n11": n11, "n": int(n),
-            "accuracy_a": (n10 + n11) / n, "accuracy_b": (n01 + n11) / n,
+            "n00": n00,
+            "n01": n01,
+            "n10": n10,
+            "n11": n11,
+            "n": int(n),
+            "accuracy_a": (n10 + n11) / n,
+            "accuracy_b": (n01 + n11) / n,
         },
     )

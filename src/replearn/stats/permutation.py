@@ -78,8 +78,14 @@ def permutation_test(
     # the statistic on swapped data: index into the stacked [a; b] so that delta_of can be reused
     both_a = np.concatenate([pa, pb])
     both_b = np.concatenate([pb, pa])
-    swapped = _paired_statistic(both_a, both_b, statistic, None if y_true is None else np.concatenate([y_true, y_true]),
-                                metric, classes if classes is not None else _classes_for(y_true, pa, pb, metric))
+    swapped = _paired_statistic(
+        both_a,
+        both_b,
+        statistic,
+        None if y_true is None else np.concatenate([y_true, y_true]),
+        metric,
+        classes if classes is not None else _classes_for(y_true, pa, pb, metric),
+    )
     idx = np.arange(n)[None, :] + n * masks  # row: take example i from a (i) or from b (n + i)
     t_star = swapped(idx)
     tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
@@ -104,15 +110,23 @@ def permutation_test(
         alternative=alternative,
         conventions={
             "difference": "T(a) - T(b)",
-            "mode": f"metric {delta_of.name} on predictions" if y_true is not None else f"statistic {delta_of.name} of scores",
+            "mode": f"metric {delta_of.name} on predictions"
+            if y_true is not None
+            else f"statistic {delta_of.name} of scores",
             "permutations": "swap a_i and b_i for a subset of examples",
             "method": "exact enumeration of 2^n swaps" if use_exact else "approximate randomization",
             "pvalue": "count / 2^n" if use_exact else "(1 + count) / (n_resamples + 1)",
             "two_sided": "|T*| >= |T|",
             "resamples": None if use_exact else "numpy.random.default_rng(seed).random((n_resamples, n)) < 0.5",
         },
-        extra={"n": int(n), "n_permutations": int(total), "count": int(count), "exact": bool(use_exact),
-               "seed": seed, "n_resamples": n_resamples},
+        extra={
+            "n": int(n),
+            "n_permutations": int(total),
+            "count": int(count),
+            "exact": bool(use_exact),
+            "seed": seed,
+            "n_resamples": n_resamples,
+        },
     )
 
 

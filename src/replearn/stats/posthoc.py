@@ -74,6 +74,7 @@ def friedman_posthoc(
     with ``a`` = the control).  ``decimals`` rounds the scores before ranking.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     s = np.asarray(scores, dtype=np.float64)
     if decimals is not None:
         s = np.round(s, int(decimals))
@@ -88,12 +89,16 @@ def friedman_posthoc(
         if control not in names:
             raise ValueError(f"control {control!r} is not one of the models {names}")
         if method not in CONTROL_METHODS:
-            raise ValueError(f"method {method!r} is not for comparisons with a control; use one of {list(CONTROL_METHODS)}")
+            raise ValueError(
+                f"method {method!r} is not for comparisons with a control; use one of {list(CONTROL_METHODS)}"
+            )
         c = names.index(control)
         pairs = [(c, j) for j in range(k) if j != c]
     else:
         if method not in PAIRWISE_METHODS:
-            raise ValueError(f"method {method!r} is not for all pairwise comparisons; use one of {list(PAIRWISE_METHODS)}")
+            raise ValueError(
+                f"method {method!r} is not for all pairwise comparisons; use one of {list(PAIRWISE_METHODS)}"
+            )
         pairs = list(itertools.combinations(range(k), 2))
     avg = ranks.mean(axis=0)
     se = np.sqrt(k * (k + 1) / (6.0 * n))

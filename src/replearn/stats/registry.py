@@ -44,73 +44,224 @@ class Procedure:
 
 
 _P = Procedure
-REGISTRY: dict[str, Procedure] = {p.name: p for p in (
-    # two models, one dataset, k-fold / repeated k-fold CV
-    _P("corrected_resampled_ttest", "cv_pairwise", "corrected_resampled_ttest",
-       "corrected resampled t-test", "Nadeau & Bengio 2003; Bouckaert & Frank 2004",
-       "repeated k-fold CV scores: the n_test/n_train term stands in for the correlation of overlapping splits", 2),
-    _P("cv52_ttest", "cv_pairwise", "cv52_ttest", "5x2cv paired t-test", "Dietterich 1998",
-       "exactly five repeats of 2-fold CV", 10),
-    _P("cv52_ftest", "cv_pairwise", "cv52_ftest", "5x2cv combined F test", "Alpaydın 1999",
-       "exactly five repeats of 2-fold CV", 10),
-    _P("paired_ttest", "cv_pairwise", "paired_ttest", "paired t-test", "Student 1908",
-       "independent paired replicates; on CV splits it is liberal (overlapping training sets)", 2),
-    # two models, one dataset, independent replicates
-    _P("replicate_ttest", "replicate_pairwise", "paired_ttest", "paired t-test over independent replicates",
-       "Student 1908", "replicates that differ only by seed (independent, paired by seed)", 2),
-    _P("replicate_wilcoxon", "replicate_pairwise", "wilcoxon", "Wilcoxon signed-rank test over replicates",
-       "Wilcoxon 1945", "independent replicates, paired by seed; no normality assumption", 2),
-    _P("replicate_sign_test", "replicate_pairwise", "sign_test", "sign test over replicates", "Dixon & Mood 1946",
-       "independent replicates, paired by seed; only the direction of each difference", 2),
-    # one sealed test set
-    _P("mcnemar", "test_set", "mcnemar", "McNemar's test", "McNemar 1947; Dietterich 1998",
-       "two classifiers on one test set: the discordant predictions", 1),
-    _P("permutation", "test_set_metric", "permutation_test", "paired permutation test", "Good 2005",
-       "any metric on one test set, paired by example", 1),
-    _P("paired_bootstrap", "test_set_metric", "paired_bootstrap_test", "paired bootstrap test",
-       "Efron & Tibshirani 1993; Berg-Kirkpatrick et al. (2012)", "any metric on one test set, paired by example",
-       1),
-    # two models over N datasets
-    _P("wilcoxon", "across_pairs", "wilcoxon", "Wilcoxon signed-rank test", "Demšar 2006 §3.1.3",
-       "two models over N datasets (exact for small N: the smallest p is 2/2^N)", 2),
-    _P("sign_test", "across_pairs", "sign_test", "sign test", "Demšar 2006 §3.1.2",
-       "two models over N datasets, counting wins", 2),
-    # k models over N datasets
-    _P("friedman_nemenyi", "across_datasets", "friedman", "Friedman test", "Friedman 1937; Demšar 2006 §3.2.2",
-       "k >= 3 models over N >= 5 datasets (exact p-value for N <= 10); Nemenyi CD for the diagram", 5),
-    # corrections over the pairs of one family
-    _P("holm", "correction", "holm", "Holm", "Holm 1979", "any family of p-values"),
-    _P("bonferroni", "correction", "bonferroni", "Bonferroni", "Dunn 1961", "any family of p-values"),
-    _P("hochberg", "correction", "hochberg", "Hochberg", "Hochberg 1988",
-       "independent or positively dependent p-values"),
-    _P("hommel", "correction", "hommel", "Hommel", "Hommel 1988", "independent or positively dependent p-values"),
-    _P("shaffer", "correction", "shaffer", "Shaffer", "Shaffer 1986; García & Herrera 2008",
-       "all pairwise comparisons of k models"),
-    _P("bergmann_hommel", "correction", "bergmann_hommel", "Bergmann–Hommel",
-       "Bergmann & Hommel 1988; García & Herrera 2008", "all pairwise comparisons of k <= 10 models"),
-    _P("none", "correction", "", "no correction", "", "a single comparison, or exploratory use"),
-    # post-hoc procedures after Friedman
-    _P("nemenyi", "posthoc", "friedman_posthoc", "Nemenyi", "Nemenyi 1963; Demšar 2006", "all pairs"),
-    _P("bonferroni_dunn", "posthoc", "friedman_posthoc", "Bonferroni–Dunn", "Dunn 1961; Demšar 2006",
-       "every model against a control"),
-    *(_P(f"posthoc_{n}", "posthoc", "friedman_posthoc", lab, cite, "all pairs or against a control")
-      for n, lab, cite in (("holm", "Holm", "Holm 1979"), ("hochberg", "Hochberg", "Hochberg 1988"),
-                           ("hommel", "Hommel", "Hommel 1988"), ("bonferroni", "Bonferroni", "Dunn 1961"))),
-    _P("posthoc_shaffer", "posthoc", "friedman_posthoc", "Shaffer", "Shaffer 1986; García & Herrera 2008",
-       "all pairs"),
-    _P("posthoc_bergmann_hommel", "posthoc", "friedman_posthoc", "Bergmann–Hommel",
-       "Bergmann & Hommel 1988; García & Herrera 2008", "all pairs, k <= 10"),
-    # Bayesian
-    _P("bayesian_correlated_ttest", "bayesian", "bayesian_correlated_ttest", "Bayesian correlated t-test",
-       "Corani & Benavoli 2015; Benavoli et al. (2017)", "CV scores of two models on one dataset", 2),
-    _P("bayesian_signed_rank", "bayesian", "bayesian_signed_rank", "Bayesian signed-rank test",
-       "Benavoli et al. (2014, 2017)", "two models over N datasets, or independent replicates", 2),
-)}
+REGISTRY: dict[str, Procedure] = {
+    p.name: p
+    for p in (
+        # two models, one dataset, k-fold / repeated k-fold CV
+        _P(
+            "corrected_resampled_ttest",
+            "cv_pairwise",
+            "corrected_resampled_ttest",
+            "corrected resampled t-test",
+            "Nadeau & Bengio 2003; Bouckaert & Frank 2004",
+            "repeated k-fold CV scores: the n_test/n_train term stands in for the correlation of overlapping splits",
+            2,
+        ),
+        _P(
+            "cv52_ttest",
+            "cv_pairwise",
+            "cv52_ttest",
+            "5x2cv paired t-test",
+            "Dietterich 1998",
+            "exactly five repeats of 2-fold CV",
+            10,
+        ),
+        _P(
+            "cv52_ftest",
+            "cv_pairwise",
+            "cv52_ftest",
+            "5x2cv combined F test",
+            "Alpaydın 1999",
+            "exactly five repeats of 2-fold CV",
+            10,
+        ),
+        _P(
+            "paired_ttest",
+            "cv_pairwise",
+            "paired_ttest",
+            "paired t-test",
+            "Student 1908",
+            "independent paired replicates; on CV splits it is liberal (overlapping training sets)",
+            2,
+        ),
+        # two models, one dataset, independent replicates
+        _P(
+            "replicate_ttest",
+            "replicate_pairwise",
+            "paired_ttest",
+            "paired t-test over independent replicates",
+            "Student 1908",
+            "replicates that differ only by seed (independent, paired by seed)",
+            2,
+        ),
+        _P(
+            "replicate_wilcoxon",
+            "replicate_pairwise",
+            "wilcoxon",
+            "Wilcoxon signed-rank test over replicates",
+            "Wilcoxon 1945",
+            "independent replicates, paired by seed; no normality assumption",
+            2,
+        ),
+        _P(
+            "replicate_sign_test",
+            "replicate_pairwise",
+            "sign_test",
+            "sign test over replicates",
+            "Dixon & Mood 1946",
+            "independent replicates, paired by seed; only the direction of each difference",
+            2,
+        ),
+        # one sealed test set
+        _P(
+            "mcnemar",
+            "test_set",
+            "mcnemar",
+            "McNemar's test",
+            "McNemar 1947; Dietterich 1998",
+            "two classifiers on one test set: the discordant predictions",
+            1,
+        ),
+        _P(
+            "permutation",
+            "test_set_metric",
+            "permutation_test",
+            "paired permutation test",
+            "Good 2005",
+            "any metric on one test set, paired by example",
+            1,
+        ),
+        _P(
+            "paired_bootstrap",
+            "test_set_metric",
+            "paired_bootstrap_test",
+            "paired bootstrap test",
+            "Efron & Tibshirani 1993; Berg-Kirkpatrick et al. (2012)",
+            "any metric on one test set, paired by example",
+            1,
+        ),
+        # two models over N datasets
+        _P(
+            "wilcoxon",
+            "across_pairs",
+            "wilcoxon",
+            "Wilcoxon signed-rank test",
+            "Demšar 2006 §3.1.3",
+            "two models over N datasets (exact for small N: the smallest p is 2/2^N)",
+            2,
+        ),
+        _P(
+            "sign_test",
+            "across_pairs",
+            "sign_test",
+            "sign test",
+            "Demšar 2006 §3.1.2",
+            "two models over N datasets, counting wins",
+            2,
+        ),
+        # k models over N datasets
+        _P(
+            "friedman_nemenyi",
+            "across_datasets",
+            "friedman",
+            "Friedman test",
+            "Friedman 1937; Demšar 2006 §3.2.2",
+            "k >= 3 models over N >= 5 datasets (exact p-value for N <= 10); Nemenyi CD for the diagram",
+            5,
+        ),
+        # corrections over the pairs of one family
+        _P("holm", "correction", "holm", "Holm", "Holm 1979", "any family of p-values"),
+        _P("bonferroni", "correction", "bonferroni", "Bonferroni", "Dunn 1961", "any family of p-values"),
+        _P(
+            "hochberg",
+            "correction",
+            "hochberg",
+            "Hochberg",
+            "Hochberg 1988",
+            "independent or positively dependent p-values",
+        ),
+        _P("hommel", "correction", "hommel", "Hommel", "Hommel 1988", "independent or positively dependent p-values"),
+        _P(
+            "shaffer",
+            "correction",
+            "shaffer",
+            "Shaffer",
+            "Shaffer 1986; García & Herrera 2008",
+            "all pairwise comparisons of k models",
+        ),
+        _P(
+            "bergmann_hommel",
+            "correction",
+            "bergmann_hommel",
+            "Bergmann–Hommel",
+            "Bergmann & Hommel 1988; García & Herrera 2008",
+            "all pairwise comparisons of k <= 10 models",
+        ),
+        _P("none", "correction", "", "no correction", "", "a single comparison, or exploratory use"),
+        # post-hoc procedures after Friedman
+        _P("nemenyi", "posthoc", "friedman_posthoc", "Nemenyi", "Nemenyi 1963; Demšar 2006", "all pairs"),
+        _P(
+            "bonferroni_dunn",
+            "posthoc",
+            "friedman_posthoc",
+            "Bonferroni–Dunn",
+            "Dunn 1961; Demšar 2006",
+            "every model against a control",
+        ),
+        *(
+            _P(f"posthoc_{n}", "posthoc", "friedman_posthoc", lab, cite, "all pairs or against a control")
+            for n, lab, cite in (
+                ("holm", "Holm", "Holm 1979"),
+                ("hochberg", "Hochberg", "Hochberg 1988"),
+                ("hommel", "Hommel", "Hommel 1988"),
+                ("bonferroni", "Bonferroni", "Dunn 1961"),
+            )
+        ),
+        _P(
+            "posthoc_shaffer",
+            "posthoc",
+            "friedman_posthoc",
+            "Shaffer",
+            "Shaffer 1986; García & Herrera 2008",
+            "all pairs",
+        ),
+        _P(
+            "posthoc_bergmann_hommel",
+            "posthoc",
+            "friedman_posthoc",
+            "Bergmann–Hommel",
+            "Bergmann & Hommel 1988; García & Herrera 2008",
+            "all pairs, k <= 10",
+        ),
+        # Bayesian
+        _P(
+            "bayesian_correlated_ttest",
+            "bayesian",
+            "bayesian_correlated_ttest",
+            "Bayesian correlated t-test",
+            "Corani & Benavoli 2015; Benavoli et al. (2017)",
+            "CV scores of two models on one dataset",
+            2,
+        ),
+        _P(
+            "bayesian_signed_rank",
+            "bayesian",
+            "bayesian_signed_rank",
+            "Bayesian signed-rank test",
+            "Benavoli et al. (2014, 2017)",
+            "two models over N datasets, or independent replicates",
+            2,
+        ),
+    )
+}
 
 #: config values that name a post-hoc procedure (``stats.posthoc``) -> registry name
-POSTHOC_CONFIG = {"nemenyi": "nemenyi", "bonferroni_dunn": "bonferroni_dunn", "none": None,
-                  **{n: f"posthoc_{n}" for n in ("holm", "hochberg", "hommel", "shaffer", "bergmann_hommel",
-                                                 "bonferroni")}}
+POSTHOC_CONFIG = {
+    "nemenyi": "nemenyi",
+    "bonferroni_dunn": "bonferroni_dunn",
+    "none": None,
+    **{n: f"posthoc_{n}" for n in ("holm", "hochberg", "hommel", "shaffer", "bergmann_hommel", "bonferroni")},
+}
 
 
 def names(role: str) -> list[str]:

@@ -41,6 +41,7 @@ def _check_options(alternative: str, confidence: float) -> None:
 
 def _t_pvalue(t: float, df: float, alternative: str) -> float:
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     dist = stats.t(df)
     if alternative == "greater":
         p = dist.sf(t)
@@ -53,6 +54,7 @@ def _t_pvalue(t: float, df: float, alternative: str) -> float:
 
 def _t_ci(mean: float, se: float, df: float, alternative: str, confidence: float) -> tuple[float, float]:
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     if alternative == "two-sided":
         h = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * se
         return (mean - h, mean + h)
@@ -114,7 +116,11 @@ def paired_ttest(a, b, *, alternative: str = "two-sided", confidence: float = 0.
     _check_options(alternative, confidence)
     d = paired_differences(a, b)
     return _t_test(
-        "paired_ttest", d, 1.0 / d.size, alternative, confidence,
+        "paired_ttest",
+        d,
+        1.0 / d.size,
+        alternative,
+        confidence,
         {"variance_correction": "1/J (none)", "source": "CIML 5.7 eq. 5.15"},
     )
 
@@ -153,7 +159,11 @@ def corrected_resampled_ttest(
     ratio = float(np.mean(_sizes(n_test, "n_test", j) / _sizes(n_train, "n_train", j)))
     per_split = np.ndim(n_train) > 0 or np.ndim(n_test) > 0
     return _t_test(
-        "corrected_resampled_ttest", d, 1.0 / j + ratio, alternative, confidence,
+        "corrected_resampled_ttest",
+        d,
+        1.0 / j + ratio,
+        alternative,
+        confidence,
         {
             "variance_correction": "1/J + n_test/n_train",
             "n_test_over_n_train": ratio,

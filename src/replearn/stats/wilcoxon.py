@@ -122,6 +122,7 @@ def wilcoxon(
     All differences zero: statistic per the formula, p = 1.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     _check_alternative(alternative)
     if zero_method not in ZERO_METHODS:
         raise ValueError(f"zero_method must be one of {list(ZERO_METHODS)}, got {zero_method!r}")
@@ -210,8 +211,15 @@ def wilcoxon(
     )
 
 
-def sign_test(a, b=None, *, ties: str = "split", alternative: str = "two-sided", decimals: int | None = None,
-              confidence: float = 0.95) -> TestResult:
+def sign_test(
+    a,
+    b=None,
+    *,
+    ties: str = "split",
+    alternative: str = "two-sided",
+    decimals: int | None = None,
+    confidence: float = 0.95,
+) -> TestResult:
     """Exact binomial sign test: does ``a`` beat ``b`` more (or less) often than half the time?
 
     Counts wins (``d > 0``), losses (``d < 0``) and ties (``d == 0``, after rounding to
@@ -223,6 +231,7 @@ def sign_test(a, b=None, *, ties: str = "split", alternative: str = "two-sided",
     but assumes nothing about the size of the differences.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
     _check_alternative(alternative)
     if ties not in ("split", "drop"):
         raise ValueError(f"ties must be 'split' or 'drop', got {ties!r}")

@@ -31,9 +31,9 @@ from .viterbi import viterbi
 class HMMSequences:
     """Sampled sequences with the HMM that generated them."""
 
-    X: list = field(repr=False)          # one-hot inputs, (L_i, n_symbols) each
-    y: list = field(repr=False)          # label sequences, (L_i,) ints each
-    symbols: list = field(repr=False)    # emitted symbol ids, (L_i,) each
+    X: list = field(repr=False)  # one-hot inputs, (L_i, n_symbols) each
+    y: list = field(repr=False)  # label sequences, (L_i,) ints each
+    symbols: list = field(repr=False)  # emitted symbol ids, (L_i,) each
     start_prob: np.ndarray = field(repr=False)
     transmat: np.ndarray = field(repr=False)
     emissionprob: np.ndarray = field(repr=False)
@@ -50,14 +50,24 @@ def make_hmm_params(n_states=3, n_symbols=8, *, self_transition=0.5, emission_co
     check_scalar(emission_concentration, "emission_concentration", numbers.Real, low=0.0, low_inclusive=False)
     rng = check_random_state(random_state)
     start = rng.dirichlet(np.ones(n_states))
-    trans = (1.0 - self_transition) * rng.dirichlet(np.ones(n_states), size=n_states) + self_transition * np.eye(n_states)
+    trans = (1.0 - self_transition) * rng.dirichlet(np.ones(n_states), size=n_states) + self_transition * np.eye(
+        n_states
+    )
     emit = rng.dirichlet(np.full(n_symbols, float(emission_concentration)), size=n_states)
     emit = np.maximum(emit, 1e-12)  # tiny Dirichlet draws can underflow to 0; keep log-probabilities finite
     return start, trans, emit / emit.sum(axis=1, keepdims=True)
 
 
-def make_hmm_sequences(n_sequences=100, length=10, n_states=3, n_symbols=8, *, self_transition=0.5,
-                       emission_concentration=0.3, random_state=None) -> HMMSequences:
+def make_hmm_sequences(
+    n_sequences=100,
+    length=10,
+    n_states=3,
+    n_symbols=8,
+    *,
+    self_transition=0.5,
+    emission_concentration=0.3,
+    random_state=None,
+) -> HMMSequences:
     """Sample ``n_sequences`` label/word sequences from a seeded HMM.
 
     ``length`` is an int, or a pair (min, max) for lengths drawn uniformly in [min, max]. The HMM's
@@ -65,8 +75,13 @@ def make_hmm_sequences(n_sequences=100, length=10, n_states=3, n_symbols=8, *, s
     everything; use :func:`sample_hmm` to draw more data from the same HMM.
     """
     rng = check_random_state(random_state)
-    start, trans, emit = make_hmm_params(n_states, n_symbols, self_transition=self_transition,
-                                         emission_concentration=emission_concentration, random_state=rng)
+    start, trans, emit = make_hmm_params(
+        n_states,
+        n_symbols,
+        self_transition=self_transition,
+        emission_concentration=emission_concentration,
+        random_state=rng,
+    )
     out = sample_hmm(start, trans, emit, n_sequences, length, random_state=rng)
     out.random_state = random_state if isinstance(random_state, (int, np.integer)) else None
     return out
@@ -105,8 +120,9 @@ def sample_hmm(start_prob, transmat, emissionprob, n_sequences=100, length=10, *
         X.append(x)
         Y.append(y)
         S.append(s)
-    return HMMSequences(X=X, y=Y, symbols=S, start_prob=start, transmat=trans, emissionprob=emit,
-                        n_states=K, n_symbols=V)
+    return HMMSequences(
+        X=X, y=Y, symbols=S, start_prob=start, transmat=trans, emissionprob=emit, n_states=K, n_symbols=V
+    )
 
 
 def hmm_viterbi(symbols, start_prob, transmat, emissionprob) -> np.ndarray:

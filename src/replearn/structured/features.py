@@ -44,8 +44,9 @@ def check_sequences(X_seqs, Y_seqs=None, *, n_features: int | None = None):
     for i, (x, y) in enumerate(zip(X_out, Y_list)):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != x.shape[0]:
-            raise ValueError(f"Y_seqs[{i}] must be a 1-D sequence of {x.shape[0]} labels (one per position), "
-                             f"got shape {y.shape}")
+            raise ValueError(
+                f"Y_seqs[{i}] must be a 1-D sequence of {x.shape[0]} labels (one per position), got shape {y.shape}"
+            )
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
             raise ValueError(f"Y_seqs[{i}] contains NaN or infinite labels")
         Y_out.append(y)

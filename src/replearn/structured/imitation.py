@@ -75,8 +75,12 @@ def rollout(task, episode, policy=None, *, max_steps: int = 10_000) -> Trajector
     else:
         raise RuntimeError(f"episode {episode} did not terminate within max_steps={max_steps}")
     d = len(obs[0]) if obs else 0
-    return Trajectory(np.asarray(obs, dtype=np.float64).reshape(-1, d), np.asarray(acts, dtype=np.int64),
-                      np.asarray(expert, dtype=np.int64), np.asarray(losses))
+    return Trajectory(
+        np.asarray(obs, dtype=np.float64).reshape(-1, d),
+        np.asarray(acts, dtype=np.int64),
+        np.asarray(expert, dtype=np.int64),
+        np.asarray(losses),
+    )
 
 
 def supervised_imitation_test(task, policy, episode) -> float:
@@ -129,13 +133,13 @@ class _ConstantPolicy:
         return np.full(np.asarray(X).shape[0], self.action, dtype=np.int64)
 
 
-def supervised_imitation_train(task, episodes, estimator="logistic_regression", estimator_params=None,
-                               random_state=None):
+def supervised_imitation_train(
+    task, episodes, estimator="logistic_regression", estimator_params=None, random_state=None
+):
     """CIML Alg. 43: collect every (x, a) pair of the expert's trajectories and train a classifier on them."""
     seed = int(check_random_state(random_state).integers(_SEED_MAX))
     trajs = [rollout(task, e) for e in _check_episodes(episodes)]
-    return _fit_policy(estimator, estimator_params, seed, [t.observations for t in trajs],
-                       [t.actions for t in trajs])
+    return _fit_policy(estimator, estimator_params, seed, [t.observations for t in trajs], [t.actions for t in trajs])
 
 
 def _check_episodes(episodes) -> list:
@@ -182,8 +186,15 @@ class DAgger(BaseEstimator):
     n_samples_history_ : size of the aggregated data set each f_i was trained on.
     """
 
-    def __init__(self, estimator="logistic_regression", estimator_params=None, max_iter=5, n_initial=None,
-                 n_per_iter=5, random_state=None):
+    def __init__(
+        self,
+        estimator="logistic_regression",
+        estimator_params=None,
+        max_iter=5,
+        n_initial=None,
+        n_per_iter=5,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.max_iter = max_iter
@@ -251,8 +262,7 @@ def depth_limited_dfs(state, actions, transition, heuristic, max_depth, is_termi
         return None, float(heuristic(state))
     best_action, best_score = None, -np.inf
     for a in actions(state):
-        _, score = depth_limited_dfs(transition(state, a), actions, transition, heuristic, max_depth - 1,
-                                     is_terminal)
+        _, score = depth_limited_dfs(transition(state, a), actions, transition, heuristic, max_depth - 1, is_terminal)
         if score > best_score:
             best_action, best_score = a, score
     return best_action, best_score

@@ -161,8 +161,14 @@ class GridNavigation:
             (r, c), steps = node
             return -(steps + abs(r - self.goal[0]) + abs(c - self.goal[1]))
 
-        return depth_limited_dfs((cell, 0), lambda node: range(4), lambda node, a: (self.move(node[0], a), node[1] + 1),
-                                 heuristic, depth, lambda node: node[0] == self.goal)
+        return depth_limited_dfs(
+            (cell, 0),
+            lambda node: range(4),
+            lambda node, a: (self.move(node[0], a), node[1] + 1),
+            heuristic,
+            depth,
+            lambda node: node[0] == self.goal,
+        )
 
     def expert(self, state) -> int:
         cell = state[0]

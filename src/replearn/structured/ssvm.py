@@ -71,8 +71,10 @@ class StructuredSVM(SequenceLabelerBase):
         X, codes, rng = self._prepare(X_seqs, Y_seqs)
         N = len(X)
         if self.eta0 * self.alpha >= N:
-            raise ValueError(f"eta0 * alpha = {self.eta0 * self.alpha} must be smaller than the number of sequences "
-                             f"N={N}: the shrink w <- (1 - eta alpha/N) w would flip or zero the weights")
+            raise ValueError(
+                f"eta0 * alpha = {self.eta0 * self.alpha} must be smaller than the number of sequences "
+                f"N={N}: the shrink w <- (1 - eta alpha/N) w would flip or zero the weights"
+            )
         k = 0
         w = np.zeros(self._K * (self.n_features_in_ + self._K))
         mistakes, hamming, objective = [], [], []

@@ -102,7 +102,11 @@ def occam_error_bound(n, delta, n_hypotheses) -> float:
     """Error bound (ln|H| + ln(1/delta)) / n of a hypothesis consistent with n examples (prob. >= 1 - delta)."""
     check_scalar(n, "n", numbers.Integral, low=1)
     _check_prob(delta, "delta")
-    if not isinstance(n_hypotheses, (numbers.Integral, np.integer)) or isinstance(n_hypotheses, bool) or n_hypotheses < 1:
+    if (
+        not isinstance(n_hypotheses, (numbers.Integral, np.integer))
+        or isinstance(n_hypotheses, bool)
+        or n_hypotheses < 1
+    ):
         raise ValueError(f"n_hypotheses must be an integer >= 1, got {n_hypotheses!r}")
     return float((math.log(n_hypotheses) + math.log(1.0 / delta)) / n)
 
@@ -149,9 +153,9 @@ class HoeffdingSimulation:
     phi: float
     gamma: float
     n_trials: int
-    n: np.ndarray = field(repr=False)                 # sample sizes
-    deviation_rate: np.ndarray = field(repr=False)    # fraction of trials with |phi_hat - phi| > gamma
-    bound: np.ndarray = field(repr=False)             # min(1, 2 exp(-2 gamma^2 n))
+    n: np.ndarray = field(repr=False)  # sample sizes
+    deviation_rate: np.ndarray = field(repr=False)  # fraction of trials with |phi_hat - phi| > gamma
+    bound: np.ndarray = field(repr=False)  # min(1, 2 exp(-2 gamma^2 n))
     random_state: int | None = None
 
     @property
@@ -173,9 +177,19 @@ def hoeffding_simulation(phi=0.5, n=(10, 20, 50, 100, 200, 500), gamma=0.1, n_tr
     if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
         raise ValueError(f"n must be a positive integer or a 1-D sequence of them, got {n!r}")
     rng = check_random_state(random_state)
-    rates = np.array([np.mean(np.abs(rng.binomial(int(m), phi, size=int(n_trials)) / m - phi) > gamma)
-                      for m in sizes])
+    rates = np.array([np.mean(np.abs(rng.binomial(int(m), phi, size=int(n_trials)) / m - phi) > gamma) for m in sizes])
     bound = np.minimum(1.0, 2.0 * np.exp(-2.0 * gamma**2 * sizes))
-    seed = int(random_state) if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) else None
-    return HoeffdingSimulation(phi=float(phi), gamma=float(gamma), n_trials=int(n_trials), n=sizes.astype(np.int64),
-                               deviation_rate=rates, bound=bound, random_state=seed)
+    seed = (
+        int(random_state)
+        if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool)
+        else None
+    )
+    return HoeffdingSimulation(
+        phi=float(phi),
+        gamma=float(gamma),
+        n_trials=int(n_trials),
+        n=sizes.astype(np.int64),
+        deviation_rate=rates,
+        bound=bound,
+        random_state=seed,
+    )

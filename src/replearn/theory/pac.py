@@ -76,4 +76,3 @@ class ConjunctionLearner(ClassifierMixin, BaseEstimator):
             if neg[d]:
                 terms.append(f"¬x{d + 1}")
         return " ∧ ".join(terms) if terms else "True"
-

@@ -136,9 +136,9 @@ class VCSearchResult:
 
     name: str
     dimension: int
-    witness: np.ndarray | None = field(repr=False)   # a shattered set of ``dimension`` points
+    witness: np.ndarray | None = field(repr=False)  # a shattered set of ``dimension`` points
     n_candidates: dict = field(default_factory=dict)  # size -> point sets tried
-    reached_max: bool = False                         # a set of max_points points was shattered
+    reached_max: bool = False  # a set of max_points points was shattered
 
 
 def vc_search(name, max_points=8, n_random=20, random_state=0) -> VCSearchResult:

@@ -83,8 +83,16 @@ class MeanFieldGaussianMixture(BaseEstimator):
 
     _estimator_type = "clusterer"
 
-    def __init__(self, n_components=3, prior_variance=10.0, noise_variance=1.0, max_iter=200, tol=1e-8, n_init=1,
-                 random_state=None):
+    def __init__(
+        self,
+        n_components=3,
+        prior_variance=10.0,
+        noise_variance=1.0,
+        max_iter=200,
+        tol=1e-8,
+        n_init=1,
+        random_state=None,
+    ):
         self.n_components = n_components
         self.prior_variance = prior_variance
         self.noise_variance = noise_variance
@@ -154,8 +162,11 @@ class MeanFieldGaussianMixture(BaseEstimator):
                 best = run
         m, s2, phi, history, converged = best
         if not converged:
-            warnings.warn(f"CAVI stopped at max_iter={self.max_iter} before the ELBO change fell below tol",
-                          ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"CAVI stopped at max_iter={self.max_iter} before the ELBO change fell below tol",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self.means_, self.mean_variances_ = m, s2
         self.elbo_history_ = history
         self.elbo_ = history[-1]

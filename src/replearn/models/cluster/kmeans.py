@@ -153,8 +153,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         if not self.converged_:
             warnings.warn(
-                f"KMeans stopped at max_iter={self.max_iter} before the centres settled; "
-                "increase max_iter or tol",
+                f"KMeans stopped at max_iter={self.max_iter} before the centres settled; increase max_iter or tol",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -220,8 +219,11 @@ def assign(X: np.ndarray, centers: np.ndarray, *, with_distances: bool = False, 
 def sum_sq_distances(X: np.ndarray, centers: np.ndarray, labels: np.ndarray) -> float:
     """``sum_i ||x_i - mu_{c_i}||^2``, computed directly (exact; no cancellation)."""
     return float(
-        sum_sq_to_centers(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(centers, dtype=np.float64),
-                          np.ascontiguousarray(labels, dtype=np.intp))
+        sum_sq_to_centers(
+            np.ascontiguousarray(X, dtype=np.float64),
+            np.ascontiguousarray(centers, dtype=np.float64),
+            np.ascontiguousarray(labels, dtype=np.intp),
+        )
     )
 
 

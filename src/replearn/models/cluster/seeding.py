@@ -67,7 +67,9 @@ def kmeans_plusplus_indices(n: int, k: int, d2_to: Callable[[int], np.ndarray], 
     return idx
 
 
-def seed_indices(method: str, n: int, k: int, d2_to: Callable[[int], np.ndarray], rng: np.random.Generator) -> np.ndarray:
+def seed_indices(
+    method: str, n: int, k: int, d2_to: Callable[[int], np.ndarray], rng: np.random.Generator
+) -> np.ndarray:
     """Indices of the ``k`` examples ``method`` picks as initial centres."""
     if method == "random":
         return random_indices(n, k, rng)

@@ -151,6 +151,7 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
         self.converged_ = converged
         self.n_features_in_ = d
         return self
+
     def _check(self, X) -> np.ndarray:
         check_is_fitted(self, "components_")
         X = check_array(X)

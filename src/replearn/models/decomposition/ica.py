@@ -169,7 +169,9 @@ class ICA(TransformerMixin, BaseEstimator):
         check_scalar(self.fun, "fun", str, choices=_FUNS)
         check_scalar(self.extended, "extended", bool, choices=(True, False))
         if self.extended and self.algorithm != "natural":
-            raise ValueError(f"extended=True is extended infomax, a natural-gradient rule; got algorithm={self.algorithm!r}")
+            raise ValueError(
+                f"extended=True is extended infomax, a natural-gradient rule; got algorithm={self.algorithm!r}"
+            )
         if self.algorithm == "fixed_point" and not self.whiten:
             raise ValueError("algorithm='fixed_point' works on whitened data and needs whiten=True")
         check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
@@ -213,7 +215,7 @@ class ICA(TransformerMixin, BaseEstimator):
         self.components_ = W @ K
         if self.whiten:
             # A = K^+ W^{-1}; K^+ = E D^{1/2} since K = D^{-1/2} E^T with orthonormal E
-            K_pinv = (Vt[:k].T * (s[:k] / np.sqrt(n)))
+            K_pinv = Vt[:k].T * (s[:k] / np.sqrt(n))
             self.mixing_ = K_pinv @ scipy.linalg.solve(W, np.eye(k), check_finite=False)
         else:
             self.mixing_ = scipy.linalg.solve(W, np.eye(k), check_finite=False)

@@ -81,8 +81,17 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     _tasks = ("decomposition",)
 
-    def __init__(self, n_components=None, kernel="rbf", gamma=None, degree=3, coef0=1.0, eigen_solver="auto",
-                 fit_inverse_transform=False, alpha=1.0):
+    def __init__(
+        self,
+        n_components=None,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        eigen_solver="auto",
+        fit_inverse_transform=False,
+        alpha=1.0,
+    ):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma

@@ -32,7 +32,9 @@ def check_kernel_params(kernel, gamma, degree, coef0) -> None:
     check_scalar(coef0, "coef0", numbers.Real)
 
 
-def kernel_matrix(A: np.ndarray, B: np.ndarray, *, kernel: str, gamma=None, degree: int = 3, coef0: float = 1.0) -> np.ndarray:
+def kernel_matrix(
+    A: np.ndarray, B: np.ndarray, *, kernel: str, gamma=None, degree: int = 3, coef0: float = 1.0
+) -> np.ndarray:
     """``K[i, j] = K(A[i], B[j])``, shape ``(len(A), len(B))``."""
     g = 1.0 / A.shape[1] if gamma is None else float(gamma)
     if kernel == "linear":

@@ -45,7 +45,6 @@ def accepts_sample_weight(estimator) -> bool:
 class EnsembleMixin(TaskMixin):
     """``task`` handling (like ``knn``) and the fitted-ness checks of a meta-estimator."""
 
-
     def _require_classification(self, method: str) -> None:
         if self.task != "classification":
             raise AttributeError(

@@ -54,8 +54,16 @@ class Bagging(EnsembleMixin, BaseEstimator):
         "task": Options({"classification", "regression"}),
     }
 
-    def __init__(self, estimator="decision_tree", estimator_params=None, n_estimators=10, max_samples=1.0,
-                 bootstrap=True, task="classification", random_state=None):
+    def __init__(
+        self,
+        estimator="decision_tree",
+        estimator_params=None,
+        n_estimators=10,
+        max_samples=1.0,
+        bootstrap=True,
+        task="classification",
+        random_state=None,
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.n_estimators = n_estimators
@@ -93,9 +101,7 @@ class Bagging(EnsembleMixin, BaseEstimator):
             idx = rng.integers(0, n, size) if self.bootstrap else np.sort(rng.permutation(n)[:size])
             if self.task == "regression" or np.unique(y[idx]).size >= 2:
                 return idx
-        raise ValueError(
-            f"{_MAX_REDRAWS} resamples of size {size} all held a single class; raise max_samples"
-        )
+        raise ValueError(f"{_MAX_REDRAWS} resamples of size {size} all held a single class; raise max_samples")
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean member probability (or vote shares if a member has no ``predict_proba``)."""

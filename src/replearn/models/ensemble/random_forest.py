@@ -59,8 +59,18 @@ class RandomForest(EnsembleMixin, BaseEstimator):
         "task": Options({"classification", "regression"}),
     }
 
-    def __init__(self, n_estimators=100, criterion=None, max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 max_features=None, bootstrap=True, task="classification", random_state=None):
+    def __init__(
+        self,
+        n_estimators=100,
+        criterion=None,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        max_features=None,
+        bootstrap=True,
+        task="classification",
+        random_state=None,
+    ):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -90,9 +100,13 @@ class RandomForest(EnsembleMixin, BaseEstimator):
         trees = []
         for _ in range(int(self.n_estimators)):
             tree = DecisionTree(
-                task=self.task, criterion=self.criterion, max_depth=self.max_depth,
-                min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
-                max_features=max_features, random_state=int(rng.integers(_SEED_MAX)),
+                task=self.task,
+                criterion=self.criterion,
+                max_depth=self.max_depth,
+                min_samples_split=self.min_samples_split,
+                min_samples_leaf=self.min_samples_leaf,
+                max_features=max_features,
+                random_state=int(rng.integers(_SEED_MAX)),
             )
             weight = np.bincount(rng.integers(0, n, n), minlength=n).astype(np.float64) if self.bootstrap else None
             trees.append(tree.fit(X, y, sample_weight=weight))

@@ -43,8 +43,15 @@ class Voting(EnsembleMixin, BaseEstimator):
     objects; here members are named through the registry so configs stay plain data).
     """
 
-    def __init__(self, estimators=None, estimator_params=None, voting="hard", weights=None,
-                 task="classification", random_state=None):
+    def __init__(
+        self,
+        estimators=None,
+        estimator_params=None,
+        voting="hard",
+        weights=None,
+        task="classification",
+        random_state=None,
+    ):
         self.estimators = estimators
         self.estimator_params = estimator_params
         self.voting = voting
@@ -67,9 +74,7 @@ class Voting(EnsembleMixin, BaseEstimator):
             )
         weights = np.ones(len(names)) if self.weights is None else np.asarray(self.weights, dtype=np.float64)
         if weights.shape != (len(names),) or np.any(weights < 0) or weights.sum() <= 0:
-            raise ValueError(
-                f"weights must be {len(names)} non-negative numbers, not all zero; got {self.weights!r}"
-            )
+            raise ValueError(f"weights must be {len(names)} non-negative numbers, not all zero; got {self.weights!r}")
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)

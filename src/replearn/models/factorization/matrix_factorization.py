@@ -28,7 +28,9 @@ def check_ratings(R, name: str = "R") -> np.ndarray:
         raise ValueError(f"{name} is empty (shape {arr.shape})")
     if np.any(np.isinf(arr)):
         bad = np.argwhere(np.isinf(arr))[0]
-        raise ValueError(f"{name} contains infinite values (first at row {bad[0]}, column {bad[1]}); use NaN for missing entries")
+        raise ValueError(
+            f"{name} contains infinite values (first at row {bad[0]}, column {bad[1]}); use NaN for missing entries"
+        )
     if not np.any(np.isfinite(arr)):
         raise ValueError(f"{name} has no observed entry (all NaN)")
     return arr
@@ -233,7 +235,9 @@ class MatrixFactorization(BaseEstimator):
         rows = np.asarray(rows)
         cols = np.asarray(cols)
         if rows.shape != cols.shape or rows.ndim != 1:
-            raise ValueError(f"rows and cols must be 1-D index arrays of the same length, got {rows.shape} and {cols.shape}")
+            raise ValueError(
+                f"rows and cols must be 1-D index arrays of the same length, got {rows.shape} and {cols.shape}"
+            )
         if rows.dtype.kind not in "iu" or cols.dtype.kind not in "iu":
             raise ValueError("rows and cols must be integer indices")
         for name, idx, size in (("rows", rows, self.n_rows_), ("cols", cols, self.n_features_in_)):

@@ -154,8 +154,12 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         for k in range(K):
             L = self.cholesky_[k]
             Z = scipy.linalg.solve_triangular(L, (X - self.means_[k]).T, lower=True, check_finite=False)
-            jll[:, k] = (log_prior[k] - 0.5 * np.einsum("dn,dn->n", Z, Z) - np.log(np.diag(L)).sum()
-                         - 0.5 * d * np.log(2 * np.pi))
+            jll[:, k] = (
+                log_prior[k]
+                - 0.5 * np.einsum("dn,dn->n", Z, Z)
+                - np.log(np.diag(L)).sum()
+                - 0.5 * d * np.log(2 * np.pi)
+            )
         return jll
 
     def _joint_log_likelihood(self, X) -> np.ndarray:
@@ -165,7 +169,9 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
             X = np.asarray(X, dtype=np.float64)
             L = self.cholesky_
             Z = scipy.linalg.solve_triangular(L, X.T, lower=True, check_finite=False)
-            common = -0.5 * np.einsum("dn,dn->n", Z, Z) - np.log(np.diag(L)).sum() - 0.5 * X.shape[1] * np.log(2 * np.pi)
+            common = (
+                -0.5 * np.einsum("dn,dn->n", Z, Z) - np.log(np.diag(L)).sum() - 0.5 * X.shape[1] * np.log(2 * np.pi)
+            )
             jll = jll + common[:, None]
         return jll
 

@@ -10,7 +10,6 @@ from ...kernels import kernel_matrix, resolve_kernel_params
 from ...validation import check_classification_targets
 
 
-
 class KernelMixin:
     """``kernel``, ``gamma``, ``degree``, ``coef0`` hyperparameters resolved at fit time into
     ``gamma_``, ``degree_``, ``coef0_`` (floats and ints, so the model can be saved)."""

@@ -49,8 +49,18 @@ class KernelLMS(TaskMixin, KernelMixin, BaseEstimator):
     update; n_iter_; learning_rate_ : the alpha used.
     """
 
-    def __init__(self, learning_rate=None, max_iter=100, tol=None, fit_intercept=True, kernel="rbf", gamma=None,
-                 degree=3, coef0=1.0, task="regression"):
+    def __init__(
+        self,
+        learning_rate=None,
+        max_iter=100,
+        tol=None,
+        fit_intercept=True,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        task="regression",
+    ):
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.tol = tol

@@ -49,8 +49,19 @@ class RBFNetwork(TaskMixin, BaseEstimator):
     hidden-unit features ``rbf_kernel(X, centers_, gamma)`` (a test checks it).
     """
 
-    def __init__(self, n_centers=None, centers="data", gamma=None, alpha=1e-3, solver="ridge", learning_rate=0.1,
-                 max_iter=200, tol=1e-8, task="classification", random_state=None):
+    def __init__(
+        self,
+        n_centers=None,
+        centers="data",
+        gamma=None,
+        alpha=1e-3,
+        solver="ridge",
+        learning_rate=0.1,
+        max_iter=200,
+        tol=1e-8,
+        task="classification",
+        random_state=None,
+    ):
         self.n_centers = n_centers
         self.centers = centers
         self.gamma = gamma
@@ -149,8 +160,9 @@ class RBFNetwork(TaskMixin, BaseEstimator):
             if not np.isfinite(new_loss) or new_loss > loss:
                 lr *= 0.5
                 if lr < 1e-12:
-                    raise DivergenceError("RBFNetwork(solver='gd') could not decrease the loss; "
-                                          f"lower learning_rate={self.learning_rate}")
+                    raise DivergenceError(
+                        f"RBFNetwork(solver='gd') could not decrease the loss; lower learning_rate={self.learning_rate}"
+                    )
                 continue
             done = loss - new_loss < self.tol * max(1.0, abs(loss))
             params, loss, grads = trial, new_loss, new_grads

@@ -224,7 +224,12 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
                 theta, eta, f = th_new, eta_new, f_new
                 n_iter += 1
                 history.append(f)
-        if fam.name == "bernoulli" and self.alpha == 0 and np.all((y == 0) | (y == 1)) and np.all((2 * y - 1) * eta > 0):
+        if (
+            fam.name == "bernoulli"
+            and self.alpha == 0
+            and np.all((y == 0) | (y == 1))
+            and np.all((2 * y - 1) * eta > 0)
+        ):
             raise ValueError(
                 "the training data are linearly separable: with family='bernoulli' and alpha=0 the maximum-likelihood "
                 "estimate does not exist (the weights grow without bound); use an L2 penalty alpha > 0"

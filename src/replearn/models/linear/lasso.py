@@ -103,7 +103,9 @@ class Lasso(RegressorMixin, BaseEstimator):
         alpha = float(self.alpha)
         gap_tol = float(self.tol) * float(yc @ yc) / n
         if self.solver == "cd":
-            w, history, n_iter, gap, converged = _coordinate_descent(Xc, yc, alpha, self.max_iter, gap_tol, float(self.tol))
+            w, history, n_iter, gap, converged = _coordinate_descent(
+                Xc, yc, alpha, self.max_iter, gap_tol, float(self.tol)
+            )
             if not converged:
                 warnings.warn(
                     f"Lasso(solver='cd') did not converge in max_iter={self.max_iter} sweeps (duality gap "

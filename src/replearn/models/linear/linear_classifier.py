@@ -259,8 +259,15 @@ class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         if not full_batch:  # the same per-example (per-batch) updates, compiled (replearn._jit)
             Xc = np.ascontiguousarray(Xa, dtype=np.float64)
             sc = np.ascontiguousarray(s, dtype=np.float64)
-            codes = (int(self.batch_size), d, LOSS_CODES[self.loss], PENALTY_CODES[self.penalty], alpha,
-                     float(self.p), truncate)
+            codes = (
+                int(self.batch_size),
+                d,
+                LOSS_CODES[self.loss],
+                PENALTY_CODES[self.penalty],
+                alpha,
+                float(self.p),
+                truncate,
+            )
 
             def epoch_fn(theta, order, etas):
                 margin_sgd_epoch(Xc, sc, order, etas, theta, *codes)

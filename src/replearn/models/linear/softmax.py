@@ -101,8 +101,9 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         "learning_rate": Interval(float, 0.0, None, closed="neither"),
     }
 
-    def __init__(self, penalty="l2", C=1.0, solver="newton", learning_rate=0.5, max_iter=100, tol=1e-8,
-                 fit_intercept=True):
+    def __init__(
+        self, penalty="l2", C=1.0, solver="newton", learning_rate=0.5, max_iter=100, tol=1e-8, fit_intercept=True
+    ):
         self.penalty = penalty
         self.C = C
         self.solver = solver
@@ -143,8 +144,11 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         else:
             v, history, n_iter, converged, gmax = self._gd(Xa, Y, lam, c)
         if not converged:
-            hint = " With penalty=None this often means the classes are (quasi-)separable; use penalty='l2'." if (
-                self.penalty is None) else ""
+            hint = (
+                " With penalty=None this often means the classes are (quasi-)separable; use penalty='l2'."
+                if (self.penalty is None)
+                else ""
+            )
             warnings.warn(
                 f"SoftmaxRegression(solver={self.solver!r}) did not converge in {n_iter} iterations "
                 f"(max |gradient| {gmax:.2e} > tol={self.tol:g}).{hint}",

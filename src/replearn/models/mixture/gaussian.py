@@ -93,7 +93,9 @@ def log_gaussian(X: np.ndarray, means: np.ndarray, covariances: np.ndarray, cova
     return -0.5 * (d * _LOG_2PI + np.log(var).sum(axis=1) + quad)
 
 
-def weighted_covariances(X: np.ndarray, resp: np.ndarray, nk: np.ndarray, means: np.ndarray, covariance_type: str, reg: float) -> np.ndarray:
+def weighted_covariances(
+    X: np.ndarray, resp: np.ndarray, nk: np.ndarray, means: np.ndarray, covariance_type: str, reg: float
+) -> np.ndarray:
     """M-step covariances from responsibilities ``resp`` (n, K) with ``nk = resp.sum(0)``.
 
     ``Sigma_k = sum_i r_ik (x_i - mu_k)(x_i - mu_k)^T / n_k + reg I`` (CS229 notes §11.1, seed 000
@@ -139,7 +141,9 @@ def check_covariances(cov, covariance_type: str, K: int, d: int) -> np.ndarray:
     cov = np.asarray(cov, dtype=np.float64)
     shape = {"full": (K, d, d), "tied": (d, d), "diag": (K, d), "spherical": (K,)}[covariance_type]
     if cov.shape != shape:
-        raise ValueError(f"covariances_init must have shape {shape} for covariance_type={covariance_type!r}, got {cov.shape}")
+        raise ValueError(
+            f"covariances_init must have shape {shape} for covariance_type={covariance_type!r}, got {cov.shape}"
+        )
     if not np.all(np.isfinite(cov)):
         raise ValueError("covariances_init contains NaN or infinite values")
     if covariance_type in ("diag", "spherical"):

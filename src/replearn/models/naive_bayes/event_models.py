@@ -77,8 +77,9 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
 
     _accept_sparse = True  # bernoulli / multinomial stay sparse (bag-of-words); the others densify
 
-    def __init__(self, event_model="bernoulli", alpha=1.0, fit_prior=True, class_prior=None, binarize=0.0,
-                 var_smoothing=1e-9):
+    def __init__(
+        self, event_model="bernoulli", alpha=1.0, fit_prior=True, class_prior=None, binarize=0.0, var_smoothing=1e-9
+    ):
         self.event_model = event_model
         self.alpha = alpha
         self.fit_prior = fit_prior

@@ -60,7 +60,6 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
     ``algorithm="brute"`` and the same ``n_neighbors`` and ``weights``.
     """
 
-
     _accept_sparse = True  # densified: distances are computed on dense arrays
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
@@ -170,9 +169,7 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
 
     def _require_task(self, task: str, method: str) -> None:
         if self.task != task:
-            raise AttributeError(
-                f"{method} is only available with task={task!r}, this model has task={self.task!r}"
-            )
+            raise AttributeError(f"{method} is only available with task={task!r}, this model has task={self.task!r}")
         if task == "classification" and "y_fit_" in vars(self) and "classes_" not in vars(self):
             raise NotFittedError(
                 "this KNearestNeighbors was fitted with task='regression'; refit it for classification"

@@ -35,7 +35,9 @@ def image_shape_for(image_shape, n_features: int) -> tuple[int, int, int]:
     if len(shape) != 3:
         raise ValueError(f"image_shape must be [height, width] or [channels, height, width], got {image_shape!r}")
     if int(np.prod(shape)) != n_features:
-        raise ValueError(f"image_shape {list(image_shape)} has {int(np.prod(shape))} pixels, but X has {n_features} columns")
+        raise ValueError(
+            f"image_shape {list(image_shape)} has {int(np.prod(shape))} pixels, but X has {n_features} columns"
+        )
     return tuple(shape)
 
 

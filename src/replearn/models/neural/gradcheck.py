@@ -39,7 +39,9 @@ def relative_error(a: np.ndarray, b: np.ndarray) -> float:
     return 0.0 if denom == 0 else float(np.linalg.norm(a - b) / denom)
 
 
-def check_layer_gradients(layer, X: np.ndarray, *, seed: int = 0, h: float = 1e-6, **forward_kwargs) -> dict[str, float]:
+def check_layer_gradients(
+    layer, X: np.ndarray, *, seed: int = 0, h: float = 1e-6, **forward_kwargs
+) -> dict[str, float]:
     """Relative errors of a built layer's backward pass against finite differences.
 
     The scalar checked is ``J = sum(R * layer.forward(X))`` for a fixed random ``R``, so

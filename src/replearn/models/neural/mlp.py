@@ -117,7 +117,6 @@ class MLP(TaskMixin, NeuralNetworkBase):
     y_mean_, y_scale_ : float (regression)
     """
 
-
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
     _constraints = {
         "hidden_layer_sizes": (None, IntSequence(1)),
@@ -278,6 +277,8 @@ class MLP(TaskMixin, NeuralNetworkBase):
 
     def _require_classification(self, method: str) -> None:
         if self.task != "classification":
-            raise AttributeError(f"{method} is only available with task='classification', this model has task={self.task!r}")
+            raise AttributeError(
+                f"{method} is only available with task='classification', this model has task={self.task!r}"
+            )
         if "classes_" not in vars(self):
             raise NotFittedError(f"this {type(self).__name__} was fitted for regression; refit it for classification")

@@ -129,8 +129,13 @@ class NeuralNetworkBase(BaseEstimator):
         check_scalar(self.warm_start, "warm_start", bool, choices=(True, False))
         # optimizer settings are validated by the optimizer itself
         make_optimizer(
-            self.solver, learning_rate=self.learning_rate_init, momentum=self.momentum, beta_1=self.beta_1,
-            beta_2=self.beta_2, rho=self.rho, epsilon=self.epsilon,
+            self.solver,
+            learning_rate=self.learning_rate_init,
+            momentum=self.momentum,
+            beta_1=self.beta_1,
+            beta_2=self.beta_2,
+            rho=self.rho,
+            epsilon=self.epsilon,
         )
 
     def _validation_fraction(self) -> float:
@@ -165,10 +170,17 @@ class NeuralNetworkBase(BaseEstimator):
         decayed = [k for k, flag in enumerate(f for layer in layers for f in layer.decayed()) if flag]
         loss_fn = LOSSES[output]
         optimizer = make_optimizer(
-            self.solver, learning_rate=self.learning_rate_init, momentum=self.momentum, beta_1=self.beta_1,
-            beta_2=self.beta_2, rho=self.rho, epsilon=self.epsilon,
+            self.solver,
+            learning_rate=self.learning_rate_init,
+            momentum=self.momentum,
+            beta_1=self.beta_1,
+            beta_2=self.beta_2,
+            rho=self.rho,
+            epsilon=self.epsilon,
         )
-        schedule = make_schedule(self.lr_schedule, self.learning_rate_init, decay=self.lr_decay, max_epochs=self.max_iter)
+        schedule = make_schedule(
+            self.lr_schedule, self.learning_rate_init, decay=self.lr_decay, max_epochs=self.max_iter
+        )
         B = min(200, n_tr) if self.batch_size is None else min(int(self.batch_size), n_tr)
         n_steps = -(-n_tr // B)
         alpha = float(self.alpha)

@@ -40,11 +40,13 @@ class _PerceptronBase(ClassifierMixin, BaseEstimator):
         codes = np.searchsorted(classes, y)
         multiclass = classes.size > 2 or self._force_multiclass
         if multiclass:
-            out = _train_multiclass(X, codes, classes.size, self.max_iter, self.shuffle, rng, self.fit_intercept,
-                                    self._vote)
+            out = _train_multiclass(
+                X, codes, classes.size, self.max_iter, self.shuffle, rng, self.fit_intercept, self._vote
+            )
         else:
-            out = _train_binary(X, np.where(codes == 1, 1.0, -1.0), self.max_iter, self.shuffle, rng,
-                                self.fit_intercept, self._vote)
+            out = _train_binary(
+                X, np.where(codes == 1, 1.0, -1.0), self.max_iter, self.shuffle, rng, self.fit_intercept, self._vote
+            )
         W, b, U, beta, c, mistakes, votes = out
         if self._averaged():  # CIML Alg. 7 line 15: w - u/c, b - beta/c
             W, b = W - U / c, b - beta / c
@@ -257,8 +259,11 @@ def _train_binary(X, s, max_iter, shuffle, rng, fit_intercept, keep_votes):
         votes_w.append(w[None, :].copy())
         votes_b.append(np.array([b]))
         votes_c.append(np.array([counts[1]]))
-        votes = (np.concatenate(votes_w)[:, None, :], np.concatenate(votes_b)[:, None],
-                 np.concatenate(votes_c).astype(np.float64))
+        votes = (
+            np.concatenate(votes_w)[:, None, :],
+            np.concatenate(votes_b)[:, None],
+            np.concatenate(votes_c).astype(np.float64),
+        )
     return w, b, u, beta, float(counts[0]), mistakes, votes
 
 

@@ -160,8 +160,11 @@ class BradleyTerry(BaseEstimator):
                 converged = True
                 break
         if not converged:
-            warnings.warn(f"BradleyTerry did not converge in max_iter={self.max_iter} Newton steps",
-                          ConvergenceWarning, stacklevel=3)
+            warnings.warn(
+                f"BradleyTerry did not converge in max_iter={self.max_iter} Newton steps",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         self.coef_ = w
         self.n_pairs_ = int(D.shape[0])
         self.n_iter_ = n_iter

@@ -58,8 +58,14 @@ class ImbalancedClassifier(ClassifierMixin, BaseEstimator):
     ``"oversample"`` with an integer alpha.
     """
 
-    def __init__(self, estimator="logistic_regression", estimator_params=None, strategy="subsample", alpha=None,
-                 random_state=None):
+    def __init__(
+        self,
+        estimator="logistic_regression",
+        estimator_params=None,
+        strategy="subsample",
+        alpha=None,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.strategy = strategy
@@ -88,8 +94,11 @@ class ImbalancedClassifier(ClassifierMixin, BaseEstimator):
                 elif k != rare:
                     idx = idx[rng.random(idx.size) < 1.0 / float(self.alpha)]
             else:
-                copies = (int(self.alpha) if k == rare else 1) if self.alpha is not None else int(
-                    round(counts.max() / counts[k]))
+                copies = (
+                    (int(self.alpha) if k == rare else 1)
+                    if self.alpha is not None
+                    else int(round(counts.max() / counts[k]))
+                )
                 idx = np.repeat(idx, copies)
             keep.append(idx)
         keep = np.concatenate(keep)

@@ -172,8 +172,18 @@ class PairwiseRanking(BaseEstimator):
 
     _estimator_type = "ranker"
 
-    def __init__(self, estimator="logistic_regression", estimator_params=None, group_column=None, max_pairs=100_000,
-                 use_scores=True, omega="kemeny", top_k=10, rank_method="scores", random_state=None):
+    def __init__(
+        self,
+        estimator="logistic_regression",
+        estimator_params=None,
+        group_column=None,
+        max_pairs=100_000,
+        use_scores=True,
+        omega="kemeny",
+        top_k=10,
+        rank_method="scores",
+        random_state=None,
+    ):
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.group_column = group_column
@@ -198,8 +208,9 @@ class PairwiseRanking(BaseEstimator):
             M[idx] = idx.size
             levels = np.unique(y[idx])
             if self.omega == "auc" and levels.size > 2:
-                raise ValueError(f"omega='auc' needs bipartite relevance (two grades per query); query {g!r} has "
-                                 f"{levels.size}")
+                raise ValueError(
+                    f"omega='auc' needs bipartite relevance (two grades per query); query {g!r} has {levels.size}"
+                )
             P[idx] = np.sum(y[idx] == levels[-1])
         if self.omega == "top_k":
             return omega_top_k(sigma[I], sigma[J], int(self.top_k))
@@ -274,12 +285,14 @@ class PairwiseRanking(BaseEstimator):
 
     def _precedes(self, F):
         """compare(us, p) of Alg. 20: the probability that each item u precedes the pivot p."""
+
         def compare(us, p):
             D = F[us] - F[p][None, :]
             if hasattr(self.estimator_, "predict_proba"):
                 proba = np.asarray(self.estimator_.predict_proba(D), dtype=np.float64)
                 return proba[:, list(self.estimator_.classes_).index(1)]
             return positive_prediction(self.estimator_, D).astype(np.float64)
+
         return compare
 
     def predict(self, X):

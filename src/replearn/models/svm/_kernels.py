@@ -125,8 +125,27 @@ DONE = 0
 
 
 @jit
-def smo_run(block, slot_of, row_of_slot, stamp, y, alpha, F, pen_up, pen_low, Kd, unit_diag, hard, C, tol,
-            max_iter, istate, fstate, history, tau):
+def smo_run(
+    block,
+    slot_of,
+    row_of_slot,
+    stamp,
+    y,
+    alpha,
+    F,
+    pen_up,
+    pen_low,
+    Kd,
+    unit_diag,
+    hard,
+    C,
+    tol,
+    max_iter,
+    istate,
+    fstate,
+    history,
+    tau,
+):
     """SMO iterations (WSS2 selection, LIBSVM's two-variable update) of :func:`..smo.smo`, over scalars.
 
     The same operations in the same order as the numpy loop in :mod:`..smo` (which documents the
@@ -341,11 +360,11 @@ def smo_run(block, slot_of, row_of_slot, stamp, y, alpha, F, pen_up, pen_low, Kd
             y_t = yi if k == 0 else yj
             below = a_t < C
             above = a_t > 0
-            if (below if y_t > 0 else above):
+            if below if y_t > 0 else above:
                 pen_up[t] = 0.0
             else:
                 pen_up[t] = -np.inf
-            if (above if y_t > 0 else below):
+            if above if y_t > 0 else below:
                 pen_low[t] = 0.0
             else:
                 pen_low[t] = np.inf

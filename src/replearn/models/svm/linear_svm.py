@@ -71,8 +71,9 @@ class LinearSVM(ClassifierMixin, BaseEstimator):
         "batch_size": Interval(int, 1, None),
     }
 
-    def __init__(self, C=1.0, solver="dual_cd", fit_intercept=True, tol=1e-4, max_iter=1000, batch_size=16,
-                 random_state=None):
+    def __init__(
+        self, C=1.0, solver="dual_cd", fit_intercept=True, tol=1e-4, max_iter=1000, batch_size=16, random_state=None
+    ):
         self.C = C
         self.solver = solver
         self.fit_intercept = fit_intercept

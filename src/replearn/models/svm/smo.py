@@ -116,9 +116,27 @@ def smo_compiled(rows: CachedRows, y: np.ndarray, C: float, tol: float, max_iter
     fstate = np.array([0.0, np.nan])  # W, gap
     history = np.empty(min(max_iter, max(1024, 4 * n)))
     while True:
-        status = _kernels.smo_run(block, slot_of, row_of_slot, stamp, y, alpha, F, pen_up, pen_low, Kd,
-                                  unit_diag, hard, float(C), float(tol), int(max_iter), istate, fstate, history,
-                                  _TAU)
+        status = _kernels.smo_run(
+            block,
+            slot_of,
+            row_of_slot,
+            stamp,
+            y,
+            alpha,
+            F,
+            pen_up,
+            pen_low,
+            Kd,
+            unit_diag,
+            hard,
+            float(C),
+            float(tol),
+            int(max_iter),
+            istate,
+            fstate,
+            history,
+            _TAU,
+        )
         if status == _kernels.NEED_ROW:
             rows.rows.row(int(istate[3]), block[int(istate[4])])
         elif status == _kernels.HISTORY_FULL:

@@ -83,8 +83,7 @@ class SVM(ClassifierMixin, BaseEstimator):
         "cache_size": Interval(float, 0.0, None, closed="neither"),
     }
 
-    def __init__(self, C=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, tol=1e-3, max_iter=None,
-                 cache_size=512.0):
+    def __init__(self, C=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, tol=1e-3, max_iter=None, cache_size=512.0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma

@@ -186,16 +186,28 @@ def build_tree(
             for c0 in range(0, need.size, chunk_cols):
                 cols = need[c0 : c0 + chunk_cols]
                 _numeric_block(
-                    X, GT[cols], RGT[cols], label, samp2.size, counts, selected[:, num[cols]], num[cols],
-                    min_samples_leaf, criterion, best_cost, best_thr, stats,
+                    X,
+                    GT[cols],
+                    RGT[cols],
+                    label,
+                    samp2.size,
+                    counts,
+                    selected[:, num[cols]],
+                    num[cols],
+                    min_samples_leaf,
+                    criterion,
+                    best_cost,
+                    best_thr,
+                    stats,
                 )
 
         # ---- categorical features: "x == v" vs the rest ------------------------------------------
         for c_i, f in enumerate(cat):
             ccode, ncat, present = cat_stats[c_i]
             if classify:
-                right = np.bincount((sid2 * ncat + ccode) * C + codes[samp2], weights=ws[keep],
-                                    minlength=K2 * ncat * C).reshape(K2, ncat, C)
+                right = np.bincount(
+                    (sid2 * ncat + ccode) * C + codes[samp2], weights=ws[keep], minlength=K2 * ncat * C
+                ).reshape(K2, ncat, C)
                 right = np.moveaxis(right, 2, 0)  # (C, K2, ncat)
                 left = cnt[nodes].T[:, :, None] - right
                 WR = right.sum(axis=0)
@@ -207,7 +219,12 @@ def build_tree(
                 with np.errstate(divide="ignore", invalid="ignore"):
                     score = -(SL * SL / WL + SR * SR / WR)
             nr = present
-            ok = (nr >= min_samples_leaf) & (counts[:, None] - nr >= min_samples_leaf) & (nr > 0) & (nr < counts[:, None])
+            ok = (
+                (nr >= min_samples_leaf)
+                & (counts[:, None] - nr >= min_samples_leaf)
+                & (nr > 0)
+                & (nr < counts[:, None])
+            )
             ok &= selected[:, f][:, None]
             score = np.where(ok, score, np.inf)
             cmin = score.min(axis=1)

@@ -19,8 +19,17 @@ from ...validation import (
 from ._builder import build_tree
 from ._criteria import CLASSIFICATION, REGRESSION
 
-_ARRAYS = ("feature_", "threshold_", "split_kind_", "children_left_", "children_right_", "value_", "impurity_",
-           "n_node_samples_", "weighted_n_node_samples_")
+_ARRAYS = (
+    "feature_",
+    "threshold_",
+    "split_kind_",
+    "children_left_",
+    "children_right_",
+    "value_",
+    "impurity_",
+    "n_node_samples_",
+    "weighted_n_node_samples_",
+)
 
 
 class DecisionTree(TaskMixin, BaseEstimator):
@@ -84,7 +93,6 @@ class DecisionTree(TaskMixin, BaseEstimator):
     on a random feature order, ours go to the lowest index).
     """
 
-
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
     _constraints = {
         "max_depth": (None, Interval(int, 0, None)),
@@ -94,9 +102,19 @@ class DecisionTree(TaskMixin, BaseEstimator):
         "task": Options({"classification", "regression"}),
     }
 
-    def __init__(self, task="classification", criterion=None, max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_features=None, categorical_features=None, validation_fraction=None,
-                 random_state=None):
+    def __init__(
+        self,
+        task="classification",
+        criterion=None,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        categorical_features=None,
+        validation_fraction=None,
+        random_state=None,
+    ):
         self.task = task
         self.criterion = criterion
         self.max_depth = max_depth
@@ -128,8 +146,15 @@ class DecisionTree(TaskMixin, BaseEstimator):
             codes = None
         grow = np.ones(n, dtype=bool)
         if self.validation_fraction is not None:
-            check_scalar(self.validation_fraction, "validation_fraction", numbers.Real, low=0.0, high=1.0,
-                         low_inclusive=False, high_inclusive=False)
+            check_scalar(
+                self.validation_fraction,
+                "validation_fraction",
+                numbers.Real,
+                low=0.0,
+                high=1.0,
+                low_inclusive=False,
+                high_inclusive=False,
+            )
             n_val = int(round(self.validation_fraction * n))
             if n_val < 1 or n - n_val < 1:
                 raise ValueError(
@@ -187,7 +212,9 @@ class DecisionTree(TaskMixin, BaseEstimator):
             return mask
         given = self.categorical_features
         cols = list(given) if isinstance(given, (list, tuple, np.ndarray)) else None
-        if cols is None or not all(isinstance(c, (numbers.Integral, np.integer)) and not isinstance(c, bool) for c in cols):
+        if cols is None or not all(
+            isinstance(c, (numbers.Integral, np.integer)) and not isinstance(c, bool) for c in cols
+        ):
             raise TypeError(f"categorical_features must be a list of column indices or None, got {given!r}")
         bad = [int(c) for c in cols if not 0 <= c < d]
         if bad:

@@ -49,6 +49,7 @@ from .summary import summary_lines
 
 __all__ = ["ReportArtifacts", "build_report", "describe_scheme"]
 
+
 @dataclass(frozen=True)
 class ReportArtifacts:
     """Paths of what :func:`build_report` wrote.
@@ -135,16 +136,21 @@ def build_report(
     order += [d for d in sorted(crossval) if d not in order]
     doc.add(_Heading(2, "Summary"))
     doc.add(_List(tuple(summary_lines(crossval, significance, f, order))))
-    doc.add(_Paragraph(
-        "Each verdict names the test that made it; the sections below give every number. How often these tests "
-        "reject a true null hypothesis (their calibration) is measured in docs/statistics.md, section Calibration "
-        "(../docs/statistics.md#calibration)."))
+    doc.add(
+        _Paragraph(
+            "Each verdict names the test that made it; the sections below give every number. How often these tests "
+            "reject a true null hypothesis (their calibration) is measured in docs/statistics.md, section Calibration "
+            "(../docs/statistics.md#calibration)."
+        )
+    )
     _header(doc, experiment, crossval)
     if reproduction and reproduction.get("preset"):
         repro_images = []
         for cname, curve in sorted((reproduction.get("curves") or {}).items()):
-            rel = plot(f"reproduction_{_slug(cname)}.png",
-                       lambda p, cname=cname, curve=curve: _plots.curve_plot(cname, curve, p, dpi))
+            rel = plot(
+                f"reproduction_{_slug(cname)}.png",
+                lambda p, cname=cname, curve=curve: _plots.curve_plot(cname, curve, p, dpi),
+            )
             if rel:
                 repro_images.append(_Image(rel, f"{reproduction['preset']}: {cname}"))
         _reproduction_section(doc, reproduction, f, repro_images)
@@ -182,13 +188,16 @@ def build_report(
         entry = sig_datasets.get(ds) or {}
         left_out = (significance.get("excluded") or {}).get(ds)
         if left_out:
-            doc.add(_Paragraph(
-                f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."
-            ))
+            doc.add(_Paragraph(f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."))
         if entry.get("sweep"):
             rel = plot(f"sweep_{slug}.png", lambda p: _plots.sweep_plot(ds, entry["sweep"], p, dpi))
-            _sweep_section(doc, entry, significance, f,
-                           _Image(rel, f"Sweep over {entry['sweep'].get('axis')} on {ds}") if rel else None)
+            _sweep_section(
+                doc,
+                entry,
+                significance,
+                f,
+                _Image(rel, f"Sweep over {entry['sweep'].get('axis')} on {ds}") if rel else None,
+            )
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
         doc.add(_Heading(3, "McNemar's test (sealed test set)"))
@@ -202,7 +211,11 @@ def build_report(
         rel = plot(
             "critical_difference.png",
             lambda p: _plots.critical_difference_diagram(
-                across["average_ranks"], nem.get("cd"), nem.get("cliques") or [], p, dpi,
+                across["average_ranks"],
+                nem.get("cd"),
+                nem.get("cliques") or [],
+                p,
+                dpi,
                 title=f"Average ranks on {_across_metric(across, significance, crossval)[0]} "
                 f"(Nemenyi, α = {_alpha(nem.get('alpha'))})",
             ),
@@ -228,4 +241,3 @@ def build_report(
         md_path = out_dir / "report.md"
         md_path.write_text(_render_markdown(doc), encoding="utf-8", newline="\n")
     return ReportArtifacts(html=html_path, markdown=md_path, plots=sorted(written))
-

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 _DASH = "—"
 
 
-
 @dataclass(frozen=True)
 class _Cell:
     text: str
@@ -55,8 +54,6 @@ class _Document:
 
     def add(self, block) -> None:
         self.blocks.append(block)
-
-
 
 
 class _Fmt:
@@ -105,5 +102,3 @@ class _Fmt:
         if ci is None or len(ci) != 2:
             return _DASH
         return f"[{self.num(ci[0])}, {self.num(ci[1])}]"
-
-

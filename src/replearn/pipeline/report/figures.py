@@ -25,7 +25,18 @@ from matplotlib.ticker import MaxNLocator
 
 from .plots import _STYLE, DEFAULT_DPI, _new_figure, _save
 
-_PALETTE = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd"]
+_PALETTE = [
+    "#4c72b0",
+    "#dd8452",
+    "#55a868",
+    "#c44e52",
+    "#8172b3",
+    "#937860",
+    "#da8bc3",
+    "#8c8c8c",
+    "#ccb974",
+    "#64b5cd",
+]
 
 
 def _grid(n: int, max_cols: int = 3) -> tuple[int, int]:
@@ -33,8 +44,9 @@ def _grid(n: int, max_cols: int = 3) -> tuple[int, int]:
     return math.ceil(n / cols), cols
 
 
-def curves_plot(curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int = DEFAULT_DPI,
-                title: str = "training curves") -> Path:
+def curves_plot(
+    curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int = DEFAULT_DPI, title: str = "training curves"
+) -> Path:
     """One panel per model; every curve of that model against epoch/iteration (1-based)."""
     with matplotlib.rc_context(_STYLE):
         rows, cols = _grid(len(curves))
@@ -52,8 +64,9 @@ def curves_plot(curves: Mapping[str, Mapping[str, list]], path: Path, dpi: int =
         return _save(fig, path, dpi)
 
 
-def decision_regions_plot(regions: Mapping, classes: list[str], path: Path, dpi: int = DEFAULT_DPI,
-                          title: str = "decision regions") -> Path:
+def decision_regions_plot(
+    regions: Mapping, classes: list[str], path: Path, dpi: int = DEFAULT_DPI, title: str = "decision regions"
+) -> Path:
     """Predicted class over the plane of the two raw features; training points on top."""
     models = sorted(regions["models"])
     r = int(regions["resolution"])
@@ -68,10 +81,28 @@ def decision_regions_plot(regions: Mapping, classes: list[str], path: Path, dpi:
         for i, m in enumerate(models):
             ax = fig.add_subplot(rows, cols, i + 1)
             Z = np.asarray(regions["models"][m], dtype=float).reshape(r, r)
-            ax.imshow(Z, origin="lower", extent=extent, aspect="auto", cmap=cmap, vmin=-0.5, vmax=k - 0.5,
-                      alpha=0.35, interpolation="nearest")
-            ax.scatter(pts[:, 0], pts[:, 1], c=lab, cmap=cmap, vmin=-0.5, vmax=k - 0.5, s=12, edgecolors="black",
-                       linewidths=0.3)
+            ax.imshow(
+                Z,
+                origin="lower",
+                extent=extent,
+                aspect="auto",
+                cmap=cmap,
+                vmin=-0.5,
+                vmax=k - 0.5,
+                alpha=0.35,
+                interpolation="nearest",
+            )
+            ax.scatter(
+                pts[:, 0],
+                pts[:, 1],
+                c=lab,
+                cmap=cmap,
+                vmin=-0.5,
+                vmax=k - 0.5,
+                s=12,
+                edgecolors="black",
+                linewidths=0.3,
+            )
             ax.set_title(m)
             ax.set_xlabel(regions["axes"][0])
             ax.set_ylabel(regions["axes"][1])
@@ -101,8 +132,9 @@ def clusters_plot(clusters: Mapping[str, Mapping], path: Path, dpi: int = DEFAUL
         return _save(fig, path, dpi)
 
 
-def decomposition_plots(decomp: Mapping[str, Mapping], out_dir: Path, stem: str, dpi: int = DEFAULT_DPI,
-                        title: str = "decomposition") -> list[Path]:
+def decomposition_plots(
+    decomp: Mapping[str, Mapping], out_dir: Path, stem: str, dpi: int = DEFAULT_DPI, title: str = "decomposition"
+) -> list[Path]:
     """Spectrum (explained variance ratio, cumulative), leading components and 2-D projections."""
     paths = []
     models = sorted(decomp)
@@ -152,23 +184,41 @@ def decomposition_plots(decomp: Mapping[str, Mapping], out_dir: Path, stem: str,
     return paths
 
 
-def model_views(train_results: Mapping, classes: list[str], out_dir: Path, dataset: str,
-                dpi: int = DEFAULT_DPI) -> list[tuple[str, Path]]:
+def model_views(
+    train_results: Mapping, classes: list[str], out_dir: Path, dataset: str, dpi: int = DEFAULT_DPI
+) -> list[tuple[str, Path]]:
     """All model views of one dataset: ``[(caption, path)]`` in a fixed order."""
     out: list[tuple[str, Path]] = []
     models = train_results.get("models", {})
     curves = {m: e["figures"]["curves"] for m, e in models.items() if e.get("figures", {}).get("curves")}
     if curves:
-        out.append((f"Training curves on {dataset} (per epoch or iteration of the final fit)",
-                    curves_plot(curves, out_dir / f"curves_{dataset}.png", dpi, f"{dataset}: training curves")))
+        out.append(
+            (
+                f"Training curves on {dataset} (per epoch or iteration of the final fit)",
+                curves_plot(curves, out_dir / f"curves_{dataset}.png", dpi, f"{dataset}: training curves"),
+            )
+        )
     if train_results.get("decision_regions"):
-        out.append((f"Decision regions on {dataset} (training points on top)",
-                    decision_regions_plot(train_results["decision_regions"], classes, out_dir / f"regions_{dataset}.png",
-                                          dpi, f"{dataset}: decision regions")))
+        out.append(
+            (
+                f"Decision regions on {dataset} (training points on top)",
+                decision_regions_plot(
+                    train_results["decision_regions"],
+                    classes,
+                    out_dir / f"regions_{dataset}.png",
+                    dpi,
+                    f"{dataset}: decision regions",
+                ),
+            )
+        )
     clusters = {m: e["figures"]["clusters"] for m, e in models.items() if e.get("figures", {}).get("clusters")}
     if clusters:
-        out.append((f"Clusters found on {dataset} (training part)",
-                    clusters_plot(clusters, out_dir / f"clusters_{dataset}.png", dpi, f"{dataset}: clusters")))
+        out.append(
+            (
+                f"Clusters found on {dataset} (training part)",
+                clusters_plot(clusters, out_dir / f"clusters_{dataset}.png", dpi, f"{dataset}: clusters"),
+            )
+        )
     decomp = {m: e["figures"]["decomposition"] for m, e in models.items() if e.get("figures", {}).get("decomposition")}
     if decomp:
         for p in decomposition_plots(decomp, out_dir, f"decomposition_{dataset}", dpi, dataset):

@@ -37,14 +37,10 @@ def _render_markdown(doc: _Document) -> str:
             ]
             out.append("|" + "|".join("---:" if num else "---" for num in numeric) + "|")
             for row in b.rows:
-                out.append(
-                    "| " + " | ".join(f"**{_md(c.text)}**" if c.bold else _md(c.text) for c in row) + " |"
-                )
+                out.append("| " + " | ".join(f"**{_md(c.text)}**" if c.bold else _md(c.text) for c in row) + " |")
             out.append("")
         elif isinstance(b, _Image):
             out += [f"![{_md(b.alt)}]({b.relpath})", ""]
         else:  # pragma: no cover - internal invariant
             raise TypeError(f"unknown block {type(b).__name__}")
     return "\n".join(out).rstrip("\n") + "\n"
-
-

@@ -162,7 +162,12 @@ def score_distribution_plot(
             ax.scatter(values, pos + jitter, s=10, color=_POINT_COLOR, alpha=0.7, zorder=3, linewidths=0)
             if values.size:
                 ax.scatter(
-                    [float(np.mean(values))], [pos], marker="D", s=30, color=_MEAN_COLOR, zorder=4,
+                    [float(np.mean(values))],
+                    [pos],
+                    marker="D",
+                    s=30,
+                    color=_MEAN_COLOR,
+                    zorder=4,
                     label="mean" if pos == positions[0] else None,
                 )
         ax.set_yticks(positions)
@@ -238,8 +243,10 @@ def train_test_plot(
         positions = np.arange(len(models), 0, -1, dtype=float)
         bar = 0.36
         base = low if cut else 0.0
-        for values, offset, color, label in ((train, bar / 2, _TRAIN_COLOR, "train"),
-                                              (test, -bar / 2, _TEST_COLOR, "test (sealed)")):
+        for values, offset, color, label in (
+            (train, bar / 2, _TRAIN_COLOR, "train"),
+            (test, -bar / 2, _TEST_COLOR, "test (sealed)"),
+        ):
             ok = np.isfinite(values)
             ax.barh(positions[ok] + offset, values[ok] - base, left=base, height=bar, color=color, label=label)
             for y, v in zip(positions[ok] + offset, values[ok]):
@@ -396,12 +403,20 @@ def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAUL
             se = [c["se"] if c["se"] is not None else 0.0 for c in m["curve"]]
             color = palette[i % len(palette)]
             ax.plot(x, means, marker=".", color=color, label=key)
-            ax.fill_between(x, [a - b for a, b in zip(means, se)], [a + b for a, b in zip(means, se)], color=color,
-                            alpha=0.15, linewidth=0)
+            ax.fill_between(
+                x,
+                [a - b for a, b in zip(means, se)],
+                [a + b for a, b in zip(means, se)],
+                color=color,
+                alpha=0.15,
+                linewidth=0,
+            )
             for point, marker, fill in ((m.get("best"), "o", color), (m.get("one_se"), "s", "none")):
                 if point is not None and point in values:
                     j = values.index(point)
-                    ax.plot([x[j]], [means[j]], marker=marker, markersize=8, markerfacecolor=fill, markeredgecolor=color)
+                    ax.plot(
+                        [x[j]], [means[j]], marker=marker, markersize=8, markerfacecolor=fill, markeredgecolor=color
+                    )
         if not numeric:
             ax.set_xticks(x)
             ax.set_xticklabels([str(v) for v in values])

@@ -29,8 +29,13 @@ def _validate_settings(settings: Mapping) -> tuple[str, int, int, bool, tuple[st
     settings = {"title": "replearn report", "decimals": 3, "dpi": 100, "plots": True, **dict(settings)}
     check_section("report", settings)
     formats = settings.get("formats") or list(REPORT_FORMATS)
-    return (settings["title"], int(settings["decimals"]), int(settings["dpi"]), settings["plots"],
-            tuple(f for f in REPORT_FORMATS if f in formats))
+    return (
+        settings["title"],
+        int(settings["decimals"]),
+        int(settings["dpi"]),
+        settings["plots"],
+        tuple(f for f in REPORT_FORMATS if f in formats),
+    )
 
 
 def _slug(name: str) -> str:
@@ -56,13 +61,19 @@ def describe_scheme(scheme: Mapping | None, n_splits: int) -> str:
     folds, repeats, seed = scheme.get("folds"), scheme.get("repeats"), scheme.get("seed")
     design = scheme.pop("design", "cv")
     if design == "sweep":
-        inner = describe_scheme({k: v for k, v in scheme.items() if k not in ("axis", "values")},
-                                n_splits // max(len(scheme.get("values") or [1]), 1))
-        return (f"a sweep over {scheme.get('axis')} at {len(scheme.get('values') or [])} points "
-                f"({', '.join(map(str, scheme.get('values') or []))}), {inner} at each point: {n_splits} replicates")
+        inner = describe_scheme(
+            {k: v for k, v in scheme.items() if k not in ("axis", "values")},
+            n_splits // max(len(scheme.get("values") or [1]), 1),
+        )
+        return (
+            f"a sweep over {scheme.get('axis')} at {len(scheme.get('values') or [])} points "
+            f"({', '.join(map(str, scheme.get('values') or []))}), {inner} at each point: {n_splits} replicates"
+        )
     if name == "seeds":
-        return (f"{n_splits} independent replicates differing in the learners' seeds, scored on a held-out part of "
-                f"the training data, paired by seed" + (f", split seed {seed}" if seed is not None else ""))
+        return (
+            f"{n_splits} independent replicates differing in the learners' seeds, scored on a held-out part of "
+            f"the training data, paired by seed" + (f", split seed {seed}" if seed is not None else "")
+        )
     if name in _SCHEMES and folds is not None:
         kind, repeated = _SCHEMES[name]
         text = f"{folds}-fold {kind}"
@@ -117,8 +128,10 @@ def _verdict_with_ci(row: Mapping, correction: str) -> str:
     text = _verdict(row)
     if not row.get("significant") and _ci_excludes_zero(row.get("ci")):
         if row.get("pvalue") is not None and row.get("pvalue_adjusted", row["pvalue"]) > row["pvalue"]:
-            return (f"{text} after {correction} (the unadjusted CI excludes 0; the adjustment for the number of "
-                    "pairs decides)")
+            return (
+                f"{text} after {correction} (the unadjusted CI excludes 0; the adjustment for the number of "
+                "pairs decides)"
+            )
         return f"{text} (the CI is unadjusted and excludes 0; the test's p-value decides)"
     return text
 
@@ -188,7 +201,8 @@ def multiclass_reduction(registry_name: str, params: Mapping | None, n_classes: 
         count = {"one_vs_all": k, "all_vs_all": pairs, "tree_reduction": k - 1}[registry_name]
         return f"{_REDUCTIONS[registry_name]} reduction ({count} binary {base} models)"
     if registry_name in _ONE_VS_REST or (
-            registry_name in _ONE_VS_REST_WHEN_CLASSIFYING and params.get("task") == "classification"):
+        registry_name in _ONE_VS_REST_WHEN_CLASSIFYING and params.get("task") == "classification"
+    ):
         return f"one-vs-rest ({k} binary {registry_name} models)"
     if registry_name == "svm":
         return f"one-vs-one ({pairs} binary SVMs, majority vote)"
@@ -208,8 +222,7 @@ def _multiclass_note(cv: Mapping) -> str | None:
     if not named:
         return None
     rest = len(cv.get("models", {})) - len(named)
-    return ("Multiclass: " + "; ".join(named) + (" (the others are multiclass by construction)" if rest else "")
-            + ".")
+    return "Multiclass: " + "; ".join(named) + (" (the others are multiclass by construction)" if rest else "") + "."
 
 
 def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
@@ -220,9 +233,7 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     if not n_splits and models:
         first = cv["models"][models[0]].get("scores", {})
         n_splits = max((len(v) for v in first.values()), default=0)
-    stats = {
-        m: [_mean_std(cv["models"][m].get("scores", {}).get(metric, [])) for metric in metrics] for m in models
-    }
+    stats = {m: [_mean_std(cv["models"][m].get("scores", {}).get(metric, [])) for metric in metrics] for m in models}
     bold = {}
     for j, metric in enumerate(metrics):
         mask = _best_mask([stats[m][j][0] for m in models], greater.get(metric))
@@ -230,16 +241,14 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
             bold[(m, j)] = b
     primary = cv.get("primary_metric")
     headers = ["Model"] + [
-        metric + (" (primary)" if metric == primary else "") + (
-            "" if greater.get(metric) is None else (" ↑" if greater[metric] else " ↓")
-        )
+        metric
+        + (" (primary)" if metric == primary else "")
+        + ("" if greater.get(metric) is None else (" ↑" if greater[metric] else " ↓"))
         for metric in metrics
     ]
     rows = tuple(
         (_Cell(m),)
-        + tuple(
-            _Cell(f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}", bold[(m, j)]) for j in range(len(metrics))
-        )
+        + tuple(_Cell(f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}", bold[(m, j)]) for j in range(len(metrics)))
         for m in models
     )
     task = cv.get("task", "unknown task")
@@ -352,8 +361,12 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
     rows_in = list(entry.get("test_set") or [])
     if not rows_in:
         if cv.get("task") not in (None, "classification"):
-            doc.add(_Paragraph(f"McNemar's test needs per-example correctness; it is run for classification only, "
-                               f"not for {cv.get('task')}."))
+            doc.add(
+                _Paragraph(
+                    f"McNemar's test needs per-example correctness; it is run for classification only, "
+                    f"not for {cv.get('task')}."
+                )
+            )
         else:
             doc.add(_Paragraph("No sealed test-set comparisons were recorded for this dataset."))
         return
@@ -381,8 +394,18 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
     )
     doc.add(
         _Table(
-            ("Pair (A vs B)", "Method", "n01", "n10", "Statistic", "p", "Adjusted p", "Accuracy A", "Accuracy B",
-             "Verdict"),
+            (
+                "Pair (A vs B)",
+                "Method",
+                "n01",
+                "n10",
+                "Statistic",
+                "p",
+                "Adjusted p",
+                "Accuracy A",
+                "Accuracy B",
+                "Verdict",
+            ),
             rows,
         )
     )
@@ -423,9 +446,7 @@ def _across_section(
         doc.add(
             _Table(
                 ("Dataset",) + tuple(models),
-                tuple(
-                    (_Cell(str(ds)),) + tuple(_Cell(f.num(v)) for v in row) for ds, row in zip(datasets, scores)
-                ),
+                tuple((_Cell(str(ds)),) + tuple(_Cell(f.num(v)) for v in row) for ds, row in zip(datasets, scores)),
                 caption=f"Mean cross-validation {metric} used for the ranking",
             )
         )
@@ -447,25 +468,38 @@ def _across_section(
     items = [
         f"Friedman χ²_F = {f.num(fr.get('statistic'))} (df = {f.df(fr.get('df'))}, N = {n} datasets, "
         f"k = {len(models)} models), p = {f.pvalue(fr.get('pvalue'))} "
-        + ("(exact: the permutation distribution of the ranks within each dataset)" if exact else
-           "(chi-square approximation)"),
+        + (
+            "(exact: the permutation distribution of the ranks within each dataset)"
+            if exact
+            else "(chi-square approximation)"
+        ),
     ]
     if not exact:  # at small N the Iman-Davenport approximation is liberal: shown only beside the chi-square p
         f_stat = fr.get("f_statistic")
-        items.append(f"Iman–Davenport F_F = {'∞' if f_stat is None else f.num(f_stat)} (df = {f.df(fr.get('df_f'))}), "
-                     f"p = {f.pvalue(fr.get('f_pvalue'))}")
-    items.append(f"Nemenyi critical difference CD = {f.num(nem.get('cd'))} at α = {_alpha(alpha)} "
-                 f"(q_α = {f.num(nem.get('q_alpha'))}, k = {len(models)} models, N = {n} datasets)")
+        items.append(
+            f"Iman–Davenport F_F = {'∞' if f_stat is None else f.num(f_stat)} (df = {f.df(fr.get('df_f'))}), "
+            f"p = {f.pvalue(fr.get('f_pvalue'))}"
+        )
+    items.append(
+        f"Nemenyi critical difference CD = {f.num(nem.get('cd'))} at α = {_alpha(alpha)} "
+        f"(q_α = {f.num(nem.get('q_alpha'))}, k = {len(models)} models, N = {n} datasets)"
+    )
     doc.add(_List(tuple(items)))
     if across.get("significant"):
-        doc.add(_Paragraph(
-            f"Friedman's test rejects, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
-            "hypothesis that all models perform equally; the post-hoc comparisons below say which pairs differ."))
+        doc.add(
+            _Paragraph(
+                f"Friedman's test rejects, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
+                "hypothesis that all models perform equally; the post-hoc comparisons below say which pairs differ."
+            )
+        )
     else:
-        doc.add(_Paragraph(
-            f"Friedman's test does not reject, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
-            "hypothesis that all models perform equally, so no pair is declared different; the rank diagram is "
-            "descriptive."))
+        doc.add(
+            _Paragraph(
+                f"Friedman's test does not reject, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
+                "hypothesis that all models perform equally, so no pair is declared different; the rank diagram is "
+                "descriptive."
+            )
+        )
     if cd_image is not None:
         doc.add(cd_image)
     cd = nem.get("cd")
@@ -476,15 +510,18 @@ def _across_section(
             if len(members) >= 2:
                 lo, hi = ranks.get(members[0]), ranks.get(members[-1])
                 span = _DASH if lo is None or hi is None else f.num(hi - lo)
-                sentences.append(f"{_join_names(members)}: not significantly different by Nemenyi's CD "
-                                 f"(average ranks span {span} < CD = {f.num(cd)}).")
+                sentences.append(
+                    f"{_join_names(members)}: not significantly different by Nemenyi's CD "
+                    f"(average ranks span {span} < CD = {f.num(cd)})."
+                )
         if cd is not None and math.isfinite(float(cd)):
             for i, a in enumerate(order):
-                for b in order[i + 1:]:
+                for b in order[i + 1 :]:
                     if ranks[b] - ranks[a] >= float(cd):  # Demšar: a difference of at least CD is significant
                         sentences.append(
                             f"{a} is significantly better than {b} by Nemenyi's CD over N = {n} datasets "
-                            f"(rank difference {f.num(ranks[b] - ranks[a])} ≥ CD = {f.num(cd)}).")
+                            f"(rank difference {f.num(ranks[b] - ranks[a])} ≥ CD = {f.num(cd)})."
+                        )
     if sentences:
         doc.add(_List(tuple(sentences)))
     _posthoc_table(doc, across.get("posthoc"), f)
@@ -493,17 +530,25 @@ def _across_section(
 def _how_to_read(doc: _Document, significance: Mapping) -> None:
     correction = significance.get("correction")
     if correction == "holm":
-        adjust = ("Holm's step-down procedure adjusts the p-values so that the family-wise error rate over all "
-                  "pairs of models on a dataset stays at α.")
+        adjust = (
+            "Holm's step-down procedure adjusts the p-values so that the family-wise error rate over all "
+            "pairs of models on a dataset stays at α."
+        )
     elif correction == "bonferroni":
-        adjust = ("The Bonferroni correction multiplies the p-values by the number of pairs, which controls the "
-                  "family-wise error rate over all pairs of models on a dataset at α (more conservatively than Holm).")
+        adjust = (
+            "The Bonferroni correction multiplies the p-values by the number of pairs, which controls the "
+            "family-wise error rate over all pairs of models on a dataset at α (more conservatively than Holm)."
+        )
     elif correction not in ("none", None):
-        adjust = (f"{_correction_name(correction)}'s procedure adjusts the p-values so that the family-wise error rate "
-                  "over all pairs of models on a dataset stays at α.")
+        adjust = (
+            f"{_correction_name(correction)}'s procedure adjusts the p-values so that the family-wise error rate "
+            "over all pairs of models on a dataset stays at α."
+        )
     else:
-        adjust = ("The p-values are not adjusted for multiple comparisons: with many pairs, some 'significant' "
-                  "verdicts are expected by chance (Holm's procedure would control the family-wise error).")
+        adjust = (
+            "The p-values are not adjusted for multiple comparisons: with many pairs, some 'significant' "
+            "verdicts are expected by chance (Holm's procedure would control the family-wise error)."
+        )
     doc.add(_Heading(2, "How to read this report"))
     doc.add(
         _List(
@@ -520,9 +565,12 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
                 "N = 2-3) is unreliable there. Pairs are compared only after Friedman's test rejects. Models joined "
                 "by a bar in the critical difference diagram differ by less than the Nemenyi CD.",
                 "A verdict of 'no significant difference' is not evidence that the models are equivalent"
-                + ("; the Bayesian tables say when two models are practically equivalent (a probability above "
-                   f"{_DECISION:g} for the region of practical equivalence)."
-                   if (significance.get("bayesian") or {}).get("enabled") else "."),
+                + (
+                    "; the Bayesian tables say when two models are practically equivalent (a probability above "
+                    f"{_DECISION:g} for the region of practical equivalence)."
+                    if (significance.get("bayesian") or {}).get("enabled")
+                    else "."
+                ),
             )
         )
     )
@@ -530,12 +578,16 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
 
 def _cv_test_note(test) -> str:
     if test in ("cv52_ttest", "cv52_ftest"):
-        return ("The 5x2cv tests (Dietterich 1998; Alpaydın 1999) estimate the variance from five repeats of "
-                "2-fold cross-validation, whose two training sets never overlap; plain paired t-tests over "
-                "folds whose training sets overlap are far too liberal.")
-    return ("The corrected resampled t-test (Nadeau & Bengio 2003) inflates the variance of the paired "
-            "differences by (1/J + n_test/n_train) because the cross-validation training sets overlap, "
-            "which makes the ordinary paired t-test far too liberal.")
+        return (
+            "The 5x2cv tests (Dietterich 1998; Alpaydın 1999) estimate the variance from five repeats of "
+            "2-fold cross-validation, whose two training sets never overlap; plain paired t-tests over "
+            "folds whose training sets overlap are far too liberal."
+        )
+    return (
+        "The corrected resampled t-test (Nadeau & Bengio 2003) inflates the variance of the paired "
+        "differences by (1/J + n_test/n_train) because the cross-validation training sets overlap, "
+        "which makes the ordinary paired t-test far too liberal."
+    )
 
 
 # --------------------------------------------------------------------------- significance: extra sections
@@ -546,14 +598,18 @@ _DECISION = 0.95  # posterior probability needed for a Bayesian verdict (Benavol
 
 
 def _bayes_verdict(a: str, b: str, p_a, p_eq, p_b) -> tuple[str, bool]:
-    for p, text in ((p_a, f"{a} practically better"), (p_eq, "practically equivalent"), (p_b, f"{b} practically better")):
+    for p, text in (
+        (p_a, f"{a} practically better"),
+        (p_eq, "practically equivalent"),
+        (p_b, f"{b} practically better"),
+    ):
         if p is not None and float(p) > _DECISION:
             return text, True
     return "no decision", False
 
 
 def _rope_text(significance: Mapping, rope, f: _Fmt) -> str:
-    """"±0.010" for an absolute ROPE, "±1% of the pair's mean score" for a relative one."""
+    """ "±0.010" for an absolute ROPE, "±1% of the pair's mean score" for a relative one."""
     setting = significance.get("bayesian") or {}
     if setting.get("rope_scale") == "relative" and setting.get("rope") is not None:
         return f"±{100 * float(setting['rope']):g}% of the pair's mean score"
@@ -591,8 +647,15 @@ def _bayesian_table(doc: _Document, entry: Mapping, significance: Mapping, f: _F
         )
     doc.add(
         _Table(
-            ("Pair (A vs B)", "P(A better)", "P(equivalent)", "P(B better)", "Posterior mean A − B",
-             "95% credible interval", "Verdict"),
+            (
+                "Pair (A vs B)",
+                "P(A better)",
+                "P(equivalent)",
+                "P(B better)",
+                "Posterior mean A − B",
+                "95% credible interval",
+                "Verdict",
+            ),
             tuple(rows),
         )
     )
@@ -709,15 +772,22 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
             cells.append(_Cell(" / ".join(f.num(br.get(k)) for k in ("p_a_better", "p_equivalent", "p_b_better"))))
         cells.append(_Cell(_verdict(r), bool(r.get("significant"))))
         rows.append(tuple(cells))
-    headers = ["Pair (A vs B)", "Mean difference", "Wins A / B / ties", "Statistic", "p", "Adjusted p",
-               "Sign test p", "Rank-biserial", "Cliff's δ"]
+    headers = [
+        "Pair (A vs B)",
+        "Mean difference",
+        "Wins A / B / ties",
+        "Statistic",
+        "p",
+        "Adjusted p",
+        "Sign test p",
+        "Rank-biserial",
+        "Cliff's δ",
+    ]
     if bayes:
         rope = next(r["bayesian_signed_rank"].get("rope") for r in rows_in if r.get("bayesian_signed_rank"))
         headers.append(f"Bayesian signed-rank P(A) / P(≈, {_rope_text(significance, rope, f)}) / P(B)")
     headers.append("Verdict")
     doc.add(_Table(tuple(headers), tuple(rows)))
-
-
 
 
 def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt, image) -> None:
@@ -727,11 +797,14 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
     if not sweep:
         return
     doc.add(_Heading(3, f"Sweep over {sweep.get('axis')}"))
-    doc.add(_Paragraph(
-        f"Mean {sweep.get('metric')} at each point (± one standard error over the replicates). The best point has "
-        "the best mean; the one-standard-error choice is the first point, in the configured order, whose mean is "
-        "within one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). Between models, each "
-        "model is compared at its own best point."))
+    doc.add(
+        _Paragraph(
+            f"Mean {sweep.get('metric')} at each point (± one standard error over the replicates). The best point has "
+            "the best mean; the one-standard-error choice is the first point, in the configured order, whose mean is "
+            "within one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). Between models, each "
+            "model is compared at its own best point."
+        )
+    )
     if image is not None:
         doc.add(image)
     rows = []
@@ -740,11 +813,12 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
         nb = "; ".join(
             f"vs {r['neighbour']}: Δ = {f.num(r['mean_difference'])}, adjusted p = {f.pvalue(r['pvalue_adjusted'])}"
             f" ({'significant' if r['significant'] else 'not significant'}, {_label(r['test'])})"
-            for r in m.get("neighbours") or [])
-        rows.append((_Cell(key), _Cell(str(m.get("best"))), _Cell(str(m.get("one_se"))), _Cell(curve),
-                     _Cell(nb or _DASH)))
-    doc.add(_Table(("Model", "Best point", "One-SE point", "Mean at each point", "Best vs neighbours"),
-                   tuple(rows)))
+            for r in m.get("neighbours") or []
+        )
+        rows.append(
+            (_Cell(key), _Cell(str(m.get("best"))), _Cell(str(m.get("one_se"))), _Cell(curve), _Cell(nb or _DASH))
+        )
+    doc.add(_Table(("Model", "Best point", "One-SE point", "Mean at each point", "Best vs neighbours"), tuple(rows)))
 
 
 def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt, images) -> None:
@@ -756,15 +830,24 @@ def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt,
     doc.add(_Heading(2, f"Reproduction: {reproduction['preset']}"))
     if reproduction.get("notes"):
         doc.add(_Paragraph(str(reproduction["notes"])))
-    doc.add(_Paragraph(
-        f"{done} of {len(records)} quantities reproduced within their stated tolerance (|measured − published| ≤ "
-        "tolerance). Every measured value was computed in this run by replearn's own algorithms; the published "
-        "value is the one printed in the text or the course's published solution named in the source column."))
+    doc.add(
+        _Paragraph(
+            f"{done} of {len(records)} quantities reproduced within their stated tolerance (|measured − published| ≤ "
+            "tolerance). Every measured value was computed in this run by replearn's own algorithms; the published "
+            "value is the one printed in the text or the course's published solution named in the source column."
+        )
+    )
     rows = tuple(
-        (_Cell(str(r.get("quantity"))), _Cell(f.num(r.get("published"))), _Cell(f.num(r.get("measured"))),
-         _Cell(f.num(r.get("tolerance"))), _Cell("reproduced" if r.get("reproduced") else "NOT reproduced",
-                                                 not r.get("reproduced")), _Cell(str(r.get("source"))))
-        for r in records)
+        (
+            _Cell(str(r.get("quantity"))),
+            _Cell(f.num(r.get("published"))),
+            _Cell(f.num(r.get("measured"))),
+            _Cell(f.num(r.get("tolerance"))),
+            _Cell("reproduced" if r.get("reproduced") else "NOT reproduced", not r.get("reproduced")),
+            _Cell(str(r.get("source"))),
+        )
+        for r in records
+    )
     doc.add(_Table(("Quantity", "Published", "Measured", "Tolerance", "Verdict", "Source"), rows))
     for image in images:
         doc.add(image)

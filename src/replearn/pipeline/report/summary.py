@@ -36,8 +36,11 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     metric = cv.get("primary_metric") or significance.get("metric")
     higher = (cv.get("greater_is_better") or {}).get(metric, True)
     excluded = set((significance.get("excluded") or {}).get(name) or [])
-    means = {m: _mean(v.get("scores", {}).get(metric) or []) for m, v in (cv.get("models") or {}).items()
-             if m not in excluded}
+    means = {
+        m: _mean(v.get("scores", {}).get(metric) or [])
+        for m, v in (cv.get("models") or {}).items()
+        if m not in excluded
+    }
     means = {m: v for m, v in means.items() if v is not None and math.isfinite(v)}
     if not means:
         return f"{name}: no model has a {metric} score to compare."
@@ -47,8 +50,10 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
         return f"{name}: {best} is the only model with a {metric} score ({f.num(means[best])}); nothing to compare."
     runner = ordered[1]
     diff = abs(means[best] - means[runner])
-    head = (f"{name}: {best} has the best mean cross-validation {metric} ({f.num(means[best])}), "
-            f"{f.num(diff)} {'above' if higher else 'below'} the runner-up {runner} ({f.num(means[runner])})")
+    head = (
+        f"{name}: {best} has the best mean cross-validation {metric} ({f.num(means[best])}), "
+        f"{f.num(diff)} {'above' if higher else 'below'} the runner-up {runner} ({f.num(means[runner])})"
+    )
     row, _ = _pair_row(entry.get("cv"), best, runner)
     correction = label(significance.get("correction") if significance.get("correction") != "none" else None)
     if row is None:
@@ -57,8 +62,10 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     sig = bool(row.get("significant"))
     p_adj = row.get("pvalue_adjusted", row.get("pvalue"))
     alpha = float(significance.get("alpha", 0.05))
-    freq = (f"{'significant' if sig else 'not significant'} by the {test} after {correction} "
-            f"(adjusted p = {f.pvalue(p_adj)}, α = {alpha:g})")
+    freq = (
+        f"{'significant' if sig else 'not significant'} by the {test} after {correction} "
+        f"(adjusted p = {f.pvalue(p_adj)}, α = {alpha:g})"
+    )
     brow, best_is_a = _pair_row(entry.get("bayesian"), best, runner)
     if brow is None:
         return f"{head}; {freq}."
@@ -70,27 +77,40 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     if p_better is not None and p_better >= DECISION:
         bayes, kind = f"Bayesian: practically better with probability {f.num(p_better)}", "better"
     elif p_eq is not None and p_eq >= DECISION:
-        bayes, kind = (f"Bayesian: practically equivalent (within the ROPE {rope_txt}) with probability "
-                       f"{f.num(p_eq)}"), "equivalent"
+        bayes, kind = (
+            (f"Bayesian: practically equivalent (within the ROPE {rope_txt}) with probability {f.num(p_eq)}"),
+            "equivalent",
+        )
     elif p_worse is not None and p_worse >= DECISION:
         bayes, kind = f"Bayesian: practically worse with probability {f.num(p_worse)}", "worse"
     else:
-        bayes, kind = (f"Bayesian: undecided (P(better) = {f.num(p_better)}, P(equivalent within {rope_txt}) = "
-                       f"{f.num(p_eq)})"), "undecided"
+        bayes, kind = (
+            (f"Bayesian: undecided (P(better) = {f.num(p_better)}, P(equivalent within {rope_txt}) = {f.num(p_eq)})"),
+            "undecided",
+        )
     if sig and kind == "better":
         why = "both analyses agree"
     elif not sig and kind in ("equivalent", "undecided"):
-        why = ("both analyses agree that the data show no meaningful difference" if kind == "equivalent"
-               else "both analyses agree that the data cannot tell them apart")
+        why = (
+            "both analyses agree that the data show no meaningful difference"
+            if kind == "equivalent"
+            else "both analyses agree that the data cannot tell them apart"
+        )
     elif sig and kind == "equivalent":
-        why = (f"they disagree in words only: the difference is detectable but smaller than the ROPE ({rope_txt}), "
-               "so it is of no practical size")
+        why = (
+            f"they disagree in words only: the difference is detectable but smaller than the ROPE ({rope_txt}), "
+            "so it is of no practical size"
+        )
     elif sig and kind == "undecided":
-        why = ("the test detects a difference, but the Bayesian analysis cannot yet say whether it exceeds the ROPE "
-               f"({rope_txt})")
+        why = (
+            "the test detects a difference, but the Bayesian analysis cannot yet say whether it exceeds the ROPE "
+            f"({rope_txt})"
+        )
     elif not sig and kind == "better":
-        why = (f"they disagree: the Bayesian analysis (one pair, no multiplicity adjustment) favours {best}, while the "
-               f"{correction}-adjusted test over all pairs does not reject; treat the difference as suggestive")
+        why = (
+            f"they disagree: the Bayesian analysis (one pair, no multiplicity adjustment) favours {best}, while the "
+            f"{correction}-adjusted test over all pairs does not reject; treat the difference as suggestive"
+        )
     else:
         why = "the analyses disagree; see the pairwise and Bayesian tables"
     return f"{head}; {freq}; {bayes} — {why}."
@@ -105,18 +125,25 @@ def across_line(significance: Mapping, f: _Fmt) -> str | None:
         pairs = significance.get("across_pairs") or {}
         if pairs.get("ran"):
             sig = [r for r in pairs.get("rows") or [] if r.get("significant")]
-            verdicts = "; ".join(f"{r['winner']} better than "
-                                 f"{r['model_b'] if r['winner'] == r['model_a'] else r['model_a']}" for r in sig
-                                 if r.get("winner"))
-            return (f"Across N = {len(pairs.get('datasets') or [])} datasets ({label(pairs.get('test'))}, "
-                    f"smallest attainable p = {f.pvalue(pairs.get('smallest_possible_pvalue'))}): "
-                    + (verdicts or "no pair differs significantly") + ".")
+            verdicts = "; ".join(
+                f"{r['winner']} better than {r['model_b'] if r['winner'] == r['model_a'] else r['model_a']}"
+                for r in sig
+                if r.get("winner")
+            )
+            return (
+                f"Across N = {len(pairs.get('datasets') or [])} datasets ({label(pairs.get('test'))}, "
+                f"smallest attainable p = {f.pvalue(pairs.get('smallest_possible_pvalue'))}): "
+                + (verdicts or "no pair differs significantly")
+                + "."
+            )
         return None if not across.get("reason") else f"Across datasets: not compared ({across['reason']})."
     order = sorted(ranks, key=lambda m: (ranks[m], m))
     ranking = ", ".join(f"{m} ({f.num(ranks[m])})" for m in order)
     if not across.get("ran"):
-        return (f"Across N = {n} datasets: average ranks {ranking}; no across-datasets test was run, so no model is "
-                f"declared better ({across.get('reason')}).")
+        return (
+            f"Across N = {n} datasets: average ranks {ranking}; no across-datasets test was run, so no model is "
+            f"declared better ({across.get('reason')})."
+        )
     fr = across.get("friedman") or {}
     method = "exact" if fr.get("pvalue_method") == "exact" else "chi-square approximation"
     head = f"Across N = {n} datasets: average ranks {ranking}; Friedman p = {f.pvalue(fr.get('pvalue'))} ({method})"
@@ -129,8 +156,11 @@ def across_line(significance: Mapping, f: _Fmt) -> str | None:
     proc = label(ph.get("method_used") or ph.get("method"))
     if not found:
         return head + f": significant overall, but no pair differs after {proc}."
-    better = [f"{c['a'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['b']} better than "
-              f"{c['b'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['a']}" for c in found]
+    better = [
+        f"{c['a'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['b']} better than "
+        f"{c['b'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['a']}"
+        for c in found
+    ]
     return head + f"; post-hoc ({proc}): " + "; ".join(better) + "."
 
 

@@ -26,8 +26,16 @@ from .spaces import Box, Discrete
 
 __all__ = ["CARTPOLE_CONSTANTS", "CartPole", "cartpole_dynamics"]
 
-CARTPOLE_CONSTANTS = {"gravity": 9.8, "mass_cart": 1.0, "mass_pole": 0.3, "length": 0.7,
-                      "force_mag": 10.0, "tau": 0.02, "x_threshold": 2.4, "theta_threshold": 0.2094384}
+CARTPOLE_CONSTANTS = {
+    "gravity": 9.8,
+    "mass_cart": 1.0,
+    "mass_pole": 0.3,
+    "length": 0.7,
+    "force_mag": 10.0,
+    "tau": 0.02,
+    "x_threshold": 2.4,
+    "theta_threshold": 0.2094384,
+}
 
 
 def cartpole_dynamics(states, force, *, gravity=9.8, mass_cart=1.0, mass_pole=0.3, length=0.7, tau=0.02):

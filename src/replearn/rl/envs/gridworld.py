@@ -75,8 +75,7 @@ class GridWorld(Env):
     transitions_flat : CSR matrix (n_states * 4, n_states)
     """
 
-    def __init__(self, layout, terminal_rewards, *, living_reward=-0.04, noise=0.2, random_state=None,
-                 max_steps=None):
+    def __init__(self, layout, terminal_rewards, *, living_reward=-0.04, noise=0.2, random_state=None, max_steps=None):
         super().__init__(random_state=random_state, max_steps=max_steps)
         self.layout = [str(r) for r in layout]
         self.terminal_rewards = dict(terminal_rewards)
@@ -104,7 +103,7 @@ class GridWorld(Env):
         terminal = np.zeros(self.n_states, dtype=bool)
         rewards = np.full(self.n_states, self.living_reward)
         rewards[self.sink] = 0.0
-        for (r, c) in np.argwhere(grid == _TERMINAL):
+        for r, c in np.argwhere(grid == _TERMINAL):
             if (int(r), int(c)) not in self.terminal_rewards:
                 raise ValueError(f"terminal cell {(int(r), int(c))} has no entry in terminal_rewards")
         for (r, c), value in self.terminal_rewards.items():
@@ -154,7 +153,11 @@ class GridWorld(Env):
     def to_mdp(self, gamma: float = 1.0, *, sparse: bool | None = None) -> FiniteMDP:
         """The grid world as a :class:`FiniteMDP` with state rewards (sparse when ``sparse`` or > 500 states)."""
         sparse = self.n_states > 500 if sparse is None else sparse
-        P = self.transitions_flat if sparse else self.transitions_flat.toarray().reshape(self.n_states, 4, self.n_states)
+        P = (
+            self.transitions_flat
+            if sparse
+            else self.transitions_flat.toarray().reshape(self.n_states, 4, self.n_states)
+        )
         return FiniteMDP(P, self.state_rewards, gamma)
 
     def state_of(self, row: int, col: int) -> int:
@@ -183,15 +186,32 @@ class GridWorld(Env):
         return nxt, reward, nxt == self.sink, {}
 
 
-def russell_norvig_4x3(*, living_reward: float = -0.04, noise: float = 0.2, random_state=None, max_steps=None) -> GridWorld:
+def russell_norvig_4x3(
+    *, living_reward: float = -0.04, noise: float = 0.2, random_state=None, max_steps=None
+) -> GridWorld:
     """The 4x3 world of AIMA Fig. 17.1 (states numbered as in the module docstring)."""
     layout = ["...T", ".#.T", "S..."]
-    return GridWorld(layout, {(0, 3): 1.0, (1, 3): -1.0}, living_reward=living_reward, noise=noise,
-                     random_state=random_state, max_steps=max_steps)
+    return GridWorld(
+        layout,
+        {(0, 3): 1.0, (1, 3): -1.0},
+        living_reward=living_reward,
+        noise=noise,
+        random_state=random_state,
+        max_steps=max_steps,
+    )
 
 
-def random_grid_world(n_rows: int, n_cols: int, *, wall_fraction: float = 0.2, n_terminals: int = 2,
-                      living_reward: float = -0.04, noise: float = 0.2, random_state=None, max_steps=None) -> GridWorld:
+def random_grid_world(
+    n_rows: int,
+    n_cols: int,
+    *,
+    wall_fraction: float = 0.2,
+    n_terminals: int = 2,
+    living_reward: float = -0.04,
+    noise: float = 0.2,
+    random_state=None,
+    max_steps=None,
+) -> GridWorld:
     """A random ``n_rows x n_cols`` world for scaling studies.
 
     Each cell is a wall with probability ``wall_fraction`` (drawn from ``random_state``); open cells

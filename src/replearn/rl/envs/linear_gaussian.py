@@ -22,8 +22,22 @@ __all__ = ["LinearGaussianSystem"]
 class LinearGaussianSystem(Env):
     """See the module docstring. Matrices are validated by shape once, here."""
 
-    def __init__(self, A, B, C=None, *, process_cov=None, obs_cov=None, Q=None, R=None, initial_mean=None,
-                 initial_cov=None, observe_state=False, random_state=None, max_steps=100):
+    def __init__(
+        self,
+        A,
+        B,
+        C=None,
+        *,
+        process_cov=None,
+        obs_cov=None,
+        Q=None,
+        R=None,
+        initial_mean=None,
+        initial_cov=None,
+        observe_state=False,
+        random_state=None,
+        max_steps=100,
+    ):
         super().__init__(random_state=random_state, max_steps=max_steps)
         self.A = np.atleast_2d(np.asarray(A, dtype=np.float64))
         self.B = np.atleast_2d(np.asarray(B, dtype=np.float64))
@@ -40,8 +54,13 @@ class LinearGaussianSystem(Env):
         self.R = np.eye(m) if R is None else np.atleast_2d(np.asarray(R, float))
         self.initial_mean = np.zeros(n) if initial_mean is None else np.asarray(initial_mean, float).reshape(n)
         self.initial_cov = np.zeros((n, n)) if initial_cov is None else np.atleast_2d(np.asarray(initial_cov, float))
-        for name, M, k in (("process_cov", self.process_cov, n), ("obs_cov", self.obs_cov, p), ("Q", self.Q, n),
-                           ("R", self.R, m), ("initial_cov", self.initial_cov, n)):
+        for name, M, k in (
+            ("process_cov", self.process_cov, n),
+            ("obs_cov", self.obs_cov, p),
+            ("Q", self.Q, n),
+            ("R", self.R, m),
+            ("initial_cov", self.initial_cov, n),
+        ):
             if M.shape != (k, k):
                 raise ValueError(f"{name} must be ({k}, {k}), got {M.shape}")
         self.observe_state = bool(observe_state)
