@@ -1,0 +1,120 @@
+"""Experiment families beyond supervised tables: environments, sequences, generative data, theory simulations.
+
+The supervised pipeline compares *models* on *tables*. A family generalizes both ends so that the same stages,
+designs, records, statistics and report serve reinforcement learning (agents on environments), structured
+prediction (sequence labellers on generated tagging data), generative and sequence models (densities and
+language models on generated or shipped data) and learning-theory simulations:
+
+* a **dataset** config with ``source: <family name>`` names a *problem* of that family (an environment, a
+  generator of labelled sequences, a corpus, a simulation) and its parameters, validated by
+  :attr:`Family.dataset_keys`;
+* a **models** config whose ``name`` is one of the family's :attr:`Family.units` (a planner, an agent, a
+  learner) is a compared unit on the family's datasets (the supervised models registry is untouched: units are
+  not estimators);
+* every unit run is a deterministic function of ``(hyperparameters, problem, seed)`` returning an
+  :class:`Outcome`: the scores of the family's metrics (the mean discounted return over evaluation episodes,
+  the Hamming loss on held-out sequences, the held-out negative log-likelihood, ...), a learning curve and
+  convergence;
+* the ``seeds`` design runs each unit ``n_seeds`` times on every dataset, with seeds derived from names
+  (:func:`~replearn.pipeline.seeding.derive_seed`), so replicates pair by seed across units and the
+  significance stage applies its seed-paired tests unchanged; ``train`` runs each unit once with the final seed
+  and reports its scores as the "test" numbers.
+
+Wall-clock time is never a score (outputs must be byte-identical on rerun): an :class:`Outcome` may carry
+``timing`` seconds, which go to MLflow only. Deterministic cost measures (iterations, Bellman backups) are scores.
+
+Layering: family modules live in the pipeline-services layer and may import the algorithm packages
+(``replearn.rl``, ``replearn.structured``, ...); the algorithm packages never import this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+#: family name (the ``source:`` of a dataset config) -> module under ``replearn.pipeline.families``.
+#: Modules are imported lazily: a stage that never meets a family never pays for its imports.
+FAMILY_MODULES: dict[str, str] = {
+    "rl": "rl",
+    "structured": "structured",
+    "theory": "theory",
+    "generative": "generative",
+    "sequence": "sequence",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What one run of a unit on a problem with one seed produced.
+
+    ``scores`` holds every metric of the family (``None`` for a metric this unit cannot give, as for the
+    supervised models); ``curve`` is a learning curve (a score or loss per iteration / episode / epoch, labelled
+    ``curve_label``) or ``None``; ``extra`` holds small JSON-able numbers a report section draws (for example
+    ``{"n_states": 12}``); ``timing`` holds wall-clock seconds for MLflow only.
+    """
+
+    scores: Mapping[str, float | None]
+    n_iter: int | None = None
+    converged: bool = True
+    curve: list[float] | None = None
+    curve_label: str = ""
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    timing: Mapping[str, float] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """A compared unit of a family (its registry entry).
+
+    ``constraints`` maps hyperparameters to :mod:`replearn._constraints` objects (declared once, read by the
+    config check and by :attr:`run`); ``defaults`` are the hyperparameters a config may leave out; ``run(hp,
+    problem, seed)`` returns an :class:`Outcome` and raises a ``replearn.exceptions`` error with a clear message
+    on bad input (never prints; randomness only from ``seed``).
+    """
+
+    name: str
+    summary: str
+    run: Callable[[dict, Any, int], Outcome]
+    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    section: str = ""  # the course text and section the unit implements, for the CLI and the report
+
+
+class Family(Protocol):
+    """The interface a family module provides (module-level names)."""
+
+    NAME: str  # the ``source:`` of its dataset configs
+    TASK: str  # the task written to meta.json and the records ("control", "sequence_labelling", ...)
+    METRICS: Mapping[str, bool]  # metric name -> greater is better
+    PRIMARY: str  # the metric the significance stage compares
+    DATASET_KEYS: Mapping[str, Any]  # config schema of a dataset entry (pipeline.config's spec objects)
+    UNITS: Mapping[str, Unit]
+
+    def build(self, spec: dict, seed: int) -> Any:
+        """The problem a dataset config describes (deterministic in ``spec`` and ``seed``)."""
+
+    def describe(self, problem: Any) -> dict:
+        """JSON-able facts about the problem for meta.json and the report (sizes, the environment's name)."""
+
+
+def load(name: str):
+    """The family module ``name`` (see :data:`FAMILY_MODULES`)."""
+    if name not in FAMILY_MODULES:
+        from ...exceptions import ConfigError
+
+        raise ConfigError(f"unknown experiment family {name!r}; valid families: {', '.join(sorted(FAMILY_MODULES))}")
+    return importlib.import_module(f"{__name__}.{FAMILY_MODULES[name]}")
+
+
+def family_of_unit(unit_name: str) -> str | None:
+    """The family whose :attr:`Family.UNITS` holds ``unit_name`` (None for a supervised model)."""
+    for fam in FAMILY_MODULES:
+        try:
+            module = load(fam)
+        except ImportError:  # a family still being written
+            continue
+        if unit_name in module.UNITS:
+            return fam
+    return None
