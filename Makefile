@@ -10,12 +10,14 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test repro test test-fast ui params plots constraints clean bench calibration bench-docs bench-check
+.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration bench-docs bench-check
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
 	@echo "make test         set up .venv with test extras and run the test suite"
 	@echo "make test-fast    the test suite without the slow end-to-end tests"
+	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
+	@echo "make format       apply ruff's fixes and formatting"
 	@echo "make plots        per-dataset CV score figures, offline: dvc_plots/index.html"
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000"
 	@echo "make params       recompose params.yaml from conf/"
@@ -36,8 +38,26 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	@touch $@
 
+$(VENV)/.installed-lint: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[lint]'
+	@touch $@
+
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
+install-lint: $(VENV)/.installed-lint
+
+# The paths ruff checks; pyproject.toml holds the rules ([tool.ruff]) and mypy's file list ([tool.mypy]).
+LINT_PATHS := src stages tests benchmarks
+
+lint: install-lint
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/mypy
+	$(BIN)/python -m replearn deps
+
+format: install-lint
+	$(BIN)/ruff check --fix $(LINT_PATHS)
+	$(BIN)/ruff format $(LINT_PATHS)
 
 # `replearn check` first: a dvc.lock cut short by a killed run is reported with the way out, before DVC's
 # own schema error; the validate stage then checks params.yaml as the pipeline's first stage.

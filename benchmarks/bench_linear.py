@@ -14,9 +14,8 @@ import numpy as np
 from sklearn.linear_model import Lasso as SkLasso
 from sklearn.linear_model import LinearRegression as SkLinearRegression
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
-from sklearn.linear_model import PoissonRegressor
+from sklearn.linear_model import PoissonRegressor, SGDRegressor
 from sklearn.linear_model import Ridge as SkRidge
-from sklearn.linear_model import SGDRegressor
 
 from replearn.models.linear.glm import GeneralizedLinearModel
 from replearn.models.linear.lasso import Lasso

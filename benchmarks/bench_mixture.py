@@ -35,24 +35,29 @@ def main() -> list[dict]:
     for ct in ("full", "diag"):
         cov = np.array([np.eye(d)] * k) if ct == "full" else np.ones((k, d))
         prec = cov  # identity: its own inverse
-        ours = lambda ct=ct, cov=cov: GaussianMixture(
-            k,
-            covariance_type=ct,
-            tol=0.0,
-            max_iter=iters,  # noqa: E731
-            weights_init=w,
-            means_init=means,
-            covariances_init=cov,
-        ).fit(X)
-        ref = lambda ct=ct, prec=prec: SkGaussianMixture(
-            k,
-            covariance_type=ct,
-            tol=0.0,
-            max_iter=iters,  # noqa: E731
-            weights_init=w,
-            means_init=means,
-            precisions_init=prec,
-        ).fit(X)
+
+        def ours(ct=ct, cov=cov):
+            return GaussianMixture(
+                k,
+                covariance_type=ct,
+                tol=0.0,
+                max_iter=iters,  # noqa: E731
+                weights_init=w,
+                means_init=means,
+                covariances_init=cov,
+            ).fit(X)
+
+        def ref(ct=ct, prec=prec):
+            return SkGaussianMixture(
+                k,
+                covariance_type=ct,
+                tol=0.0,
+                max_iter=iters,  # noqa: E731
+                weights_init=w,
+                means_init=means,
+                precisions_init=prec,
+            ).fit(X)
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             a, b = ours(), ref()

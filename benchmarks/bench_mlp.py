@@ -87,7 +87,9 @@ def _main() -> list[dict]:
     for name, hidden, solver, sk, lr in SETTINGS:
         fixed = dict(max_iter=EPOCHS, tol=0.0, n_iter_no_change=EPOCHS + 1)
         ours, ref = _pair(hidden, solver, sk, lr, **fixed)
-        t_ours, t_ref = paired_median_times(lambda: _fit(ours, Xtr, ytr), lambda: _fit(ref, Xtr, ytr), REPEATS)
+        t_ours, t_ref = paired_median_times(
+            lambda ours=ours: _fit(ours, Xtr, ytr), lambda ref=ref: _fit(ref, Xtr, ytr), REPEATS
+        )
         assert ours.n_iter_ == ref.n_iter_ == EPOCHS
         converged = [
             [_fit(m, Xtr, ytr) for m in _pair(hidden, solver, sk, lr, seed=seed, max_iter=200)] for seed in SEEDS

@@ -1,7 +1,7 @@
 """Value iteration and policy iteration: time and iterations against the number of states.
 
-Random grid worlds (``replearn.rl.envs.random_grid_world``: 10% walls, largest connected region kept, one +1 and one -1 terminal,
-living reward -0.04, noise 0.2) from 4x4 to 100x100 cells, solved with gamma = 0.99:
+Random grid worlds (``replearn.rl.envs.random_grid_world``: 10% walls, largest connected region kept,
+one +1 and one -1 terminal, living reward -0.04, noise 0.2) from 4x4 to 100x100 cells, solved with gamma = 0.99:
 
 * value iteration, synchronous sweeps (one sparse matrix-vector product each), stopping when the
   bound ``gamma r / (1 - gamma)`` on ``||V - V*||_inf`` is below 1e-6;
@@ -9,10 +9,11 @@ living reward -0.04, noise 0.2) from 4x4 to 100x100 cells, solved with gamma = 0
 * policy iteration with exact evaluation (sparse LU, SuperLU via ``scipy.sparse.linalg.spsolve``).
 
 There is no reference library here: the numbers are iterations and seconds of replearn alone,
-the median of ``repeats`` runs (1 for the largest worlds), one BLAS thread (``REPLEARN_BENCH_THREADS``). ``max |V - V_PI|``
-and the share of states where the greedy action equals policy iteration's check that the methods
-agree (value iteration stops within 1e-6 of V*, so near-ties may pick another, equally good action). Results go to ``rl.json`` in :data:`benchmarks.common.RESULTS_DIR` (``benchmarks/results/local/`` unless
-``REPLEARN_BENCH_OUT`` says otherwise) and are printed as a markdown table:
+the median of ``repeats`` runs (1 for the largest worlds), one BLAS thread (``REPLEARN_BENCH_THREADS``).
+``max |V - V_PI|`` and the share of states where the greedy action equals policy iteration's check that
+the methods agree (value iteration stops within 1e-6 of V*, so near-ties may pick another, equally good
+action). Results go to ``rl.json`` in :data:`benchmarks.common.RESULTS_DIR` (``benchmarks/results/local/``
+unless ``REPLEARN_BENCH_OUT`` says otherwise) and are printed as a markdown table:
 ``python -m benchmarks.bench_rl``. The file has no ``"benchmark"`` key (its key is ``"suite"``): like
 calibration.json it has no scikit-learn ratio, so ``benchmarks.summary`` skips it and the table lives in
 docs/performance.md's RL section instead.

@@ -105,13 +105,13 @@ def reference_step(p: dict, ids: np.ndarray, targets: np.ndarray, n_heads: int):
         S = np.where(mask, Q @ K.swapaxes(-1, -2) / np.sqrt(dh), _MASKED)
         A = np.exp(S - S.max(-1, keepdims=True))
         A /= A.sum(-1, keepdims=True)
-        O = (A @ Vv).transpose(0, 2, 1, 3).reshape(B, T, d)
-        h1 = h + O @ q["Wo"] + q["bo"]
+        heads_out = (A @ Vv).transpose(0, 2, 1, 3).reshape(B, T, d)
+        h1 = h + heads_out @ q["Wo"] + q["bo"]
         c, ln2 = _ln_forward(h1, q["g2"], q["b2"])
         f = c @ q["W1"] + q["c1"]
         r = np.maximum(f, 0.0)
         h = h1 + r @ q["W2"] + q["c2"]
-        caches.append((a, ln1, Q, K, Vv, A, O, c, ln2, f, r))
+        caches.append((a, ln1, Q, K, Vv, A, heads_out, c, ln2, f, r))
     hf, lnf = _ln_forward(h, p["lnf_g"], p["lnf_b"])
     logits = hf @ p["Wh"] + p["bh"]
     z = logits - logits.max(-1, keepdims=True)
@@ -129,7 +129,7 @@ def reference_step(p: dict, ids: np.ndarray, targets: np.ndarray, n_heads: int):
     g["blocks"] = [None] * len(p["blocks"])
     for i in range(len(p["blocks"]) - 1, -1, -1):
         q = p["blocks"][i]
-        a, ln1, Q, K, Vv, A, O, c, ln2, f, r = caches[i]
+        a, ln1, Q, K, Vv, A, heads_out, c, ln2, f, r = caches[i]
         gb = {}
         gb["W2"] = r.reshape(N, -1).T @ dh_.reshape(N, d)
         gb["c2"] = dh_.sum((0, 1))
@@ -138,7 +138,7 @@ def reference_step(p: dict, ids: np.ndarray, targets: np.ndarray, n_heads: int):
         gb["c1"] = df.sum((0, 1))
         dc, gb["g2"], gb["b2"] = _ln_backward(df @ q["W1"].T, ln2, q["g2"])
         dh1 = dh_ + dc
-        gb["Wo"] = O.reshape(N, d).T @ dh1.reshape(N, d)
+        gb["Wo"] = heads_out.reshape(N, d).T @ dh1.reshape(N, d)
         gb["bo"] = dh1.sum((0, 1))
         dO = (dh1 @ q["Wo"].T).reshape(B, T, n_heads, dh).transpose(0, 2, 1, 3)
         dA = dO @ Vv.swapaxes(-1, -2)
@@ -219,7 +219,9 @@ def _main(threads: int) -> list[dict]:
         p = _params(model)
         diff = _check_same(model, p, ids, targets, H)
         t_auto, t_ref = paired_median_times(
-            lambda: autodiff_step(model, ids, targets), lambda: reference_step(p, ids, targets, H), repeats
+            lambda m=model, i=ids, t=targets: autodiff_step(m, i, t),
+            lambda p=p, i=ids, t=targets, h=H: reference_step(p, i, t, h),
+            repeats,
         )
         rows.append(
             {

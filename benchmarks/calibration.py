@@ -36,7 +36,8 @@ Designs and tests (all from :mod:`replearn.stats`, called exactly as a user woul
   the Wilcoxon and sign tests and the Bayesian signed-rank test.
 
 Run: ``python -m benchmarks.calibration`` (1000 replications) or with ``--quick`` (200).
-Writes ``benchmarks/results/local/calibration.json`` (untracked; ``make bench-docs`` publishes it) and prints a Markdown table (docs/statistics.md).
+Writes ``benchmarks/results/local/calibration.json`` (untracked; ``make bench-docs`` publishes it) and prints a
+Markdown table (docs/statistics.md).
 Everything is seeded (``--seed``); replications are vectorised over the data sets.
 """
 
@@ -47,7 +48,6 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy

@@ -36,14 +36,18 @@ def tables(results: Path = RESULTS) -> str:
         rows = data["results"]
         m = data.get("machine", {})
         out.append(f"### {data['benchmark']}\n")
-        note = f"median of {data.get('repeats', '?')} interleaved repeats; numpy {m.get('numpy')}, scikit-learn {m.get('sklearn')}"
+        note = (
+            f"median of {data.get('repeats', '?')} interleaved repeats; "
+            f"numpy {m.get('numpy')}, scikit-learn {m.get('sklearn')}"
+        )
         if "blas_threads" in data:
             note += f"; BLAS threads: {data['blas_threads']}"
         out.append(note + "\n")
         per_epoch = "ours_s_per_epoch" in rows[0]
         if per_epoch:
             out.append(
-                "| case | shape | reference | ours (s/epoch) | sklearn (s/epoch) | ratio | accuracy ours / sklearn (converged) |"
+                "| case | shape | reference | ours (s/epoch) | sklearn (s/epoch) | ratio "
+                "| accuracy ours / sklearn (converged) |"
             )
             out.append("|---|---|---|---:|---:|---:|---|")
             for r in rows:

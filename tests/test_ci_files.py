@@ -214,3 +214,20 @@ def test_dvc_metrics_diff_against_a_branch_as_markdown(tmp_path):
     out = run(*dvc, "metrics", "diff", "main", "--md")
     assert out.lstrip().startswith("|") and "iris.knn.accuracy_mean" in out
     assert "0.9" in out and "0.95" in out and "0.05" in out
+
+
+def test_lint_runs_before_the_tests_in_every_ci_file_and_pre_commit_uses_the_same_tools():
+    for path in (GITHUB, GITLAB, ROOT / ".ci" / "run"):
+        text = path.read_text(encoding="utf-8")
+        # the commands themselves (a line that runs them), not mentions in comments
+        lint = re.search(r"^\s*(?:run:\s*|-\s*)?make lint\s*$", text, re.M)
+        test = re.search(r"^\s*(?:run:\s*|-\s*)?make test\s*$", text, re.M)
+        assert lint and test and lint.start() < test.start(), path
+    assert {"lint", "format", "install-lint"} <= makefile_targets()
+    hooks = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))["repos"]
+    entries = {h["id"]: h["entry"] for repo in hooks for h in repo["hooks"]}
+    assert set(entries) == {"ruff-check", "ruff-format", "mypy", "dvc-deps"}
+    # the hooks run the pinned tools of the venv, so they check what `make lint` checks, offline
+    assert all(e.startswith(".venv/bin/") for e in entries.values())
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "[tool.ruff.lint]" in pyproject and "[tool.mypy]" in pyproject

@@ -67,7 +67,6 @@ def _mlflow_runs(proj: Path):
 
 def _check_tracking(proj: Path, parent, runs) -> None:
     """Finished runs, real timestamps, the classic-ML experiment view and the final dvc.lock as an artifact."""
-    import yaml
     from mlflow.tracking import MlflowClient
 
     client = MlflowClient(tracking_uri=f"sqlite:///{proj}/mlflow.db")

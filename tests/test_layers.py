@@ -90,10 +90,12 @@ def test_no_pickle_loading_anywhere():
 
 
 def test_stage_scripts_are_thin_glue():
+    # counted in statements, not lines, so that the formatter's line wrapping does not change the verdict
     for path in _py(ROOT / "stages"):
-        n = len(path.read_text(encoding="utf-8").splitlines())
-        assert n <= 60, f"{path.name} has {n} lines; move logic into the package"
-        assert "@hydra.main" not in path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        n = sum(isinstance(node, ast.stmt) for node in ast.walk(ast.parse(text)))
+        assert n <= 30, f"{path.name} has {n} statements; move logic into the package"
+        assert "@hydra.main" not in text
 
 
 def test_no_shell_true_and_servers_bind_to_loopback():

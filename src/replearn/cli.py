@@ -167,10 +167,10 @@ def _cmd_where(args) -> int:
 
 
 def _cmd_ui(args) -> int:
+    import socket
+
     from .pipeline.config import project_root
     from .pipeline.tracking import ui_command
-
-    import socket
 
     if not 1 <= args.port <= 65535:
         print(f"error: --port {args.port} is not a TCP port (1..65535)", file=sys.stderr)
@@ -189,7 +189,7 @@ def _cmd_ui(args) -> int:
         probe.close()
     cmd = ui_command(project_root(), port=args.port)
     cmd[0] = str(Path(sys.executable).with_name("mlflow"))
-    print("serving MLflow UI on http://127.0.0.1:%d (Ctrl-C to stop)" % args.port, flush=True)
+    print(f"serving MLflow UI on http://127.0.0.1:{args.port} (Ctrl-C to stop)", flush=True)
     try:
         return subprocess.call(cmd, env=os.environ.copy())
     except KeyboardInterrupt:

@@ -29,7 +29,6 @@ import numbers
 import numpy as np
 import scipy.linalg
 
-
 __all__ = [
     "KERNELS",
     "linear_kernel",

@@ -27,7 +27,8 @@ def _numeric_object_array(arr: np.ndarray, name: str) -> np.ndarray:
     bad = next((v for v in flat if not isinstance(v, (numbers.Real, np.number)) or np.iscomplexobj(v)), None)
     if bad is not None or (flat.size and any(v is None for v in flat)):
         raise ValueError(
-            f"{name} must be numeric, got dtype object holding {type(bad).__name__} {bad!r}; convert it to numbers first"
+            f"{name} must be numeric, got dtype object holding {type(bad).__name__} {bad!r}; "
+            "convert it to numbers first"
         )
     return arr.astype(np.float64)
 

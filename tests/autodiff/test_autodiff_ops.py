@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from replearn.autodiff import Adam, SGD, Tensor, check_gradients, clip_grad_norm, ops
+from replearn.autodiff import SGD, Adam, Tensor, check_gradients, clip_grad_norm, ops
 
 TOL = 1e-6
 

@@ -47,7 +47,9 @@ PROBE = """<script>(function () {
       if (el.tagName === "BASE") { return; }
       ["src", "href"].forEach(function (a) {
         var v = el.getAttribute(a);
-        if (v !== null && /^\\s*(https?:)?\\/\\//i.test(v)) { external.push(el.tagName.toLowerCase() + " " + a + "=" + v); }
+        if (v !== null && /^\\s*(https?:)?\\/\\//i.test(v)) {
+          external.push(el.tagName.toLowerCase() + " " + a + "=" + v);
+        }
       });
     });
     document.documentElement.setAttribute("%(attr)s", JSON.stringify(

@@ -39,8 +39,9 @@ BAD = """<!DOCTYPE html><html><head><title>bad</title>
 <link rel="stylesheet" href="https://cdn.example.invalid/style.css"></head>
 <body><img src="missing.png" alt=""><a href="//example.invalid/">x</a>
 <script>notDefinedAnywhere();</script></body></html>"""
-GOOD = """<!DOCTYPE html><html><head><title>good</title></head><body>
-<img alt="dot" src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==">
+PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+GOOD = f"""<!DOCTYPE html><html><head><title>good</title></head><body>
+<img alt="dot" src="data:image/png;base64,{PNG_1X1}">
 <a href="#top">top</a><script>document.title = "ok";</script></body></html>"""
 
 

@@ -150,7 +150,7 @@ def test_bernoulli_and_gaussian_likelihoods_and_kl():
     sd = np.exp(0.3)
     logpdf = -0.5 * ((xg - mu.data) / sd) ** 2 - np.log(sd * np.sqrt(2 * np.pi))
     np.testing.assert_allclose(gaussian_log_likelihood(xg, mu, ls).data, logpdf.sum(1))
-    assert check_gradients(lambda m, l: gaussian_log_likelihood(xg, m, l), [mu, ls]) < TOL
+    assert check_gradients(lambda m, log_s: gaussian_log_likelihood(xg, m, log_s), [mu, ls]) < TOL
 
 
 def test_nt_xent_matches_the_formula_and_its_gradient():

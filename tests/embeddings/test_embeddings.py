@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from replearn.autodiff import numerical_gradient
-from replearn.autodiff import Tensor
+from replearn.autodiff import Tensor, numerical_gradient
 from replearn.embeddings import (
     GloVe,
     SkipGramNS,

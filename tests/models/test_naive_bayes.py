@@ -110,7 +110,6 @@ def test_categorical_unseen_category_counts_as_zero():
     base = model._joint_log_likelihood(np.where(np.arange(X.shape[1]) == 0, 0, x))
     V0 = model.n_categories_[0]
     counts0 = np.array([np.sum((y == k) & (X[:, 0] == 0)) for k in range(3)])
-    n_k = model.class_count_
     # replacing a seen code 0 by an unseen one changes each class's term from log((N0+1)/(n_k+V)) to log(1/(n_k+V))
     np.testing.assert_allclose((jll - base)[0], -np.log(counts0 + 1.0), rtol=1e-12)
     assert V0 == X[:, 0].max() + 1

@@ -77,7 +77,8 @@ def _broken(params, path, value):
         (
             ("stats", "pairwise_test"),
             "t_test",
-            r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, paired_ttest",
+            r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: "
+            r"auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, paired_ttest",
         ),
         (
             ("cv", "scheme"),
@@ -95,7 +96,8 @@ def _broken(params, path, value):
         (
             ("dataset", "irsi"),
             {"source": "shipped"},
-            r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: breast_cancer, diabetes, digits, iris, old_faithful, wine",
+            r"dataset\.irsi: unknown shipped dataset 'irsi'; shipped datasets: "
+            r"breast_cancer, diabetes, digits, iris, old_faithful, wine",
         ),
         (("dataset", "mine"), {"source": "file", "path": "x.csv"}, r"dataset\.mine\.target: missing"),
         (

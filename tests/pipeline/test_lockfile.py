@@ -31,8 +31,8 @@ def test_truncated_lock_file_names_the_recovery(tmp_path, cut):
     except ConfigError as exc:
         assert "git checkout dvc.lock" in str(exc) and "delete it" in str(exc)
     else:  # a cut that happens to leave a valid file (between two entries) is one DVC accepts too
-        from dvc.schema import COMPILED_LOCKFILE_SCHEMA
         import yaml
+        from dvc.schema import COMPILED_LOCKFILE_SCHEMA
 
         COMPILED_LOCKFILE_SCHEMA(yaml.safe_load(text))
         assert cut > 0

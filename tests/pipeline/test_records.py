@@ -60,7 +60,7 @@ def test_replicates_are_not_tied_to_folds():
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"schema_version": 1}, r"schema version 1, this replearn reads version 2; rerun"),
+        ({"schema_version": 1}, rf"schema version 1, this replearn reads version {records.SCHEMA_VERSION}; rerun"),
         ({"schema_version": None}, r"schema version None"),
         ({"splits": [{"index": 0, "kind": "fold", "n_train": 8, "n_test": 2}]}, r"unknown kind 'fold'"),
         ({"primary_metric": "f1_macro"}, r"primary metric 'f1_macro' is not among"),

@@ -99,10 +99,10 @@ def test_cartpole_dynamics_match_ps4_and_failure_rule():
     s = np.array([0.1, -0.2, 0.05, 0.3])
     # PS4's simulate() written out by hand
     x, xd, th, thd = s
-    F, m, mp, l, g, tau = 10.0, 1.3, 0.3, 0.7, 9.8, 0.02
-    temp = (F + mp * l * thd**2 * np.sin(th)) / m
-    tha = (g * np.sin(th) - temp * np.cos(th)) / (l * (4 / 3 - mp * np.cos(th) ** 2 / m))
-    xa = temp - mp * l * tha * np.cos(th) / m
+    F, m, mp, half_len, g, tau = 10.0, 1.3, 0.3, 0.7, 9.8, 0.02
+    temp = (F + mp * half_len * thd**2 * np.sin(th)) / m
+    tha = (g * np.sin(th) - temp * np.cos(th)) / (half_len * (4 / 3 - mp * np.cos(th) ** 2 / m))
+    xa = temp - mp * half_len * tha * np.cos(th) / m
     np.testing.assert_allclose(cartpole_dynamics(s, F), [x + tau * xd, xd + tau * xa, th + tau * thd, thd + tau * tha])
     env = CartPole(init_noise=0.0, random_state=0)
     obs, _ = env.reset()
@@ -135,7 +135,7 @@ def test_pendulum_and_linear_gaussian_system():
     )
     y, _ = lg.reset()
     assert y.shape == (1,)
-    for t in range(3):
+    for _t in range(3):
         y, r, term, trunc, info = lg.step([0.5])
     assert trunc and info["state"].shape == (2,)
     with pytest.raises(ValueError, match="C must be"):

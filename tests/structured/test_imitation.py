@@ -1,4 +1,5 @@
-"""Imitation learning (CIML ch. 18): the expert of eq. 18.8, DFS (Alg. 46), supervised IL (Alg. 43-44), DAgger (Alg. 45)."""
+"""Imitation learning (CIML ch. 18): the expert of eq. 18.8, DFS (Alg. 46), supervised IL (Alg. 43-44),
+DAgger (Alg. 45)."""
 
 import numpy as np
 import pytest
@@ -86,7 +87,7 @@ def test_dagger_on_sequence_labelling_as_search():
     assert x.size == 3 * 6 + 4  # x_t, x_{t-1}, x_{t+1}, previous label or start
     # the expert under Hamming loss is the gold label, whatever the (possibly wrong) prefix
     state = task.reset(0)
-    for t, label in enumerate(d.y[0]):
+    for _t, label in enumerate(d.y[0]):
         assert task.expert(state) == label
         state, loss = task.step(state, (label + 1) % 3)
         assert loss == 1.0

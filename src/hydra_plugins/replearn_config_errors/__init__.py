@@ -11,8 +11,8 @@ first, so valid compositions never reach it, and other Hydra applications are le
 
 from __future__ import annotations
 
+import builtins
 import os
-from typing import List, Optional
 
 from hydra.core.object_type import ObjectType
 from hydra.plugins.config_source import ConfigLoadError, ConfigResult, ConfigSource
@@ -75,5 +75,5 @@ class ReplearnErrorsConfigSource(ConfigSource):
     def is_group(self, config_path: str) -> bool:
         return False
 
-    def list(self, config_path: str, results_filter: Optional[ObjectType]) -> List[str]:
+    def list(self, config_path: str, results_filter: ObjectType | None) -> builtins.list[str]:
         return []

@@ -45,7 +45,8 @@ __all__ = ["ILQRResult", "QuadraticCost", "ddp", "finite_difference_jacobians", 
 
 
 class QuadraticCost:
-    """``l(x, u) = (x - x_goal)^T Q (x - x_goal) + (u - u_goal)^T R (u - u_goal)``, final ``(x - x_goal)^T Q_f (x - x_goal)``.
+    """``l(x, u) = (x - x_goal)^T Q (x - x_goal) + (u - u_goal)^T R (u - u_goal)``;
+    final cost ``(x - x_goal)^T Q_f (x - x_goal)``.
 
     Any object with the same four methods (``stage``, ``final``, ``stage_derivatives`` returning
     ``(l_x, l_u, l_xx, l_uu, l_ux)``, ``final_derivatives`` returning ``(l_x, l_xx)``) can be passed to

@@ -21,8 +21,8 @@ import numbers
 import numpy as np
 
 from ..base import BaseEstimator
-from ..validation import check_array, check_random_state, check_scalar
 from ..deep.training import check_finite_loss
+from ..validation import check_array, check_random_state, check_scalar
 
 __all__ = ["GloVe", "glove_loss_and_gradients"]
 

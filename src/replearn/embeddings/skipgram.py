@@ -21,8 +21,8 @@ import numpy as np
 
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator
-from ..validation import check_random_state, check_scalar
 from ..deep.training import train_epochs
+from ..validation import check_random_state, check_scalar
 
 __all__ = ["skipgram_pairs", "SkipGramNS"]
 

@@ -12,6 +12,10 @@ The statistics used to compare the resulting scores live in :mod:`replearn.stats
 (docs/statistics.md).
 """
 
+from .bias_variance import bias_variance_decomposition
+from .bootstrap_error import bootstrap_632, error_632, loo_bootstrap_error, no_information_error
+from .curves import auc, average_precision, precision_recall_curve, roc_curve
+from .learning_curve import learning_curve
 from .metrics import (
     METRICS,
     Metric,
@@ -32,10 +36,6 @@ from .metrics import (
     roc_auc,
     score_predictions,
 )
-from .bias_variance import bias_variance_decomposition
-from .bootstrap_error import bootstrap_632, error_632, loo_bootstrap_error, no_information_error
-from .curves import auc, average_precision, precision_recall_curve, roc_curve
-from .learning_curve import learning_curve
 from .model_selection import GridSearchResult, expand_grid, grid_search, nested_cross_validate
 from .resampling import bootstrap_splits, group_kfold_splits, leave_one_out_splits, train_dev_test_split_indices
 from .splits import ALL_SCHEMES, SCHEMES, Split, make_splits, repeat_seed, train_test_split_indices

@@ -302,7 +302,7 @@ def eliminate(factors: list[Factor], hidden: list) -> Factor:
     hidden = list(hidden)
     while hidden:
 
-        def degree(v):
+        def degree(v, factors=factors):
             return len(set().union(*(f.variables for f in factors if v in f.variables)) - {v})
 
         v = min(hidden, key=lambda u: (degree(u), hidden.index(u)))

@@ -111,7 +111,7 @@ class FactorGraph:
         marginals = {}
         for v in self.variables:
             m = np.ones(card[v])
-            for (a, u), msg in to_var.items():
+            for (_a, u), msg in to_var.items():
                 if u == v:
                     m = m * msg
             marginals[v] = m / m.sum()

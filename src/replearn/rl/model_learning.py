@@ -117,7 +117,8 @@ class ModelEstimator:
         return P
 
     def reward_estimate(self) -> np.ndarray:
-        """``R_hat`` (S, A) or (S,): average observed rewards, ``unseen_reward`` where nothing was seen; 0 on terminals."""
+        """``R_hat`` (S, A) or (S,): average observed rewards, ``unseen_reward`` where nothing was seen;
+        0 on terminals."""
         if self.reward_type == "state":
             n = self.visit_counts_.sum(axis=1)
             R = np.where(n > 0, self.reward_sums_.sum(axis=1) / np.maximum(n, 1), float(self.unseen_reward))

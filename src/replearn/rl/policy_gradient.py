@@ -224,7 +224,8 @@ def sample_mdp_trajectories(
 
 
 def collect_trajectories(env, policy, theta, n: int, horizon: int, *, random_state=None) -> Trajectories:
-    """Run ``policy`` in an environment (``reset``/``step`` interface) for ``n`` episodes of at most ``horizon`` steps."""
+    """Run ``policy`` in an environment (``reset``/``step`` interface) for ``n`` episodes of at most
+    ``horizon`` steps."""
     rng = check_random_state(random_state)
     obs_l, act_l, rew, mask = [], [], np.zeros((n, horizon)), np.zeros((n, horizon), dtype=bool)
     for i in range(n):

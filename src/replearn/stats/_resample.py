@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-STATISTICS = {"mean": np.mean, "median": np.median}
+STATISTICS: dict[str, Callable[..., Any]] = {"mean": np.mean, "median": np.median}
 
 
 def check_seed(seed) -> int:
@@ -44,8 +46,8 @@ def resolve_statistic(statistic, vectorized=None):
     if vectorized:
         return name, lambda *s: np.asarray(statistic(*s, axis=-1), dtype=np.float64)
 
-    def looped(*s):
-        s = [np.asarray(x) for x in s]
+    def looped(*samples):
+        s = [np.asarray(x) for x in samples]
         if s[0].ndim == 1:
             return np.float64(statistic(*s))
         return np.array([statistic(*(x[i] for x in s)) for i in range(s[0].shape[0])], dtype=np.float64)

@@ -29,7 +29,7 @@ dependence (they are closed-testing shortcuts with Bonferroni local tests).
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 import numpy as np
@@ -97,7 +97,7 @@ def _set_partitions(k: int):
     yield from rec(0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exhaustive_masks(k: int) -> np.ndarray:
     pairs = np.array(pair_index(k))
     rows = []
@@ -124,7 +124,7 @@ def exhaustive_sets(k: int) -> np.ndarray:
     return _exhaustive_masks(int(k))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _possible_true_counts(k: int) -> frozenset:
     """S(k): the numbers of pairwise hypotheses among k models that can be true together.
 

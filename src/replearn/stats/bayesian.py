@@ -68,7 +68,7 @@ class BayesianResult:
 
 
 def _check_rope(rope) -> float:
-    if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not np.isfinite(rope) or rope < 0:
+    if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not np.isfinite(float(rope)) or float(rope) < 0:
         raise ValueError(f"rope must be a finite number >= 0 (half-width, in score units), got {rope!r}")
     return float(rope)
 
@@ -77,7 +77,7 @@ def _rho(rho, n_train, n_test, j: int) -> float:
     if rho is not None:
         if n_train is not None or n_test is not None:
             raise ValueError("give either rho or n_train and n_test, not both")
-        if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 <= rho < 1:
+        if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 <= float(rho) < 1:
             raise ValueError(f"rho must lie in [0, 1), got {rho!r}")
         return float(rho)
     if n_train is None or n_test is None:

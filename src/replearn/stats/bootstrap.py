@@ -94,7 +94,7 @@ def bootstrap_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
 
 
 def _check_common(confidence, alternative, method=None) -> None:
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < float(confidence) < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     if alternative not in ALTERNATIVES:
         raise ValueError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")

@@ -119,7 +119,7 @@ def friedman_exact_pvalue(ranks) -> float | None:
         return None
     twice = np.rint(2 * r).astype(np.int64)  # mid-ranks are multiples of 1/2
     states = np.zeros((1, k), dtype=np.int64)  # sorted rank-sum vectors ...
-    probs = np.ones(1)  # ... and their probabilities
+    probs: np.ndarray = np.ones(1)  # ... and their probabilities
     base = int(twice.sum(axis=0).max() if n else 0) + 2 * k * n + 1
     weights = base ** np.arange(k, dtype=np.int64)
     for row in twice:

@@ -171,7 +171,7 @@ def wilcoxon(
     else:
         zc = z
         if correction and se > 0:
-            sign = {"greater": 1.0, "less": -1.0}.get(alternative, np.sign(z))
+            sign = 1.0 if alternative == "greater" else -1.0 if alternative == "less" else float(np.sign(z))
             zc = z - sign * 0.5 / se
         p_le, p_ge = float(stats.norm.cdf(zc)), float(stats.norm.sf(zc))
         if alternative == "two-sided":
@@ -239,11 +239,11 @@ def sign_test(
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     d = _differences(a, b, decimals)
     wins, losses, n_ties = int(np.sum(d > 0)), int(np.sum(d < 0)), int(np.sum(d == 0))
-    w, l = float(wins), float(losses)
+    w, n_losses = float(wins), float(losses)
     if ties == "split":
         w += n_ties // 2
-        l += n_ties // 2
-    n = int(w + l)
+        n_losses += n_ties // 2
+    n = int(w + n_losses)
     if n == 0:
         p, prop, ci = 1.0, 0.5, (0.0, 1.0)
     else:

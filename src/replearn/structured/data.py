@@ -112,8 +112,8 @@ def sample_hmm(start_prob, transmat, emissionprob, n_sequences=100, length=10, *
         L = int(rng.integers(lo, hi + 1))
         y = np.empty(L, dtype=np.int64)
         y[0] = rng.choice(K, p=start)
-        for l in range(1, L):
-            y[l] = rng.choice(K, p=trans[y[l - 1]])
+        for pos in range(1, L):
+            y[pos] = rng.choice(K, p=trans[y[pos - 1]])
         s = np.array([rng.choice(V, p=emit[k]) for k in y], dtype=np.int64)
         x = np.zeros((L, V))
         x[np.arange(L), s] = 1.0

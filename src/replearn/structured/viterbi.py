@@ -92,14 +92,14 @@ def viterbi(unary, transition, *, gold=None, return_tables: bool = False):
     alpha = np.empty((L, K))
     zeta = np.full((L, K), -1, dtype=np.int64)
     alpha[0] = unary[0]  # alpha_0 = 0 plus the unary features of the first position
-    for l in range(1, L):
-        cand = alpha[l - 1][:, None] + transition  # cand[k', k] = alpha_{l-1,k'} + w.phi_l(..., k', k)
-        zeta[l] = np.argmax(cand, axis=0)
-        alpha[l] = cand[zeta[l], np.arange(K)] + unary[l]
+    for pos in range(1, L):
+        cand = alpha[pos - 1][:, None] + transition  # cand[k', k] = alpha_{l-1,k'} + w.phi_l(..., k', k)
+        zeta[pos] = np.argmax(cand, axis=0)
+        alpha[pos] = cand[zeta[pos], np.arange(K)] + unary[pos]
     y = np.empty(L, dtype=np.int64)
     y[-1] = int(np.argmax(alpha[-1]))
-    for l in range(L - 1, 0, -1):
-        y[l - 1] = zeta[l, y[l]]  # corrected traceback: zeta_{l+1, y_{l+1}} in CIML's 1-based indexing
+    for pos in range(L - 1, 0, -1):
+        y[pos - 1] = zeta[pos, y[pos]]  # corrected traceback: zeta_{l+1, y_{l+1}} in CIML's 1-based indexing
     score = float(alpha[-1, y[-1]])
     if return_tables:
         return y, score, alpha, zeta

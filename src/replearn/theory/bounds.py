@@ -72,7 +72,8 @@ def hoeffding_sample_size(epsilon, delta, n_hypotheses=1) -> int:
 
 
 def uniform_convergence_gap(n, delta, n_hypotheses=1) -> float:
-    """gamma = sqrt(log(2k / delta) / (2n)): with prob. >= 1 - delta, |eps(h) - eps_hat(h)| <= gamma for all h (L3736)."""
+    """gamma = sqrt(log(2k / delta) / (2n)): with prob. >= 1 - delta, |eps(h) - eps_hat(h)| <= gamma for all h
+    (L3736)."""
     check_scalar(n, "n", numbers.Integral, low=1)
     _check_prob(delta, "delta")
     k = _check_k(n_hypotheses)

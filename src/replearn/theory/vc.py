@@ -150,7 +150,9 @@ def vc_search(name, max_points=8, n_random=20, random_state=0) -> VCSearchResult
     for size in range(1, int(max_points) + 1):
         found = None
         cands = candidate_point_sets(name, size, n_random=n_random, random_state=rng)
-        for k, pts in enumerate(cands, start=1):
+        k = 0  # point sets tried at this size
+        for pts in cands:
+            k += 1
             if shatters(name, pts):
                 found = pts
                 break
