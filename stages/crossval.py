@@ -11,13 +11,18 @@ from replearn.pipeline.stage import log, run
 def main(params: dict) -> None:
     summary, rows = {}, []
     for name in params["dataset"]:
-        result = experiment.crossval(params, name)
+        timing: dict = {}
+        result = experiment.crossval(params, name, timing=timing)
         records.write(paths.RESULTS / "crossval" / f"{name}.json", result)
+        if result.family:  # wall-clock seconds: MLflow only, never a DVC output or a record
+            write_json(paths.TIMING / f"{name}.json", timing)
         summary[name] = experiment.crossval_summary(result)
         rows.extend(experiment.crossval_plot_rows(result))
         metric = result.primary_metric
         for key, s in summary[name].items():
             warn = f" ({s['not_converged']} fits hit max_iter)" if s["not_converged"] else ""
+            if result.family and s["not_converged"]:
+                warn = f" ({s['not_converged']} runs did not converge)"
             log(
                 "crossval",
                 f"{name}/{key}: {metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f} "

@@ -26,7 +26,8 @@ def main(params: dict) -> None:
             if row["significant"]
         ]
         shown = ", ".join(sig[:4]) + (f" and {len(sig) - 4} more" if len(sig) > 4 else "")
-        log("significance", f"{d}: {shown or 'no significant difference'} (CV, {params['stats']['correction']})")
+        over = "seeds" if r.get("replicates") == "seed" else "CV"
+        log("significance", f"{d}: {shown or 'no significant difference'} ({over}, {params['stats']['correction']})")
     across = result.across_datasets
     n = across.get("n_datasets")
     log(

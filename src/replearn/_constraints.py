@@ -153,9 +153,11 @@ def violations(constraints: dict, params: dict) -> list[tuple[str, object, str]]
 
 
 def _bound_message(spec, value) -> str | None:
-    """check_scalar's wording ("must be >= 1") for a number outside its one interval, else None."""
-    specs = [c for c in _as_tuple(spec) if c is not None]
-    if len(specs) != 1 or not isinstance(specs[0], Interval) or specs[0].is_type_error(value):
+    """check_scalar's wording ("must be >= 1") for a number outside the first interval of its type, else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    specs = [c for c in _as_tuple(spec) if isinstance(c, Interval) and not c.is_type_error(value)]
+    if not specs:
         return None
     c = specs[0]
     v = float(value)
@@ -174,10 +176,14 @@ def message(name: str, spec, value) -> str:
     specs = [c for c in _as_tuple(spec) if c is not None]
     if bound is not None:
         return f"{name} must {bound}, got {value!r} (expected {describe(spec)})"
-    if len(specs) == 1 and isinstance(specs[0], Options) and not isinstance(specs[0], Boolean):
-        opts = sorted(specs[0].options, key=repr)
-        extra = ", None" if None in _as_tuple(spec) else ""
-        return f"{name} must be one of {opts!r}{extra}, got {value!r}"
+    if len(specs) == 1 and isinstance(specs[0], Boolean):
+        return f"{name} must be a bool (true or false), got {type(value).__name__} {value!r}"
+    choices = [c for c in specs if isinstance(c, Options) and not isinstance(c, Boolean)]
+    if choices and (len(specs) == 1 or isinstance(value, str)):
+        alone = len(specs) == 1
+        opts = sorted(choices[0].options, key=repr) + ([None] if alone and None in _as_tuple(spec) else [])
+        more = "" if alone else f" (expected {describe(spec)})"
+        return f"{name} must be one of {opts!r}, got {value!r}{more}"
     return f"{name} must be {describe(spec)}, got {type(value).__name__} {value!r}"
 
 
@@ -185,8 +191,10 @@ def check_params(constraints: dict, params: dict) -> None:
     """Raise ``TypeError`` (wrong type) or ``ValueError`` (out of range) for the first violation."""
     for name, value, _ in violations(constraints, params):
         specs = [c for c in _as_tuple(constraints[name]) if c is not None]
-        wrong_type = (
-            value is not None and bool(specs) and all(isinstance(c, Interval) and c.is_type_error(value) for c in specs)
+        # a value of the wrong kind (a string where a number or a bool is expected) is a TypeError
+        wrong_type = bool(specs) and (
+            all(isinstance(c, Boolean) for c in specs)
+            or (value is not None and all(isinstance(c, Interval) and c.is_type_error(value) for c in specs))
         )
         msg = message(name, constraints[name], value)
         raise TypeError(msg) if wrong_type else ValueError(msg)

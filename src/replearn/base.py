@@ -109,7 +109,7 @@ class BaseEstimator:
         names = self._param_names()
         if "estimator" not in names or "estimator_params" not in names:
             return None
-        name, params = getattr(self, "estimator"), getattr(self, "estimator_params")
+        name, params = self.estimator, self.estimator_params
         if not isinstance(name, str) or not (params is None or isinstance(params, dict)):
             return None
         return name

@@ -132,6 +132,11 @@ def _cmd_models(args) -> int:
             f"\n{len(configs)} options in conf/models/; `python -m replearn models --registry` lists the "
             f"{len(models.available())} registry models with every hyperparameter and its default"
         )
+        from .pipeline.families import units
+
+        print("  experiment-family units (they run on datasets with `source: <family>`; see docs/architecture.md):")
+        for name, (fam, unit) in sorted(units().items()):
+            print(f"  {name:26s} [{fam}] {unit.section}: {_format_params(dict(unit.defaults))}")
     return 0
 
 

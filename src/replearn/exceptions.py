@@ -37,3 +37,8 @@ class ConvergenceWarning(UserWarning):
 
 class DataConversionWarning(UserWarning):
     """Input data were converted to the form a model needs (e.g. a column-vector ``y`` flattened)."""
+
+
+class ServiceError(ReplearnError, RuntimeError):
+    """A service the configuration names (a Dask scheduler, an MLflow server, a local stack program) is missing
+    or cannot be reached; the message names it, its address and how to start or install it."""

@@ -150,7 +150,7 @@ def _build(meta: dict, data, prefix: str):
 
 def _checked_params(cls, params) -> dict:
     """Stored hyperparameters: a mapping of known names to JSON values that meet the class's constraints."""
-    from ._constraints import describe, violations
+    from ._constraints import violations
 
     if not isinstance(params, dict):
         raise ValueError(f"params of {cls.__name__} must be a mapping, got {type(params).__name__}")

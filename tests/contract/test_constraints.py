@@ -67,22 +67,158 @@ def test_declared_constraints_accept_the_defaults(name):
     assert violations(cls._constraints, models.hyperparameters(name)) == []
 
 
-@pytest.mark.parametrize("name", CONSTRAINED)
-def test_config_rejects_one_out_of_range_value_per_constrained_hyperparameter(name, base_params):
+# models whose validation another change is converting to the table (neural/ and least squares); the lead
+# removes them from here when that lands
+PENDING = {"mlp", "cnn", "linear_regression"}
+CHECKED = [n for n in models.available() if n not in PENDING]
+MODEL_SOURCES = Path(models.__file__).parent
+
+
+def _numeric(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason="converted by another change", strict=False))
+        if n in PENDING
+        else n
+        for n in models.available()
+    ],
+)
+def test_every_numeric_hyperparameter_has_a_declared_constraint(name):
     cls = models.get_class(name)
-    checked = 0
-    for hp, spec in cls._constraints.items():
-        bad = _bad_value(spec)
-        if bad is None:
+    numeric = [hp for hp, default in models.hyperparameters(name).items() if _numeric(default)]
+    assert [hp for hp in numeric if hp not in cls._constraints] == []
+    # choices and flags are declared too: every string or bool default has its options in the table
+    flags = [hp for hp, d in models.hyperparameters(name).items() if isinstance(d, (str, bool)) and hp != "estimator"]
+    assert [hp for hp in flags if hp not in cls._constraints] == []
+
+
+def test_no_hand_written_validation_ladders_are_left():
+    """fit reads the declared table (``self._validate_params()``); ``check_scalar(self.<hp>`` duplicates it."""
+    offenders = []
+    for path in sorted(MODEL_SOURCES.rglob("*.py")):
+        rel = path.relative_to(MODEL_SOURCES).as_posix()
+        if rel.startswith("neural/") or rel == "linear/least_squares.py":  # PENDING
             continue
-        assert not satisfies(spec, bad)
-        params = copy.deepcopy(base_params)
-        params["models"] = {"m": {"name": name, "params": {hp: bad}}}
-        params["stats"]["control"] = None
-        with pytest.raises(ConfigError, match=rf"models\.m\.params\.{hp}: .* out of range; expected"):
-            config.validate(params, root=ROOT)
-        checked += 1
-    assert checked
+        offenders += [
+            f"{rel}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1) if "check_scalar(self." in line
+        ]
+    assert offenders == []
+
+
+def _bad_values(spec, default):
+    """Values that break ``spec`` while having the type of its default where the default has one (so the
+    configuration's type check passes and the range check is what rejects them); a flag gets a string."""
+    alternatives = [c for c in (spec if isinstance(spec, tuple) else (spec,)) if c is not None]
+    candidates = []
+    for c in alternatives:
+        if isinstance(c, Interval):
+            if c.lo is not None:
+                candidates.append(c.kind(c.lo - 1))
+            if c.hi is not None:
+                candidates.append(c.kind(c.hi + 1))
+            if c.kind is float:
+                candidates.append(math.nan)
+        elif isinstance(c, IntSequence):
+            candidates.append([c.lo - 1])
+        elif isinstance(c, Options) and not isinstance(c, Boolean):
+            candidates.append("not-an-option")
+    candidates.append("yes")  # a type mistake where a flag is expected (fit_inverse_transform="yes")
+    for value in candidates:
+        if satisfies(spec, value):
+            continue
+        errors = []
+        config._check_like_default(value, default, "k", errors)
+        typed = not errors or all(isinstance(c, Boolean) for c in alternatives)
+        if typed:
+            return value
+    raise AssertionError(f"no out-of-range value found for {spec}")
+
+
+def _expected_text(spec) -> list[str]:
+    """What both messages must say about the valid values: each interval's range, each option."""
+    out = []
+    for c in spec if isinstance(spec, tuple) else (spec,):
+        if isinstance(c, Options) and not isinstance(c, Boolean):
+            out += [repr(o) for o in sorted(c.options, key=repr)]
+        elif isinstance(c, (Interval, IntSequence)):
+            out.append(c.describe())
+    return out
+
+
+BAD = {
+    (name, hp): _bad_values(spec, models.hyperparameters(name)[hp])
+    for name in CHECKED
+    for hp, spec in models.get_class(name)._constraints.items()
+}
+
+
+@pytest.fixture(scope="module")
+def config_errors(base_params) -> str:
+    """One validation of a configuration holding every bad value of BAD, each in a model of its own."""
+    params = copy.deepcopy(base_params)
+    params["models"] = {
+        f"m{i}": {"name": name, "params": {hp: value}} for i, ((name, hp), value) in enumerate(BAD.items())
+    }
+    params["stats"]["control"] = None
+    with pytest.raises(ConfigError) as info:
+        config.validate(params, root=ROOT)
+    return str(info.value)
+
+
+def _fit_data(model):
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.normal(size=(12, 3)))
+    return X, (np.arange(12) % 2 if model._estimator_type == "classifier" else X[:, 0])
+
+
+@pytest.mark.parametrize("name, hp", sorted(BAD), ids=[f"{n}.{h}" for n, h in sorted(BAD)])
+def test_out_of_range_values_are_rejected_by_fit_and_the_configuration_alike(name, hp, config_errors):
+    spec, value = models.get_class(name)._constraints[hp], BAD[(name, hp)]
+    key = f"models.m{list(BAD).index((name, hp))}.params.{hp}:"
+    line = next((ln for ln in config_errors.splitlines() if key in ln), None)
+    assert line is not None, f"the configuration accepts {name}.{hp}={value!r}"
+    assert repr(value) in line
+    model = models.create(name, **{hp: value})
+    X, y = _fit_data(model)
+    with pytest.raises((ValueError, TypeError)) as info:
+        model.fit(X, y)
+    fit_message = str(info.value)
+    assert fit_message.startswith(f"{hp} must be"), fit_message
+    assert repr(value) in fit_message
+    if "out of range" in line:  # a range (not a type) error: the same valid values in both
+        for text in _expected_text(spec):
+            assert text in fit_message and text in line, (text, fit_message, line)
+    if all(isinstance(c, Boolean) for c in (spec if isinstance(spec, tuple) else (spec,))):
+        assert isinstance(info.value, TypeError) and "must be a bool" in fit_message
+
+
+def test_type_mistakes_for_flags_are_rejected():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    for value in ("yes", 1, None):
+        with pytest.raises(
+            TypeError, match=rf"fit_inverse_transform must be a bool \(true or false\), got .*{value!r}"
+        ):
+            models.create("kernel_pca", fit_inverse_transform=value).fit(X)
+    with pytest.raises(TypeError, match="fit_intercept must be a bool"):
+        models.create("ridge", fit_intercept="no").fit(X, X[:, 0])
+
+
+def test_kernel_constraints_match_the_kernels_each_model_computes():
+    """kernel k-means and kernel PCA compute the kernels of models.decomposition.kernels, the kernel machines
+    those of replearn.kernels: each table lists exactly the names its fit accepts."""
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    for name, kernel in (("kernel_kmeans", "poly"), ("kernel_pca", "sigmoid"), ("svm", "laplace")):
+        assert satisfies(models.get_class(name)._constraints["kernel"], kernel)
+        params = {"n_clusters": 2} if name == "kernel_kmeans" else {}
+        y = np.arange(12) % 2
+        models.create(name, kernel=kernel, **params).fit(X, y)
+    for name, kernel in (("kernel_kmeans", "polynomial"), ("svm", "poly")):
+        with pytest.raises(ValueError, match="kernel must be one of"):
+            models.create(name, kernel=kernel).fit(X, np.arange(12) % 2)
 
 
 def test_the_message_names_key_value_and_range(base_params):

@@ -187,6 +187,101 @@ def test_damaged_model_files_give_one_clear_error(saved, damage, message):
         load_model(stem)
 
 
+# -- featurizer files: the same checksums and errors as model files -----------------------------------------
+@pytest.fixture
+def featurizer(tmp_path):
+    from replearn.features import FeaturePipeline
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    steps = [{"name": "standardize", "params": {}}, {"name": "polynomial", "params": {"degree": 2}}]
+    pipe = FeaturePipeline(steps).fit(X)
+    pipe.save(tmp_path / "featurizer")
+    return tmp_path / "featurizer", X, pipe
+
+
+def test_featurizer_files_store_and_verify_array_checksums(featurizer):
+    from replearn.features import FeaturePipeline
+
+    stem, X, pipe = featurizer
+    meta = json.loads(stem.with_suffix(".json").read_text())
+    with np.load(stem.with_suffix(".npz")) as d:
+        arrays = {k: d[k] for k in d.files}
+    assert sorted(meta["sha256"]) == sorted(arrays) and len(arrays) >= 2
+    np.testing.assert_array_equal(FeaturePipeline.load(stem).transform(X), pipe.transform(X))
+    key = next(k for k in arrays if k.endswith("mean_"))
+    arrays[key] = arrays[key] + 1.0  # an edited array: loads and transforms without complaint unless checked
+    np.savez(stem.with_suffix(".npz"), **arrays)
+    with pytest.raises(ModelFileError, match=rf"featurizer\.npz: array '{key}' does not match its SHA-256"):
+        FeaturePipeline.load(stem)
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (
+            lambda s: s.with_suffix(".npz").write_bytes(s.with_suffix(".npz").read_bytes()[:100]),
+            r"featurizer\.npz: damaged or truncated",
+        ),
+        (
+            lambda s: s.with_suffix(".json").write_text(s.with_suffix(".json").read_text()[:40]),
+            r"featurizer\.json: not a replearn featurizer file \(truncated or not JSON",
+        ),
+        (lambda s: _edit(s, lambda m: m.pop("sha256")), r"featurizer\.json: field 'sha256' is missing"),
+        (lambda s: _edit(s, lambda m: m.pop("format_version")), r"format_version None, this replearn reads 1; rerun"),
+        (lambda s: _edit(s, lambda m: m["steps"][0].update(name="os.system")), r"step 0: unknown feature map"),
+        (lambda s: _edit(s, lambda m: m["steps"][1]["params"].update(degree=99)), r"step 1: .*degree=99.*out of range"),
+        (lambda s: _edit(s, lambda m: m["steps"][0]["attributes"].update(transform=1)), r"step 0: .*shadow a method"),
+        (lambda s: s.with_suffix(".npz").unlink(), r"featurizer\.npz: missing"),
+    ],
+)
+def test_damaged_featurizer_files_give_one_clear_error(featurizer, damage, message):
+    from replearn.features import FeaturePipeline
+
+    stem = featurizer[0]
+    damage(stem)
+    with pytest.raises(ModelFileError, match=message):
+        FeaturePipeline.load(stem)
+
+
+# -- features.max_columns inside cross-validation ------------------------------------------------------------
+def test_max_columns_applies_to_the_feature_maps_refitted_in_every_fold():
+    from replearn.evaluation.crossval import ModelSpec, cross_validate
+    from replearn.evaluation.splits import make_splits
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 6)), np.arange(40) % 2
+    splits = make_splits("kfold", y, folds=2, repeats=1, seed=0)
+    steps = [{"name": "polynomial", "params": {"degree": 3}}]  # 83 columns on 6 features
+    run = dict(task="classification", metrics=["accuracy"], feature_steps=steps, progress=False)
+    specs = [ModelSpec("knn", "knn", {"n_neighbors": 3})]
+    with pytest.raises(
+        ValueError, match=r"degree=3 on 6 features gives 83 columns, more than the limit of 50; .*max_col"
+    ):
+        cross_validate(X, y, splits, specs, max_columns=50, **run)
+    assert len(cross_validate(X, y, splits, specs, max_columns=83, **run)["models"]["knn"]["scores"]["accuracy"]) == 2
+
+
+def test_the_crossval_stage_passes_features_max_columns(monkeypatch):
+    """pipeline.experiment hands the configuration's limit to every fold (the value the featurize stage uses)."""
+    from replearn.pipeline import experiment
+
+    seen = {}
+
+    def fake(*args, **kwargs):
+        seen.update(kwargs)
+        return {}
+
+    monkeypatch.setattr(experiment, "cross_validate", fake)
+    params = {
+        "seed": 0,
+        "cv": {"n_jobs": 1, "progress": False},
+        "features": {"steps": [], "max_columns": 1234},
+        "metrics": {"classification": ["accuracy"], "primary": {"classification": "accuracy"}},
+    }
+    experiment._run(params, "d", np.ones((4, 1)), np.zeros(4), [], [], "classification", {"classes": []}, "split")
+    assert seen["max_columns"] == 1234
+
+
 # -- statistics --------------------------------------------------------------------------------------------
 def test_resampling_inputs_are_validated():
     with pytest.raises(ValueError, match="data is empty"):

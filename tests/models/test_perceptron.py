@@ -190,11 +190,12 @@ def test_without_intercept_and_loss_history():
 
 
 @pytest.mark.parametrize(
-    "params, match", [({"max_iter": 0}, "max_iter must be >= 1"), ({"shuffle": "yes"}, "shuffle must be one of")]
+    "params, error, match",
+    [({"max_iter": 0}, ValueError, "max_iter must be >= 1"), ({"shuffle": "yes"}, TypeError, "shuffle must be a bool")],
 )
-def test_bad_hyperparameters(params, match):
+def test_bad_hyperparameters(params, error, match):
     X, y = noisy()
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         Perceptron(**params).fit(X, y)
 
 

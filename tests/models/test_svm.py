@@ -142,7 +142,7 @@ def test_string_labels_and_decision_sign(binary):
 @pytest.mark.parametrize(
     "params, error, match",
     [
-        ({"C": 0.0}, ValueError, r"C must be > 0 \(or inf for the hard margin\)"),
+        ({"C": 0.0}, ValueError, r"C must be > 0.0, got 0.0 \(expected a number in \(0.0, inf\]\)"),  # inf: hard margin
         ({"C": "big"}, TypeError, "C must be a number"),
         ({"tol": 0.0}, ValueError, "tol must be > 0"),
         ({"kernel": "sigmoid"}, ValueError, "kernel must be one of"),

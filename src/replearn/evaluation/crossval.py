@@ -18,8 +18,8 @@ import numpy as np
 from ..exceptions import ConvergenceWarning
 from ..features import FeaturePipeline
 from .metrics import score_predictions
-from .unsupervised import score_unsupervised
 from .splits import Split
+from .unsupervised import score_unsupervised
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,10 @@ def _progress_enabled(progress) -> bool:
     return bool(progress)
 
 
-def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels, seeds):
+def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels, seeds, max_columns=None):
     from ..models import create
 
-    fmap = FeaturePipeline(feature_steps)
+    fmap = FeaturePipeline(feature_steps, max_columns=max_columns)  # the same column limit as the featurize stage
     Xtr = fmap.fit_transform(X[split.train], y[split.train])
     Xte = fmap.transform(X[split.test])
     ytr, yte = y[split.train], y[split.test]
@@ -67,6 +67,21 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels,
             entry["correct"] = (pred == yte).astype(int).tolist()
         out[spec.key] = entry
     return out
+
+
+def _run_split_shared(X, y, feature_steps, metrics, task, labels, max_columns, split, seeds, models):
+    """``_run_split`` with the arguments every task shares first (the form an ``executor`` maps)."""
+    return _run_split(split, X, y, feature_steps, models, metrics, task, labels, seeds, max_columns)
+
+
+def _per_split(outputs, n_splits: int, n_models: int):
+    """The per-(split, model) results of an executor merged back into one result per split, in order."""
+    it = iter(outputs)
+    for _ in range(n_splits):
+        merged = {}
+        for _ in range(n_models):
+            merged.update(next(it))
+        yield merged
 
 
 def _num(value):
@@ -120,11 +135,13 @@ def cross_validate(
     task: str,
     metrics: list[str],
     feature_steps: list[dict] | None = None,
+    max_columns: int | None = None,
     classes: list | None = None,
     model_seeds: dict[str, list[int]] | None = None,
     n_jobs: int = 1,
     progress="auto",
     description: str = "cross-validation",
+    executor=None,
 ) -> dict:
     """Fit and score every model on every split.
 
@@ -137,6 +154,14 @@ def cross_validate(
     "correct": [[0/1 per test example] per split] (classification), "n_iter": [...], "converged": [...]}}}``.
     ``model_seeds[key][i]`` is the ``random_state`` for model ``key`` on split ``i``. For classification,
     ``y`` holds labels; with ``classes`` given, ``y`` must be encoded as ``0..len(classes)-1``.
+    ``max_columns`` is the limit on the width of the feature maps refitted in every split (the configuration's
+    ``features.max_columns``; None: each map's default), as in the featurize stage.
+
+    ``executor`` (None: joblib processes, ``n_jobs``) runs the splits elsewhere: any object with
+    ``map(fn, tasks, shared=())`` that yields ``fn(*shared, *task)`` for each task, in the order given (the
+    pipeline passes a Dask cluster's, ``replearn.pipeline.compute``). A task is one model on one split (the
+    feature maps refitted for it), so a cluster can balance uneven models; each is a pure function of its
+    inputs, so every executor gives the serial result.
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
@@ -147,14 +172,19 @@ def cross_validate(
     elif task == "classification":
         labels = np.unique(y)
     seeds_for = lambda i: {m.key: (model_seeds or {}).get(m.key, [None] * len(splits))[i] for m in models}  # noqa: E731
-    tasks = (
-        delayed(_run_split)(s, X, y, feature_steps or [], models, metrics, task, labels, seeds_for(i))
-        for i, s in enumerate(splits)
-    )
-    runner = Parallel(n_jobs=n_jobs, return_as="generator")
+    if executor is None:
+        tasks = (
+            delayed(_run_split)(s, X, y, feature_steps or [], models, metrics, task, labels, seeds_for(i), max_columns)
+            for i, s in enumerate(splits)
+        )
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    else:
+        shared = (X, y, feature_steps or [], metrics, task, labels, max_columns)
+        jobs = [(s, seeds_for(i), [m]) for i, s in enumerate(splits) for m in models]
+        outputs = _per_split(executor.map(_run_split_shared, jobs, shared=shared), len(splits), len(models))
     results = list(
         tqdm(
-            runner(tasks),
+            outputs,
             total=len(splits),
             desc=description,
             unit="split",

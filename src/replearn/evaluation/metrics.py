@@ -32,8 +32,8 @@ Conventions (each one matches scikit-learn, which the tests use as the reference
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

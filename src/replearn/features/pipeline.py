@@ -2,16 +2,25 @@
 
 In cross-validation a fresh pipeline is fitted on each fold's training part, so nothing of the held-out
 fold leaks into the map (CIML §5.6's warning about normalizing before splitting).
+
+A fitted pipeline is saved as model files are (:mod:`replearn.persistence`): the arrays in ``<stem>.npz``
+(loaded with ``allow_pickle=False``), the steps in ``<stem>.json`` with a SHA-256 of every array, verified
+on load; every problem with the files raises one :class:`~replearn.persistence.ModelFileError` naming
+the file and what is wrong.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from ..validation import check_array
+
+#: version of the featurizer file format (1: per-array SHA-256 in the JSON)
+FORMAT_VERSION = 1
 
 
 class FeaturePipeline:
@@ -52,7 +61,8 @@ class FeaturePipeline:
 
     # -- safe persistence: one npz with step-prefixed arrays, one JSON --------------------------
     def save(self, stem: str | Path) -> None:
-        from ..persistence import _split_state
+        """Write ``stem.npz`` (the arrays of every step) and ``stem.json`` (steps, SHA-256 of each array)."""
+        from ..persistence import _split_state, array_digest
 
         stem = Path(stem)
         stem.parent.mkdir(parents=True, exist_ok=True)
@@ -61,22 +71,70 @@ class FeaturePipeline:
             a, state = _split_state(t, prefix=f"{i}.")
             arrays.update(a)
             meta_steps.append({"name": spec["name"], "params": t.get_params(), **state})
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "sha256": {key: array_digest(value) for key, value in arrays.items()},
+            "steps": meta_steps,
+        }
         with open(stem.with_suffix(".npz"), "wb") as fh:
             np.savez(fh, **arrays)
-        stem.with_suffix(".json").write_text(json.dumps({"steps": meta_steps}, indent=2, sort_keys=True) + "\n")
+        stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
     @classmethod
-    def load(cls, stem: str | Path) -> "FeaturePipeline":
-        from ..persistence import _restore
-        from . import create
+    def load(cls, stem: str | Path) -> FeaturePipeline:
+        """Recreate a pipeline saved by :meth:`save`; any problem raises ``ModelFileError`` naming the file."""
+        from ..exceptions import ConfigError
+        from ..persistence import ModelFileError, _checked_params, _restore, array_digest
+        from . import get_class
 
         stem = Path(stem)
-        meta = json.loads(stem.with_suffix(".json").read_text())
-        pipe = cls([{"name": s["name"], "params": s["params"]} for s in meta["steps"]])
+        json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+        try:
+            meta = json.loads(json_path.read_bytes().decode("utf-8"))
+        except OSError as exc:
+            raise ModelFileError(f"{json_path}: cannot read the featurizer metadata ({exc.strerror or exc})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelFileError(
+                f"{json_path}: not a replearn featurizer file (truncated or not JSON: {exc})"
+            ) from None
+        if not isinstance(meta, dict):
+            raise ModelFileError(f"{json_path}: expected a JSON object, got {type(meta).__name__}")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise ModelFileError(
+                f"{json_path}: featurizer file format_version {meta.get('format_version')!r}, this replearn reads "
+                f"{FORMAT_VERSION}; rerun the featurize stage (dvc repro featurize) to write it in the current format"
+            )
+        steps, digests = meta.get("steps"), meta.get("sha256")
+        if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+            raise ModelFileError(f"{json_path}: field 'steps' is missing or not a list of objects")
+        if not isinstance(digests, dict):
+            raise ModelFileError(f"{json_path}: field 'sha256' is missing or not an object")
+        try:
+            with np.load(npz_path, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        except FileNotFoundError:
+            raise ModelFileError(f"{npz_path}: missing (the arrays of {json_path.name})") from None
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+            raise ModelFileError(f"{npz_path}: damaged or truncated array file ({type(exc).__name__}: {exc})") from None
+        if set(digests) != set(arrays):
+            raise ModelFileError(f"{npz_path}: holds arrays {sorted(arrays)}, the JSON lists {sorted(digests)}")
+        for key, value in arrays.items():
+            if array_digest(value) != digests[key]:
+                raise ModelFileError(
+                    f"{npz_path}: array {key!r} does not match its SHA-256 in {json_path.name}; "
+                    "the file was modified or damaged"
+                )
+        pipe = cls([{"name": s.get("name"), "params": s.get("params")} for s in steps])
         pipe.transformers_ = []
-        with np.load(stem.with_suffix(".npz"), allow_pickle=False) as data:
-            for i, s in enumerate(meta["steps"]):
-                t = create(s["name"], **s["params"])
-                _restore(t, s, data, prefix=f"{i}.")
-                pipe.transformers_.append(t)
+        for i, s in enumerate(steps):
+            try:
+                step_cls = get_class(s.get("name"))
+                t = step_cls(**_checked_params(step_cls, s.get("params")))
+                for field, kind in (("attributes", dict), ("arrays", list)):
+                    if not isinstance(s.get(field), kind):
+                        raise ValueError(f"field {field!r} is missing or not a {kind.__name__}")
+                _restore(t, s, arrays, prefix=f"{i}.")
+            except (ConfigError, TypeError, ValueError, KeyError, AttributeError) as exc:
+                raise ModelFileError(f"{json_path}: step {i}: {exc}") from None
+            pipe.transformers_.append(t)
         return pipe

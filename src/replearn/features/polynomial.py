@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 
 import numpy as np
 
 from .._constraints import Boolean, Interval
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_scalar
-
+from ..validation import check_array, check_is_fitted, check_n_features
 
 #: The most output columns a polynomial map may produce unless raised (configuration: ``features.max_columns``;
 #: in code: the ``max_columns`` attribute of an instance). 100,000 float64 columns are 800 kB per example.
@@ -49,8 +47,8 @@ class PolynomialFeatures(TransformerMixin, BaseEstimator):
         self.include_bias = include_bias
 
     def fit(self, X, y=None):
+        self._validate_params()
         X = check_array(X)
-        check_scalar(self.degree, "degree", numbers.Integral, low=1, high=10)
         d = X.shape[1]
         width = output_width(d, self.degree, self.interaction_only, self.include_bias)
         if width > self.max_columns:

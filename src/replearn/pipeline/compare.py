@@ -260,6 +260,12 @@ def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed
     """
     cfg = settings(cfg)
     kind = cfg["test_set_metric_test"]
+    if getattr(train_results, "family", None):
+        return {
+            "ran": False,
+            "reason": f"a {train_results.family} problem has no sealed test set: its units are compared over seeds",
+            "rows": [],
+        }
     if kind == "none":
         return {"ran": False, "reason": "switched off (stats.test_set_metric_test: none)", "rows": []}
     if metric not in METRICS:
@@ -633,7 +639,7 @@ def compare_records(
 
 # -- sweeps -----------------------------------------------------------------------------------------
 def _inner_kind(cv: records.EvaluationResult) -> str:
-    return "seed" if cv.scheme.name == "seeds" else "split"
+    return "seed" if cv.scheme.name in ("seeds", "unit_seeds") else "split"  # unit_seeds: experiment families
 
 
 def _inner_view(cv: records.EvaluationResult) -> records.EvaluationResult:

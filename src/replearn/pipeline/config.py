@@ -239,9 +239,11 @@ class AnyMapping:
 
 
 def _models():
+    """Supervised registry models and experiment-family units (``pipeline.families``): the valid model names."""
     from .. import models
+    from .families import units
 
-    return models.available()
+    return sorted({*models.available(), *units()})
 
 
 def _feature_maps():
@@ -531,6 +533,7 @@ def _check_key(section: str, name, errors: list[str]) -> bool:
 
 
 def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
+    from . import families
     from .data import shipped_registry
 
     shipped = shipped_registry(root)
@@ -539,8 +542,14 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
             continue
         key = f"dataset.{name}"
         source = spec.get("source") if isinstance(spec, dict) else None
+        if families.is_family_source(source):
+            _check_family_dataset(params, name, spec, errors)
+            continue
         if source not in DATASET_KEYS:
-            errors.append(f"{key}.source: unknown source {source!r}; valid choices: {', '.join(sorted(DATASET_KEYS))}")
+            errors.append(
+                f"{key}.source: unknown source {source!r}; valid choices: "
+                f"{', '.join(sorted([*DATASET_KEYS, *families.FAMILY_MODULES]))}"
+            )
             continue
         n_errors = len(errors)
         _check(spec, DATASET_KEYS[source], key, errors)
@@ -565,21 +574,73 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
 
 
 def _constraint_errors(cls, values: dict, key: str, errors: list[str]) -> None:
-    """Check ``values`` against the ``_constraints`` declared by ``cls`` (the ones its ``fit`` uses)."""
+    """Check ``values`` against the ``_constraints`` declared by ``cls`` (the ones its ``fit`` uses; a family
+    unit's ``constraints`` mapping works the same)."""
     from .._constraints import describe, violations
 
-    for hp, value, _ in violations(getattr(cls, "_constraints", {}), values):
+    table = cls if isinstance(cls, dict) else getattr(cls, "_constraints", {})
+    for hp, value, _ in violations(table, values):
         if hp in values:
-            errors.append(f"{key}.{hp}: {value!r} is out of range; expected {describe(cls._constraints[hp])}")
+            errors.append(f"{key}.{hp}: {value!r} is out of range; expected {describe(table[hp])}")
+
+
+def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str]) -> None:
+    """A dataset of an experiment family: its keys, and at least one configured unit that can run on it."""
+    from . import families
+
+    key = f"dataset.{name}"
+    fam = families.load(spec["source"])
+    n_errors = len(errors)
+    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **fam.DATASET_KEYS}, key, errors)
+    if len(errors) != n_errors:
+        return
+    errors.extend(f"{key}: {e}" for e in (getattr(fam, "check_spec", None) or (lambda s: []))(spec))
+    only = spec.get("models")
+    for m in only or []:
+        if m not in params["models"]:
+            errors.append(f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})")
+    runnable = [
+        k
+        for k, m in params["models"].items()
+        if (only is None or k in only) and isinstance(m, dict) and _unit_runs_on(fam, m.get("name"), spec)
+    ]
+    if not runnable:
+        able = sorted(u for u, unit in fam.UNITS.items() if unit.supports is None or unit.supports(spec))
+        errors.append(
+            f"{key}: no configured model can run on this {fam.NAME} dataset "
+            f"({', '.join(only if only is not None else params['models'])}); units that can: {', '.join(able)}"
+        )
+    design = params.get("design") or {"name": "cv"}
+    inner = design.get("replicates") or "cv" if design.get("name") == "sweep" else design.get("name")
+    if inner == "cv":
+        what = "design.replicates" if design.get("name") == "sweep" else "design"
+        errors.append(
+            f"{what}: cv on dataset {name!r}, a {fam.NAME} problem ({fam.TASK}), which has no examples to split "
+            f"into folds; use design=seeds (or design.replicates=seeds for a sweep)"
+        )
+    elif design.get("name") == "sweep" and design.get("axis") in SWEEP_DATA_AXES:
+        errors.append(
+            f"design.axis: {design['axis']} needs a table; dataset {name!r} is a {fam.NAME} problem: sweep over "
+            "<model key>.<hyperparameter> instead"
+        )
+
+
+def _unit_runs_on(fam, unit_name, spec: dict) -> bool:
+    unit = fam.UNITS.get(unit_name) if isinstance(unit_name, str) else None
+    return unit is not None and (unit.supports is None or bool(unit.supports(spec)))
 
 
 def _check_models(params: dict, errors: list[str]) -> None:
     from .. import models
+    from .families import family_of_unit, units
 
     for key, spec in params["models"].items():
         if not _check_key("models", key, errors):
             continue
         name = spec["name"]
+        if family_of_unit(name) is not None:
+            _check_unit(key, spec, units()[name][1], errors)
+            continue
         valid = models.hyperparameters(name)
         given = spec.get("params") or {}
         typed = {}
@@ -597,6 +658,24 @@ def _check_models(params: dict, errors: list[str]) -> None:
         base, base_params = given.get("estimator", valid.get("estimator")), given.get("estimator_params")
         if isinstance(base, str) and base in models.available() and isinstance(base_params, dict):
             _constraint_errors(models.get_class(base), base_params, f"models.{key}.params.estimator_params", errors)
+
+
+def _check_unit(key: str, spec: dict, unit, errors: list[str]) -> None:
+    """A models entry naming a family unit: known hyperparameters, the defaults' types, the unit's constraints."""
+    valid = {**{hp: None for hp in unit.constraints}, **unit.defaults}
+    typed = {}
+    for hp, value in (spec.get("params") or {}).items():
+        if hp not in valid:
+            errors.append(
+                f"models.{key}.params.{hp}: unknown hyperparameter of {unit.name}; valid: "
+                f"{', '.join(sorted(valid)) or '(none)'}"
+            )
+            continue
+        n = len(errors)
+        _check_like_default(value, valid[hp], f"models.{key}.params.{hp}", errors)
+        if len(errors) == n:
+            typed[hp] = value
+    _constraint_errors(dict(unit.constraints), typed, f"models.{key}.params", errors)
 
 
 def _check_features(params: dict, errors: list[str], root: Path | None = None) -> None:
@@ -775,7 +854,14 @@ def _check_design(params: dict, errors: list[str]) -> None:
             f"with a configured model key ({', '.join(params['models'])})"
         )
         return
-    valid = models.hyperparameters(params["models"][key]["name"])
+    from .families import family_of_unit, units
+
+    unit_name = params["models"][key]["name"]
+    if family_of_unit(unit_name) is not None:
+        unit = units()[unit_name][1]
+        valid = {**{h: None for h in unit.constraints}, **unit.defaults}
+    else:
+        valid = models.hyperparameters(unit_name)
     if hp not in valid:
         errors.append(
             f"design.axis: {params['models'][key]['name']} has no hyperparameter {hp!r}; "

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..exceptions import DataValidationError
 from ..evaluation.splits import train_test_split_indices
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, DataValidationError
 from .paths import PREPARED, REGISTRY_FILE, SEALED, inside
 from .seeding import derive_seed
 from .synthetic import GENERATORS
@@ -52,6 +51,10 @@ def shipped_registry(root: Path | None = None) -> dict:
 def dataset_task(name: str, spec: dict, root: Path | None = None) -> str:
     """The task ("classification" or "regression") of a configured dataset, without loading it."""
     source = spec["source"]
+    from .families import is_family_source, load
+
+    if is_family_source(source):
+        return load(source).TASK
     if source == "shipped":
         return shipped_registry(root)[name]["task"]
     if source == "file":
@@ -327,6 +330,10 @@ def prepare(
     ``cv`` and ``models`` (optional) are checked against the training part (:func:`check_data_limits`).
     """
     root = Path(root or ".")
+    from .families import is_family_source
+
+    if is_family_source(spec.get("source")):
+        return prepare_family(name, spec, seed=seed, root=root)
     ds = load_dataset(name, spec, seed=seed, root=root)
     stratify = bool(split["stratify"]) and ds.task == "classification"
     if stratify:
@@ -353,6 +360,45 @@ def prepare(
     _save_part(inside(root, PREPARED / name / "train.npz"), ds.X[train_idx], ds.y[train_idx], train_idx)
     _save_part(inside(root, SEALED / name / "test.npz"), ds.X[test_idx], ds.y[test_idx], test_idx)
     write_json(inside(root, PREPARED / name / "meta.json"), meta)
+    return meta
+
+
+#: what stands in data/sealed/<name>/ for a family problem, which has no examples to seal
+FAMILY_SEALED_FILE = "no_test_part.json"
+
+
+def prepare_family(name: str, spec: dict, *, seed: int, root: Path | None = None) -> dict:
+    """A dataset of an experiment family (``source: <family>``): build the problem, describe it in meta.json.
+
+    The problem is built from ``derive_seed(seed, family, name)`` (random layouts, generated data) and
+    described by the family's ``describe`` (``meta["problem"]``); ``task`` is the family's task. There is no
+    train/test split: the units generate their own experience from seeds, and ``train`` scores the final run.
+    ``data/sealed/<name>/`` holds only a note saying so.
+    """
+    from .families import load
+
+    root = Path(root or ".")
+    fam = load(spec["source"])
+    problem = fam.build(spec, derive_seed(seed, fam.NAME, name))
+    meta = {
+        "name": name,
+        "task": fam.TASK,
+        "family": fam.NAME,
+        "source": fam.NAME,
+        "problem": fam.describe(problem),
+        "problem_seed": derive_seed(seed, fam.NAME, name),
+        "target": "",
+        "feature_names": [],
+        "classes": [],
+        "n_examples": 0,
+        "n_train": 0,
+        "n_test": 0,
+    }
+    write_json(inside(root, PREPARED / name / "meta.json"), meta)
+    write_json(
+        inside(root, SEALED / name / FAMILY_SEALED_FILE),
+        {"family": fam.NAME, "sealed": False, "why": "a problem of an experiment family has no examples to seal"},
+    )
     return meta
 
 

@@ -73,7 +73,9 @@ def _package_members(src: Path, module: str) -> list[Path]:
     parts = module.split(".")
     if (
         len(parts) < 2
-        or (parts[1] == "pipeline" and len(parts) < 4)
+        # a module of pipeline/ itself is fine-grained; a sub-package of pipeline/ (report, families) is followed
+        # through all its members: families/__init__ loads the family modules by name (importlib)
+        or (parts[1] == "pipeline" and (len(parts) < 3 or not src.joinpath(*parts[:3]).is_dir()))
         or (len(parts) == 2 and not (src / PACKAGE / parts[1]).is_dir())
     ):
         return []

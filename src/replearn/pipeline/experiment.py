@@ -19,8 +19,8 @@ from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
 from ..persistence import save_model
-from . import paths, records
-from .data import Dataset, check_class_counts, load_meta, load_part
+from . import families, paths, records
+from .data import Dataset, check_class_counts, load_meta, load_part, write_json
 from .figures_data import decision_regions, figure_data
 from .seeding import derive_seed
 
@@ -50,10 +50,15 @@ def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpe
     compares models of one kind per dataset.
     """
     by_kind: dict[str, list[ModelSpec]] = {}
-    only = (params.get("dataset", {}).get(name) or {}).get("models")
+    dspec = params.get("dataset", {}).get(name) or {}
+    if families.is_family_source(dspec.get("source")):
+        return _plan_family(params, name, dspec)
+    only = dspec.get("models")
     for key, m in params["models"].items():
         if only is not None and key not in only:
             continue
+        if families.family_of_unit(m["name"]) is not None:
+            continue  # a unit of an experiment family: runs on that family's problems only
         hp = dict(m.get("params") or {})
         kind = _model_kind(m["name"], hp, dataset_task)
         if kind is None:
@@ -88,7 +93,16 @@ def greater_is_better(metric: str) -> bool:
 
 
 def featurize(params: dict, name: str, root: Path = Path(".")) -> dict:
-    """Fit the feature maps on the training part; map both parts; save the fitted maps."""
+    """Fit the feature maps on the training part; map both parts; save the fitted maps.
+
+    A dataset of an experiment family has no table to map: it is passed through (a note in
+    ``data/features/<name>/`` says so) and ``{"family": <name>}`` is returned.
+    """
+    spec = params["dataset"].get(name) or {}
+    if families.is_family_source(spec.get("source")):
+        out = paths.inside(root, paths.FEATURES / name, what="feature folder")
+        write_json(out / "passthrough.json", {"family": spec["source"], "feature_maps": "not applied"})
+        return {"family": spec["source"]}
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     Xt, yt = load_part(root / paths.SEALED / name / "test.npz")
     fmap = FeaturePipeline(params["features"]["steps"], max_columns=params["features"].get("max_columns")).fit(X, y)
@@ -108,6 +122,8 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
     with the test-set predictions (with which examples each model got right, for McNemar's test).
     """
     meta = load_meta(name, root)
+    if meta.get("family"):
+        return _train_family(params, name, root)
     task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.FEATURES / name / "train.npz")
     Xt, yt = load_part(root / paths.FEATURES / name / "test.npz")
@@ -227,7 +243,7 @@ def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str)
     )
 
 
-def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto"):
+def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto", executor=None):
     """``cross_validate`` on ``splits``; model seeds derive from names (and the seed replicate / point)."""
     cv = params["cv"]
     metric_names, _ = task_metrics(params, task)
@@ -243,11 +259,13 @@ def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progre
         task=task,
         metrics=metric_names,
         feature_steps=params["features"]["steps"],
+        max_columns=params["features"].get("max_columns"),
         classes=meta["classes"] or None,
         model_seeds=seeds,
         n_jobs=cv["n_jobs"],
         progress=progress if cv["progress"] == "auto" else cv["progress"],
         description=f"crossval {name}" + ("" if point is None else f" @ {point}"),
+        executor=executor,
     )
 
 
@@ -264,7 +282,15 @@ def _subsample(split: Split, size, seed: int) -> Split:
     return Split(index=split.index, repeat=split.repeat, fold=split.fold, train=keep, test=split.test, seed=split.seed)
 
 
-def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -> records.EvaluationResult:
+def crossval(
+    params: dict,
+    name: str,
+    root: Path = Path("."),
+    progress="auto",
+    *,
+    timing: dict | None = None,
+    executor=None,
+) -> records.EvaluationResult:
     """Evaluate every model on the replicates of the configured design (feature maps refitted per replicate).
 
     * ``design=cv``: the splits of the ``cv`` group (kind "split");
@@ -272,8 +298,14 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
     * ``design=sweep``: the ``cv`` or ``seeds`` replicates at every point of ``design.axis`` (kind "sweep",
       ``point`` the axis value); replicate ``repeat`` r uses the same held-out examples at every point, so
       points pair by replicate.
+
+    On a dataset of an experiment family the units run ``n_seeds`` times (:func:`crossval_family`);
+    ``timing``, when given, receives their wall-clock seconds (for MLflow only, never a record).
+    ``executor`` (from :func:`.compute.session`; None: joblib processes) runs the fits of the replicates.
     """
     meta = load_meta(name, root)
+    if meta.get("family"):
+        return crossval_family(params, name, root, timing=timing)
     task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     design = params.get("design") or {"name": "cv"}
@@ -281,7 +313,7 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
     inner = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
     splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
     if design["name"] != "sweep":
-        res = _run(params, name, X, y, splits, specs, task, meta, kind, progress=progress)
+        res = _run(params, name, X, y, splits, specs, task, meta, kind, progress=progress, executor=executor)
         replicates = [records.Replicate(kind=kind, **s) for s in res["splits"]]
         models = {k: records.ModelEvaluation(**m) for k, m in res["models"].items()}
     else:
@@ -302,7 +334,9 @@ def crossval(params: dict, name: str, root: Path = Path("."), progress="auto") -
             else:
                 key, _, hp = axis.partition(".")
                 specs_p = [ModelSpec(s.key, s.name, {**s.params, hp: point}) if s.key == key else s for s in specs]
-            res = _run(params, name, Xp, y, sp, specs_p, task, meta, kind, point=point, progress=progress)
+            res = _run(
+                params, name, Xp, y, sp, specs_p, task, meta, kind, point=point, progress=progress, executor=executor
+            )
             for s in res["splits"]:
                 meta_s = dict(s, index=len(replicates))
                 replicates.append(records.Replicate(kind="sweep", point=point, **meta_s))
@@ -389,3 +423,153 @@ def crossval_plot_rows(result: records.EvaluationResult) -> list[dict]:
                 row["point"] = result.splits[i].point
             rows.append(row)
     return rows
+
+
+# -- experiment families (pipeline.families): units on problems, replicated by seed -------------------------
+def _plan_family(params: dict, name: str, dspec: dict) -> tuple[str, list[ModelSpec]]:
+    """The family's task and the configured units that can run on dataset ``name`` (defaults filled in)."""
+    fam = families.load(dspec["source"])
+    only = dspec.get("models")
+    specs = []
+    for key, m in params["models"].items():
+        unit = fam.UNITS.get(m["name"])
+        if unit is None or (only is not None and key not in only):
+            continue
+        if unit.supports is not None and not unit.supports(dspec):
+            continue
+        specs.append(ModelSpec(key, m["name"], {**unit.defaults, **(m.get("params") or {})}))
+    if not specs:
+        able = sorted(u for u, unit in fam.UNITS.items() if unit.supports is None or unit.supports(dspec))
+        raise ConfigError(
+            f"dataset {name!r} is a {fam.NAME} problem ({fam.TASK}) but none of the configured models "
+            f"({', '.join(params['models'])}) can run on it; units that can: {', '.join(able)}"
+        )
+    return fam.TASK, specs
+
+
+def _family_problem(params: dict, name: str, fam, replicate=None):
+    spec = params["dataset"][name]
+    tag = () if replicate is None else (replicate,)
+    seed = derive_seed(params["seed"], fam.NAME, name, *tag)
+    return fam.build(spec, seed), seed
+
+
+def _train_family(params: dict, name: str, root: Path) -> tuple[dict, records.TrainResult]:
+    """Run every unit once with its final seed; its scores are the "test" numbers of metrics/train.json."""
+    fam = families.load(params["dataset"][name]["source"])
+    _, specs = _plan_family(params, name, params["dataset"][name])
+    problem, _ = _family_problem(params, name, fam)
+    metrics, trained = {}, {}
+    for spec in specs:
+        seed = derive_seed(params["seed"], "model", name, spec.key, "final")
+        out = fam.UNITS[spec.name].run(dict(spec.params), problem, seed)
+        metrics[spec.key] = {"test": _none_free(dict(out.scores))}
+        write_json(
+            paths.inside(root, paths.MODELS / name / f"{spec.key}.unit.json", what="unit record"),
+            {
+                "family": fam.NAME,
+                "unit": spec.name,
+                "params": spec.params,
+                "seed": seed,
+                "scores": dict(out.scores),
+                "note": "a unit of an experiment family is not an estimator: nothing to save but this record",
+            },
+        )
+        figures = {"curves": {"learning curve": list(out.curve)}} if out.curve else {}
+        trained[spec.key] = records.TrainedModel(converged=bool(out.converged), n_iter=out.n_iter, figures=figures)
+    result = records.TrainResult(dataset=name, task=fam.TASK, y_true=[], models=trained, family=fam.NAME)
+    return metrics, result
+
+
+def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: dict | None = None):
+    """The ``seeds`` design (or a ``sweep`` with seed replicates) for the units of an experiment family.
+
+    Replicate ``r`` runs every unit with ``derive_seed(seed, "model", dataset, key, r)`` (at a sweep point also
+    ``"point", repr(value)``, as for models) on the same problem, built from ``derive_seed(seed, family,
+    dataset)`` -- or, with ``design.resample_split: true``, a new problem per replicate from
+    ``derive_seed(seed, family, dataset, r)``, shared by every unit of that replicate. Units run serially.
+    """
+    spec = params["dataset"][name]
+    fam = families.load(spec["source"])
+    _, specs = _plan_family(params, name, spec)
+    design = params.get("design") or {"name": "seeds"}
+    n_seeds = int(design.get("n_seeds") or 10)
+    problem0, seed0 = _family_problem(params, name, fam)
+    problems = [
+        _family_problem(params, name, fam, r) if design.get("resample_split") else (problem0, seed0)
+        for r in range(n_seeds)
+    ]
+    sweep = design["name"] == "sweep"
+    points = list(design["values"]) if sweep else [None]
+    axis_key, _, axis_hp = (design.get("axis") or "").partition(".")
+    replicates: list[records.Replicate] = []
+    acc: dict[str, dict] = {}
+    for point in points:
+        tag = () if point is None else ("point", repr(point))
+        for r, (problem, pseed) in enumerate(problems):
+            replicates.append(
+                records.Replicate(
+                    index=len(replicates),
+                    kind="sweep" if sweep else "seed",
+                    n_train=0,
+                    n_test=0,
+                    seed=pseed,
+                    repeat=r,
+                    fold=0,
+                    point=point,
+                )
+            )
+            for s in specs:
+                hp = {**s.params, axis_hp: point} if sweep and s.key == axis_key else dict(s.params)
+                seed = derive_seed(params["seed"], "model", name, s.key, *tag, r)
+                out = fam.UNITS[s.name].run(hp, problem, seed)
+                a = acc.setdefault(
+                    s.key,
+                    {
+                        "registry_name": s.name,
+                        "params": dict(s.params),
+                        "scores": {m: [] for m in fam.METRICS},
+                        "n_iter": [],
+                        "converged": [],
+                        "curves": [],
+                        "curve_label": out.curve_label or None,
+                        "extras": [],
+                    },
+                )
+                for m in fam.METRICS:
+                    v = out.scores.get(m)
+                    a["scores"][m].append(None if v is None else float(v))
+                a["n_iter"].append(out.n_iter)
+                a["converged"].append(bool(out.converged))
+                a["curves"].append(None if out.curve is None else [float(v) for v in out.curve])
+                a["extras"].append(dict(out.extra))
+                if timing is not None:
+                    for label, sec in out.timing.items():
+                        timing.setdefault(s.key, {}).setdefault(label, []).append(float(sec))
+    models = {}
+    for key, a in acc.items():
+        if all(c is None for c in a["curves"]):
+            a["curves"], a["curve_label"] = None, None
+        models[key] = records.ModelEvaluation(**a)
+    scheme = records.Scheme(name="unit_seeds", design=design["name"], seed=seed0, repeats=n_seeds)
+    if sweep:
+        scheme = dataclasses.replace(scheme, axis=design["axis"], values=points)
+    return records.EvaluationResult(
+        dataset=name,
+        task=fam.TASK,
+        n_examples=0,
+        scheme=scheme,
+        metrics=list(fam.METRICS),
+        primary_metric=fam.PRIMARY,
+        greater_is_better=dict(fam.METRICS),
+        splits=replicates,
+        models=models,
+        family={
+            "name": fam.NAME,
+            "task": fam.TASK,
+            "problem": fam.describe(problem0),
+            "resampled_problem": bool(design.get("resample_split")),
+            "scale_by": getattr(fam, "SCALE_BY", None),
+            "scale_metrics": list(getattr(fam, "SCALE_METRICS", ())),
+        },
+    )

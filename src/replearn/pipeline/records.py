@@ -17,6 +17,12 @@ by replicate. A replicate is not tied to k-fold cross-validation: its ``kind`` s
 kind: overlapping training sets (splits) need the corrected resampled t-test, independent seeds the
 tests for independent paired replicates.
 
+Experiment families (:mod:`replearn.pipeline.families`: agents on environments, ...) use the same records:
+their replicates are seeds, their "models" the family's units. Version 3 added what only they fill in:
+``EvaluationResult.family`` (the family's name, task, problem description and scaling axis),
+``ModelEvaluation.curves``/``curve_label``/``extras`` (per replicate: the learning curve and the small numbers a
+report draws) and ``TrainResult.family``. Wall-clock time is never part of a record.
+
 Every file carries ``schema_version``; reading a file of another version, or one missing a field,
 raises :class:`ResultSchemaError` naming the file and the field (rerun the producing stage). JSON
 stays plain (sorted keys, strict numbers) so ``dvc`` can hash it and people can read it.
@@ -34,7 +40,7 @@ from typing import Any
 
 from ..exceptions import ReplearnError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 REPLICATE_KINDS = ("split", "seed", "sweep")
 
 
@@ -80,6 +86,9 @@ class ModelEvaluation:
     n_iter: list[int | None]
     converged: list[bool]
     correct: list[list[int]] | None = None  # classification: 1/0 per test example, per replicate
+    curves: list[list[float] | None] | None = None  # families: the learning curve of each replicate
+    curve_label: str | None = None  # families: what the curves are (e.g. "Bellman residual")
+    extras: list[dict] | None = None  # families: small JSON numbers per replicate (e.g. {"n_states": 12})
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,8 @@ class EvaluationResult:
     splits: list[Replicate]
     models: dict[str, ModelEvaluation]
     classes: list[str] | None = None
+    #: families only: {"name", "task", "problem" (describe(problem)), "scale_by", "scale_metrics"}
+    family: dict | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -124,6 +135,7 @@ class TrainResult:
     y_true: list
     models: dict[str, TrainedModel]
     decision_regions: dict | None = None
+    family: str | None = None  # the experiment family of the dataset (None: a supervised table)
     schema_version: int = SCHEMA_VERSION
 
 
@@ -227,6 +239,10 @@ def _check_evaluation(r: EvaluationResult, source: str) -> None:
         for metric, values in m.scores.items():
             if len(values) != n:
                 raise ResultSchemaError(f"{source}: model {key!r} has {len(values)} {metric} scores for {n} replicates")
+        for what in ("curves", "extras"):
+            values = getattr(m, what)
+            if values is not None and len(values) != n:
+                raise ResultSchemaError(f"{source}: model {key!r} has {len(values)} {what} for {n} replicates")
     if r.primary_metric not in r.metrics:
         raise ResultSchemaError(f"{source}: primary metric {r.primary_metric!r} is not among {r.metrics}")
 

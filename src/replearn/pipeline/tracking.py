@@ -232,11 +232,15 @@ def log_pipeline_run(
                         "replearn.model_key": key,
                         PARAMS_HASH_TAG: phash,
                         **source,
+                        **_family_tags(res, m),
                     },
                 )
                 current.append(child.info.run_id)
                 _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results)
-                _log_dataset_and_model(client, child.info.run_id, target, Path(project_root), d, key)
+                if res.get("family"):
+                    _log_family_timing(client, child.info.run_id, Path(project_root), d, key)
+                else:
+                    _log_dataset_and_model(client, child.info.run_id, target, Path(project_root), d, key)
                 client.set_terminated(child.info.run_id)
                 current.pop()
         client.set_tag(pid, RUN_KEY_TAG, run_key)  # complete: a rerun with the same results logs nothing
@@ -339,6 +343,45 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> 
         name = "curve." + label.replace(" ", "_").replace("-", "_")
         metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
     _log_batch(client, run_id, cparams, metrics)
+
+
+def _family_tags(res: dict, m: dict) -> dict[str, str]:
+    """Tags of a child run on an experiment family's problem: the family, and why no MLflow Model is logged."""
+    fam = res.get("family")
+    if not fam:
+        return {}
+    return {
+        "replearn.family": str(fam.get("name")),
+        "replearn.mlflow_model": f"none: {m['registry_name']} is a {fam.get('name')} unit, not an estimator "
+        "(no fitted model to save; its scores and curves are the run's metrics)",
+    }
+
+
+def _log_family_timing(client, run_id: str, root: Path, d: str, key: str) -> None:
+    """Wall-clock seconds of a family unit per replicate (``time.<label>`` steps and mean), MLflow only.
+
+    The crossval stage leaves them in ``results/timing/<dataset>.json``, which is no DVC output and no
+    record (outputs stay byte-identical on rerun); a missing file (crossval not rerun here) logs nothing.
+    """
+    from mlflow.entities import Metric
+
+    from . import paths
+
+    path = root / paths.TIMING / f"{d}.json"
+    if not path.is_file():
+        return
+    try:
+        per_key = json.loads(path.read_text(encoding="utf-8")).get(key) or {}
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        return
+    now = _now_ms()
+    metrics = []
+    for label, values in sorted(per_key.items()):
+        name = "time." + "".join(c if c.isalnum() or c in "_-." else "_" for c in label)
+        metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values))
+        if values:
+            metrics.append(Metric(f"{name}.mean", float(sum(values) / len(values)), now, 0))
+    _log_batch(client, run_id, {}, metrics)
 
 
 #: the MLflow Model definition (models-from-code): MLflow runs this file by path; nothing imports it

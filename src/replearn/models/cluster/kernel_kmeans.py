@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -16,12 +15,11 @@ from ...validation import (
     check_is_fitted,
     check_n_features,
     check_random_state,
-    check_scalar,
 )
-from ..decomposition.kernels import check_kernel_params, kernel_diagonal, kernel_matrix
+from ..decomposition.kernels import KERNEL_CONSTRAINTS, kernel_diagonal, kernel_matrix
 from ._mixin import ClusterMixin
 from .kmeans import relocate_empty
-from .seeding import SEEDINGS, seed_indices
+from .seeding import SEEDINGS, GivenArray, seed_indices
 
 
 class KernelKMeans(ClusterMixin, BaseEstimator):
@@ -88,9 +86,8 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         "n_clusters": Interval(int, 1, None),
         "n_init": Interval(int, 1, None),
         "max_iter": Interval(int, 1, None),
-        "kernel": Options({"laplace", "linear", "polynomial", "rbf"}),
-        "gamma": (None, Interval(float, 0.0, None, closed="neither")),
-        "degree": Interval(int, 1, None),
+        **KERNEL_CONSTRAINTS,
+        "init": (Options(set(SEEDINGS)), GivenArray("a list of n_clusters example indices")),
     }
 
     def __init__(
@@ -118,11 +115,8 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     def _kernel(self, A, B):
         return kernel_matrix(A, B, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
 
-    def _validate_params(self, n: int) -> np.ndarray | None:
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, low=1)
-        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
-        check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+    def _given_init(self, n: int) -> np.ndarray | None:
+        """The limits that depend on the data, and ``init`` as example indices (None for a seeding name)."""
         if n < self.n_clusters:
             raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}")
         if isinstance(self.init, str):
@@ -138,9 +132,10 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Cluster ``X`` in feature space; returns ``self``."""
+        self._validate_params()
         X = check_array(X)
         n = X.shape[0]
-        given = self._validate_params(n)
+        given = self._given_init(n)
         rng = check_random_state(self.random_state)
         K = self._kernel(X, X)
         diag = np.diag(K).copy()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
-from ..._constraints import Interval
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
 from ...validation import (
@@ -15,11 +14,10 @@ from ...validation import (
     check_is_fitted,
     check_n_features,
     check_random_state,
-    check_scalar,
 )
 from ._kernels import cluster_sums, nearest_from_scores, sum_sq_to_centers
 from ._mixin import ClusterMixin
-from .seeding import SEEDINGS, euclidean_d2_to, seed_indices
+from .seeding import SEEDINGS, GivenArray, euclidean_d2_to, seed_indices
 
 
 class KMeans(ClusterMixin, BaseEstimator):
@@ -107,6 +105,7 @@ class KMeans(ClusterMixin, BaseEstimator):
         "n_init": Interval(int, 1, None),
         "max_iter": Interval(int, 1, None),
         "tol": Interval(float, 0.0, None),
+        "init": (Options(set(SEEDINGS)), GivenArray("an array of initial centres (n_clusters, n_features)")),
     }
 
     def __init__(self, n_clusters=8, init="k-means++", n_init=10, max_iter=300, tol=1e-4, random_state=None):
@@ -117,19 +116,17 @@ class KMeans(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _validate_params(self, X: np.ndarray) -> np.ndarray | None:
-        check_scalar(self.n_clusters, "n_clusters", numbers.Integral, low=1)
-        check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+    def _given_init(self, X: np.ndarray) -> np.ndarray | None:
+        """The limit that depends on the data, and ``init`` as an array of centres (None for a seeding name)."""
         if X.shape[0] < self.n_clusters:
             raise ValueError(f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}")
         return initial_centers_param(self.init, self.n_clusters, X.shape[1])
 
     def fit(self, X, y=None):
         """Run ``n_init`` restarts of Lloyd's algorithm and keep the lowest distortion; returns ``self``."""
+        self._validate_params()
         X = check_array(X)
-        given = self._validate_params(X)
+        given = self._given_init(X)
         rng = check_random_state(self.random_state)
         tol_abs = float(np.mean(np.var(X, axis=0))) * float(self.tol)
         runs = 1 if given is not None else int(self.n_init)

@@ -26,9 +26,24 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._constraints import Constraint
 from ._kernels import sq_dist_to_row
 
 SEEDINGS = ("k-means++", "random", "furthest-first")
+
+
+class GivenArray(Constraint):
+    """A constraint (:mod:`replearn._constraints`) met by a list, tuple or array: initial values given
+    explicitly (centres, example indices), whose shape ``fit`` checks against the data."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def ok(self, value) -> bool:
+        return isinstance(value, (list, tuple, np.ndarray))
+
+    def describe(self) -> str:
+        return self.what
 
 
 def random_indices(n: int, k: int, rng: np.random.Generator) -> np.ndarray:

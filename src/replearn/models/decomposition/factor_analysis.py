@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.linalg
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, TransformerMixin
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_array, check_is_fitted, check_n_features, check_scalar
+from ...validation import check_array, check_is_fitted, check_n_features
 from ..mixture.em import EMMonotonicityError, expectation_maximization
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -104,6 +104,15 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
 
     _tasks = ("decomposition",)
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``n_components`` is also checked against the number of features in fit
+    _constraints = {
+        "n_components": (None, Interval(int, 1, None)),
+        "tol": Interval(float, 0.0, None),
+        "max_iter": Interval(int, 1, None),
+        "algorithm": Options(set(_ALGORITHMS)),
+    }
+
     def __init__(self, n_components=None, tol=1e-8, max_iter=1000, algorithm="profile"):
         self.n_components = n_components
         self.tol = tol
@@ -112,13 +121,12 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit ``mu``, ``Lambda`` and ``Psi`` by EM; returns ``self``."""
+        self._validate_params()
         X = check_array(X)
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
-        check_scalar(k, "n_components", numbers.Integral, low=1, high=d)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.algorithm, "algorithm", str, choices=_ALGORITHMS)
+        if k > d:
+            raise ValueError(f"n_components must be <= {d} (the number of features), got {k}")
         if n < 2:
             raise ValueError("FactorAnalysis needs at least 2 samples")
         mean = X.mean(axis=0)

@@ -3,16 +3,16 @@ extended-infomax form for mixed sub- and super-Gaussian sources, and the FastICA
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.linalg
 from scipy.special import expit
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, TransformerMixin
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ...validation import check_array, check_is_fitted, check_n_features, check_random_state
 
 _ALGORITHMS = ("fixed_point", "gradient", "natural")
 _FUNS = ("cube", "exp", "logcosh")
@@ -140,6 +140,20 @@ class ICA(TransformerMixin, BaseEstimator):
 
     _tasks = ("decomposition",)
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``n_components`` is also checked against the number of features in fit
+    _constraints = {
+        "n_components": (None, Interval(int, 1, None)),
+        "algorithm": Options(set(_ALGORITHMS)),
+        "fun": Options(set(_FUNS)),
+        "extended": Boolean(),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": (None, Interval(int, 1, None)),
+        "whiten": Boolean(),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -164,24 +178,17 @@ class ICA(TransformerMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _validate_params(self, n: int, d: int) -> int:
-        check_scalar(self.algorithm, "algorithm", str, choices=_ALGORITHMS)
-        check_scalar(self.fun, "fun", str, choices=_FUNS)
-        check_scalar(self.extended, "extended", bool, choices=(True, False))
+    def _n_components(self, n: int, d: int) -> int:
+        """The combinations the table cannot express and the limits that depend on the data."""
         if self.extended and self.algorithm != "natural":
             raise ValueError(
                 f"extended=True is extended infomax, a natural-gradient rule; got algorithm={self.algorithm!r}"
             )
         if self.algorithm == "fixed_point" and not self.whiten:
             raise ValueError("algorithm='fixed_point' works on whitened data and needs whiten=True")
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        if self.batch_size is not None:
-            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.whiten, "whiten", bool, choices=(True, False))
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
         k = d if self.n_components is None else self.n_components
-        check_scalar(k, "n_components", numbers.Integral, low=1, high=d)
+        if k > d:
+            raise ValueError(f"n_components must be <= {d} (the number of features), got {k}")
         if not self.whiten and k != d:
             raise ValueError(f"n_components={k} < n_features={d} needs whiten=True")
         if n < 2:
@@ -190,9 +197,10 @@ class ICA(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Estimate the unmixing matrix; returns ``self``."""
+        self._validate_params()
         X = check_array(X)
         n, d = X.shape
-        k = self._validate_params(n, d)
+        k = self._n_components(n, d)
         rng = check_random_state(self.random_state)
         mean = X.mean(axis=0)
         Xc = X - mean

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, TransformerMixin
-from ...validation import check_array, check_is_fitted, check_n_features, check_scalar
-from .kernels import check_kernel_params, kernel_matrix
+from ...validation import check_array, check_is_fitted, check_n_features
+from .kernels import KERNEL_CONSTRAINTS, kernel_matrix
 from .pca import flip_signs
 
 
@@ -81,6 +80,16 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     _tasks = ("decomposition",)
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``n_components`` is also checked against the number of examples in fit
+    _constraints = {
+        "n_components": (None, Interval(int, 1, None)),
+        **KERNEL_CONSTRAINTS,
+        "eigen_solver": Options({"auto", "dense", "arpack"}),
+        "fit_inverse_transform": Boolean(),
+        "alpha": Interval(float, 0.0, None, closed="neither"),
+    }
+
     def __init__(
         self,
         n_components=None,
@@ -106,17 +115,12 @@ class KernelPCA(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Eigendecompose the centred kernel matrix of ``X``; returns ``self``."""
+        self._validate_params()
         X = check_array(X)
         n = X.shape[0]
-        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0)
-        check_scalar(self.eigen_solver, "eigen_solver", str, choices=("auto", "dense", "arpack"))
-        if not isinstance(self.fit_inverse_transform, (bool, np.bool_)):
-            raise TypeError(
-                f"fit_inverse_transform must be a bool, got {type(self.fit_inverse_transform).__name__} "
-                f"{self.fit_inverse_transform!r}"
-            )
         if self.n_components is not None:
-            check_scalar(self.n_components, "n_components", numbers.Integral, low=1, high=n)
+            if self.n_components > n:
+                raise ValueError(f"n_components must be <= {n} (the number of samples), got {self.n_components}")
         elif self.eigen_solver == "arpack":
             raise ValueError("eigen_solver='arpack' needs an explicit n_components")
         K = self._kernel(X, X)
@@ -156,7 +160,6 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.n_components_ = int(lam.size)
         self.n_features_in_ = X.shape[1]
         if self.fit_inverse_transform:
-            check_scalar(self.alpha, "alpha", numbers.Real, low=0.0, low_inclusive=False)
             Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)  # training scores
             Kz = self._kernel(Z, Z)
             Kz.flat[:: n + 1] += self.alpha

@@ -13,23 +13,22 @@ same hyperparameters give the same matrices as ``sklearn.metrics.pairwise.pairwi
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...linalg import sq_euclidean
-from ...validation import check_scalar
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
-def check_kernel_params(kernel, gamma, degree, coef0) -> None:
-    """Validate the kernel hyperparameters (messages name the offending one)."""
-    check_scalar(kernel, "kernel", str, choices=KERNELS)
-    if gamma is not None:
-        check_scalar(gamma, "gamma", numbers.Real, low=0.0, low_inclusive=False)
-    check_scalar(degree, "degree", numbers.Integral, low=1)
-    check_scalar(coef0, "coef0", numbers.Real)
+#: the constraints of the kernel hyperparameters (replearn._constraints), shared by kernel k-means and
+#: kernel PCA and checked by their ``fit`` and by the configuration
+KERNEL_CONSTRAINTS = {
+    "kernel": Options(set(KERNELS)),
+    "gamma": (None, Interval(float, 0.0, None, closed="neither")),
+    "degree": Interval(int, 1, None),
+    "coef0": Interval(float),
+}
 
 
 def kernel_matrix(

@@ -7,8 +7,9 @@ import numbers
 import numpy as np
 import scipy.linalg
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, TransformerMixin
-from ...validation import check_array, check_is_fitted, check_n_features, check_scalar
+from ...validation import check_array, check_is_fitted, check_n_features
 
 _SOLVERS = ("svd", "eig")
 
@@ -83,29 +84,27 @@ class PCA(TransformerMixin, BaseEstimator):
 
     _tasks = ("decomposition",)
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: an integer ``n_components`` is also checked against min(n_samples, n_features) in fit
+    _constraints = {
+        "n_components": (None, Interval(int, 1, None), Interval(float, 0.0, 1.0, closed="neither")),
+        "solver": Options(set(_SOLVERS)),
+        "standardize": Boolean(),
+    }
+
     def __init__(self, n_components=None, solver="svd", standardize=False):
         self.n_components = n_components
         self.solver = solver
         self.standardize = standardize
 
-    def _validate_params(self, n: int, d: int) -> None:
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_scalar(self.standardize, "standardize", bool, choices=(True, False))
-        nc = self.n_components
-        if nc is None:
-            return
-        if isinstance(nc, numbers.Integral) and not isinstance(nc, bool):
-            check_scalar(nc, "n_components", numbers.Integral, low=1, high=min(n, d))
-        elif isinstance(nc, numbers.Real) and not isinstance(nc, bool):
-            check_scalar(nc, "n_components", numbers.Real, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-        else:
-            raise TypeError(f"n_components must be None, an int or a float in (0, 1), got {nc!r}")
-
     def fit(self, X, y=None):
         """Learn the mean, scale and principal components of ``X``; returns ``self``."""
+        self._validate_params()
         X = check_array(X)
         n, d = X.shape
-        self._validate_params(n, d)
+        nc = self.n_components
+        if isinstance(nc, (numbers.Integral, np.integer)) and nc > min(n, d):
+            raise ValueError(f"n_components must be <= {min(n, d)} (min(n_samples, n_features)), got {nc}")
         if n < 2:
             raise ValueError("PCA needs at least 2 samples")
         mean = X.mean(axis=0)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..._constraints import Interval
@@ -11,7 +9,6 @@ from ...base import BaseEstimator, ClassifierMixin
 from ...validation import (
     check_classification_targets,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from ._base import accepts_sample_weight, make_estimator
@@ -78,7 +75,7 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Run up to ``n_estimators`` boosting rounds; returns ``self``."""
-        check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
+        self._validate_params()
         X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         K = classes.size

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
 from ...validation import (
     check_classification_targets,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from ._base import EnsembleMixin, aligned_proba, make_estimator, vote_shares
@@ -51,6 +48,7 @@ class Bagging(EnsembleMixin, BaseEstimator):
     _constraints = {
         "n_estimators": Interval(int, 1, None),
         "max_samples": Interval(float, 0.0, 1.0, closed="right"),
+        "bootstrap": Boolean(),
         "task": Options({"classification", "regression"}),
     }
 
@@ -74,11 +72,7 @@ class Bagging(EnsembleMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit ``n_estimators`` members on resamples; returns ``self``."""
-        self._check_task()
-        check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
-        check_scalar(self.max_samples, "max_samples", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool, got {self.bootstrap!r}")
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n = X.shape[0]
         if self.task == "classification":

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
 from ...validation import (
     check_classification_targets,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from ..trees.decision_tree import DecisionTree
@@ -56,6 +53,9 @@ class RandomForest(EnsembleMixin, BaseEstimator):
         "max_depth": (None, Interval(int, 0, None)),
         "min_samples_split": Interval(int, 2, None),
         "min_samples_leaf": Interval(int, 1, None),
+        "criterion": DecisionTree._constraints["criterion"],  # the trees check it against the task
+        "max_features": DecisionTree._constraints["max_features"],
+        "bootstrap": Boolean(),
         "task": Options({"classification", "regression"}),
     }
 
@@ -83,10 +83,7 @@ class RandomForest(EnsembleMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Grow ``n_estimators`` trees on bootstrap resamples; returns ``self``."""
-        self._check_task()
-        check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool, got {self.bootstrap!r}")
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n = X.shape[0]
         if self.task == "classification":

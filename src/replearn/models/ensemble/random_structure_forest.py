@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..._constraints import Interval, Options
@@ -12,7 +10,6 @@ from ...validation import (
     check_classification_targets,
     check_is_fitted,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from ._base import EnsembleMixin
@@ -67,9 +64,7 @@ class RandomStructureForest(EnsembleMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Draw K random complete trees and fill their leaves from (X, y); returns ``self``."""
-        self._check_task()
-        check_scalar(self.n_estimators, "n_estimators", numbers.Integral, low=1)
-        check_scalar(self.max_depth, "max_depth", numbers.Integral, low=0, high=20)
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
         K, depth = int(self.n_estimators), int(self.max_depth)
@@ -83,7 +78,7 @@ class RandomStructureForest(EnsembleMixin, BaseEstimator):
         leaves = self._leaves(X)  # (n, K), only now is (X, y) used beyond its range
         n_leaves = 2**depth
         if self.task == "classification":
-            self.classes_ = check_classification_targets(y, min_classes=1)
+            self.classes_ = check_classification_targets(y)
             target = np.zeros((n, self.classes_.size))
             target[np.arange(n), np.searchsorted(self.classes_, y)] = 1.0
         else:

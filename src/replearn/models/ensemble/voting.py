@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._constraints import Options
 from ...base import BaseEstimator
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_random_state, check_X_y
 from ._base import EnsembleMixin, aligned_proba, make_estimator, vote_shares
 
 _DEFAULTS = {
@@ -43,6 +44,10 @@ class Voting(EnsembleMixin, BaseEstimator):
     objects; here members are named through the registry so configs stay plain data).
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``estimators``, ``estimator_params`` and ``weights`` are checked against each other in fit
+    _constraints = {"voting": Options({"hard", "soft"}), "task": Options({"classification", "regression"})}
+
     def __init__(
         self,
         estimators=None,
@@ -61,8 +66,7 @@ class Voting(EnsembleMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit every member on ``(X, y)``; returns ``self``."""
-        self._check_task()
-        check_scalar(self.voting, "voting", str, choices=("hard", "soft"))
+        self._validate_params()
         names = _DEFAULTS[self.task] if self.estimators is None else self.estimators
         if not isinstance(names, (list, tuple)) or not names:
             raise ValueError(f"estimators must be a non-empty list of registry names, got {names!r}")

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_is_fitted, check_random_state, check_scalar
+from ...validation import check_is_fitted, check_random_state
 
 _SOLVERS = ("als", "sgd")
 
@@ -112,6 +112,20 @@ class MatrixFactorization(BaseEstimator):
     _estimator_type = "recommender"
     _tasks = ("matrix_completion",)
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "solver": Options(set(_SOLVERS)),
+        "lambda_w": Interval(float, 0.0, None),
+        "lambda_z": Interval(float, 0.0, None),
+        "center": Boolean(),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "init_scale": Interval(float, 0.0, None, closed="neither"),
+    }
+
     def __init__(
         self,
         n_components=10,
@@ -137,18 +151,6 @@ class MatrixFactorization(BaseEstimator):
         self.tol = tol
         self.init_scale = init_scale
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_scalar(self.lambda_w, "lambda_w", numbers.Real, low=0.0)
-        check_scalar(self.lambda_z, "lambda_z", numbers.Real, low=0.0)
-        check_scalar(self.center, "center", bool, choices=(True, False))
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.init_scale, "init_scale", numbers.Real, low=0.0, low_inclusive=False)
 
     def fit(self, R, y=None):
         """Factorize the observed entries of ``R`` (NaN = missing); returns ``self``."""

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
 
+from ..._constraints import Interval, Options
 from ..._jit import jit_available
 from ...base import BaseEstimator, ClassifierMixin
 from ...linalg import logsumexp
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_X_y
 from ..cluster._kernels import cluster_sums
 
 _COVARIANCES = ("per_class", "shared")
@@ -79,6 +78,10 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
     ``n_k - 1`` instead of ``n_k``, so results differ slightly).
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``priors`` is checked against the classes of ``y`` in fit
+    _constraints = {"covariance": Options(set(_COVARIANCES)), "reg_covar": Interval(float, 0.0, None)}
+
     def __init__(self, covariance="shared", reg_covar=1e-6, priors=None):
         self.covariance = covariance
         self.reg_covar = reg_covar
@@ -86,8 +89,7 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Estimate phi, the means and the covariance(s); returns ``self``."""
-        check_scalar(self.covariance, "covariance", str, choices=_COVARIANCES)
-        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
+        self._validate_params()
         X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         n, d = X.shape

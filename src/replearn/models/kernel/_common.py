@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import TaskMixin as _BaseTaskMixin
 from ...exceptions import NotFittedError
-from ...kernels import kernel_matrix, resolve_kernel_params
+from ...kernels import KERNELS, kernel_matrix, resolve_kernel_params
 from ...validation import check_classification_targets
+
+#: the constraints of the kernel hyperparameters (replearn._constraints), shared by every kernel machine;
+#: ``gamma=None`` is resolved from the data at fit time (:func:`replearn.kernels.resolve_kernel_params`)
+KERNEL_CONSTRAINTS = {
+    "kernel": Options(set(KERNELS)),
+    "gamma": (None, Interval(float, 0.0, None, closed="neither")),
+    "degree": Interval(int, 1, None),
+    "coef0": Interval(float, 0.0, None),
+}
+TASK_CONSTRAINT = Options({"classification", "regression"})
 
 
 class KernelMixin:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
+from ..._constraints import Boolean, Interval
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_scalar, check_X_y
-from ._common import KernelMixin, TaskMixin
+from ...validation import check_X_y
+from ._common import KERNEL_CONSTRAINTS, TASK_CONSTRAINT, KernelMixin, TaskMixin
 
 
 class KernelLMS(TaskMixin, KernelMixin, BaseEstimator):
@@ -49,6 +49,17 @@ class KernelLMS(TaskMixin, KernelMixin, BaseEstimator):
     update; n_iter_; learning_rate_ : the alpha used.
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``learning_rate=None`` is 1 / max_i sum_j |K_ij| (below 2 / lambda_max(K))
+    _constraints = {
+        "learning_rate": (None, Interval(float, 0.0, None, closed="neither")),
+        "max_iter": Interval(int, 1, None),
+        "tol": (None, Interval(float, 0.0, None)),
+        "fit_intercept": Boolean(),
+        **KERNEL_CONSTRAINTS,
+        "task": TASK_CONSTRAINT,
+    }
+
     def __init__(
         self,
         learning_rate=None,
@@ -73,14 +84,7 @@ class KernelLMS(TaskMixin, KernelMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Run ``max_iter`` kernel LMS updates from beta = 0; returns ``self``."""
-        self._check_task()
-        if self.learning_rate is not None:
-            check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        if self.tol is not None:
-            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}")
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         self._resolve_kernel(X)
         Y = self._encode_targets(y)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
+from ..._constraints import Boolean, Interval
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
-from ._common import KernelMixin
+from ...validation import check_classification_targets, check_random_state, check_X_y
+from ._common import KERNEL_CONSTRAINTS, KernelMixin
 
 
 class KernelPerceptron(KernelMixin, ClassifierMixin, BaseEstimator):
@@ -45,6 +45,9 @@ class KernelPerceptron(KernelMixin, ClassifierMixin, BaseEstimator):
     n_iter_ : passes run; loss_history_ : mistakes per pass (summed over problems); classes_.
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {**KERNEL_CONSTRAINTS, "max_iter": Interval(int, 1, None), "shuffle": Boolean()}
+
     def __init__(self, kernel="rbf", gamma=None, degree=3, coef0=1.0, max_iter=20, shuffle=True, random_state=None):
         self.kernel = kernel
         self.gamma = gamma
@@ -56,9 +59,7 @@ class KernelPerceptron(KernelMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Run the kernel perceptron for up to ``max_iter`` passes; returns ``self``."""
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise TypeError(f"shuffle must be a bool, got {self.shuffle!r}")
+        self._validate_params()
         X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         rng = check_random_state(self.random_state)

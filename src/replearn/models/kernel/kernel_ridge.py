@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval
 from ...base import BaseEstimator
 from ...linalg import solve_spd
-from ...validation import check_scalar, check_X_y
-from ._common import KernelMixin, TaskMixin
+from ...validation import check_X_y
+from ._common import KERNEL_CONSTRAINTS, TASK_CONSTRAINT, KernelMixin, TaskMixin
 
 
 class KernelRidge(TaskMixin, KernelMixin, BaseEstimator):
@@ -46,6 +45,9 @@ class KernelRidge(TaskMixin, KernelMixin, BaseEstimator):
     for "polynomial"); the tests agree to 1e-8.
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {"alpha": Interval(float, 0.0, None), **KERNEL_CONSTRAINTS, "task": TASK_CONSTRAINT}
+
     def __init__(self, alpha=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, task="regression"):
         self.alpha = alpha
         self.kernel = kernel
@@ -56,8 +58,7 @@ class KernelRidge(TaskMixin, KernelMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Solve (K + alpha I) c = y; returns ``self``."""
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        self._check_task()
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         self._resolve_kernel(X)
         Y = self._encode_targets(y)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import DivergenceError
 from ...linalg import sq_euclidean
-from ...validation import check_random_state, check_scalar, check_X_y
-from ._common import TaskMixin
+from ...validation import check_random_state, check_X_y
+from ._common import TASK_CONSTRAINT, TaskMixin
 
 
 class RBFNetwork(TaskMixin, BaseEstimator):
@@ -49,6 +48,19 @@ class RBFNetwork(TaskMixin, BaseEstimator):
     hidden-unit features ``rbf_kernel(X, centers_, gamma)`` (a test checks it).
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "n_centers": (None, Interval(int, 1, None)),
+        "centers": Options({"data", "kmeans"}),
+        "gamma": (None, Interval(float, 0.0, None, closed="neither")),
+        "alpha": Interval(float, 0.0, None),
+        "solver": Options({"ridge", "gd", "vote"}),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": Interval(int, 0, None),
+        "tol": Interval(float, 0.0, None),
+        "task": TASK_CONSTRAINT,
+    }
+
     def __init__(
         self,
         n_centers=None,
@@ -73,25 +85,12 @@ class RBFNetwork(TaskMixin, BaseEstimator):
         self.task = task
         self.random_state = random_state
 
-    def _check_params(self):
-        self._check_task()
-        check_scalar(self.centers, "centers", str, choices=("data", "kmeans"))
-        check_scalar(self.solver, "solver", str, choices=("ridge", "gd", "vote"))
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        if self.n_centers is not None:
-            check_scalar(self.n_centers, "n_centers", numbers.Integral, low=1)
-        if self.gamma is not None:
-            check_scalar(self.gamma, "gamma", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=0)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-
     def _hidden(self, X, centers, gamma):
         return np.exp(-gamma[None, :] * sq_euclidean(X, centers))
 
     def fit(self, X, y):
         """Place the centres, then fit the output layer (and, with solver="gd", everything); returns ``self``."""
-        self._check_params()
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
         rng = check_random_state(self.random_state)

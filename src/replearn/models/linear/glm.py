@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, gammaln
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
-from ...validation import check_scalar, check_X_y, dense
+from ...validation import check_X_y, dense
 
 _EPS = np.finfo(np.float64).eps
 
@@ -148,6 +148,15 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
 
     _accept_sparse = True  # densified for IRLS; prediction keeps X sparse
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "family": Options(set(FAMILIES)),
+        "alpha": Interval(float, 0.0, None),
+        "fit_intercept": Boolean(),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+    }
+
     def __init__(self, family="gaussian", alpha=0.0, fit_intercept=True, max_iter=100, tol=1e-8):
         self.family = family
         self.alpha = alpha
@@ -157,11 +166,7 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit by IRLS / Newton's method; returns ``self``."""
-        check_scalar(self.family, "family", str, choices=tuple(FAMILIES))
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         X = dense(X)
         fam = FAMILIES[self.family]

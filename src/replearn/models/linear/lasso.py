@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.linalg
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import center
 from ...optim.proximal import proximal_gradient
-from ...validation import check_scalar, check_X_y, dense
+from ...validation import check_X_y, dense
 
 _SOLVERS = ("cd", "fista", "ista")
 
@@ -77,6 +76,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         "solver": Options({"cd", "fista", "ista"}),
         "max_iter": Interval(int, 1, None),
         "tol": Interval(float, 0.0, None),
+        "fit_intercept": Boolean(),
     }
 
     def __init__(self, alpha=1.0, solver="cd", max_iter=1000, tol=1e-4, fit_intercept=True):
@@ -88,11 +88,7 @@ class Lasso(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit the sparse weights and the intercept; returns ``self``."""
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         X = dense(X)
         n, d = X.shape

@@ -7,21 +7,30 @@ Objective (CS229 notes §1, seed 000 L172-186; §1.1 eq. 1.1, L200-236)::
 The notes write J with a plain sum, ``1/2 sum_i``; the minimizer is the same, but with the mean
 the gradient ``(1/n) X^T (X w + b - y)`` does not grow with n, so one learning rate works for
 any sample size. (EPFL's notes use the same 1/(2N) scaling, seed 004 L152-173.)
+
+Weighted least squares (``fit(X, y, sample_weight=w)``; CS229 notes §1.4, seed 000 L438-472; CS229
+PS1 5a(i)-(iii), seed 002 L2728-2796: the normal equations ``X^T W X theta = X^T W y``, and the heteroscedastic
+model ``y_i ~ N(theta^T x_i, sigma_i^2)`` whose maximum-likelihood fit has weights ``1 / sigma_i^2``)::
+
+    J_w(w, b) = 1/(2 sum_i w_i) * sum_i w_i (w^T x_i + b - y_i)^2
+
+the weighted mean of the squared residuals, so integer weights are the same as repeating rows.
 """
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import SingularMatrixError, center, solve_spd
 from ...optim import gradient_descent
 from ...optim._kernels import least_squares_sgd_epoch
-from ...optim.stochastic import check_schedule, stochastic_gradient_descent
-from ...validation import check_scalar, check_X_y
+from ...optim.stochastic import SCHEDULES as SGD_SCHEDULES
+from ...optim.stochastic import stochastic_gradient_descent
+from ...validation import check_array, check_X_y
 
 _SOLVERS = ("gd", "lstsq", "minibatch", "normal", "sgd")
 
@@ -61,6 +70,26 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     any ``w`` (for ``"gd"`` this profiles the intercept out instead of carrying the notes'
     ``x_0 = 1`` feature; it is the same objective and converges faster).
 
+    **Weighted least squares** (``sample_weight``): the objective becomes the weighted mean
+    ``J_w = 1/(2 sum w) sum_i w_i (w^T x_i + b - y_i)^2`` (CS229 notes §1.4, seed 000 L438-472; the
+    heteroscedastic model of CS229 PS1 5a(iii), seed 002 L2782-2796, where ``w_i = 1 / sigma_i^2`` makes
+    it the maximum-likelihood fit; locally weighted regression, :mod:`~replearn.models.linear.lwr`, is the same
+    solve with weights that depend on the query). Every solver runs unchanged on transformed data:
+    the centring uses the weighted means ``x_w = sum w_i x_i / sum w``, ``y_w`` (so
+    ``b = y_w - x_w @ w``), and each centred row is multiplied by ``sqrt(w_i n / sum w)``, which turns
+    ``J_w`` into the unweighted ``1/(2n) ||X' w - y'||^2``. The normal equations become
+    ``X^T W X w = X^T W y``; gradient descent follows the weighted-mean gradient; an SGD step on
+    example i is the LMS step scaled by ``w_i n / sum w`` (an unbiased estimate of the weighted
+    gradient; integer weights give the same objective as repeated rows, though not the same random
+    steps). Weights must be finite, non-negative and not all zero; zero-weight rows are ignored.
+    Multiplying all weights by a constant changes nothing.
+
+    **Multi-output** ``y`` of shape (n, k) fits k independent least-squares problems at once
+    (``coef_`` (k, d), ``intercept_`` (k,), predictions (n, k), scikit-learn's layout) with
+    ``"normal"``, ``"lstsq"`` or ``"gd"`` (whose objective is then the sum of the k columns' J and
+    whose stopping rule uses the Frobenius norm of the gradient); ``"sgd"`` / ``"minibatch"`` take
+    one target (fit one model per column).
+
     Parameters
     ----------
     fit_intercept : bool, default True
@@ -90,8 +119,8 @@ class LinearRegression(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : array (n_features,)
-    intercept_ : float
+    coef_ : array (n_features,), or (n_targets, n_features) for multi-output y
+    intercept_ : float, or array (n_targets,) for multi-output y
     n_iter_ : int or None
         Gradient-descent iterations, or SGD epochs (None for the closed-form solvers).
     loss_history_ : array or None
@@ -106,6 +135,19 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     "invscaling", eta0=learning_rate)`` (whose loss is the same mean ``1/2 (y - w^T x - b)^2``;
     it carries the intercept as a parameter instead of centring).
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "fit_intercept": Boolean(),
+        "solver": Options(set(_SOLVERS)),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "batch_size": Interval(int, 1, None),
+        "schedule": Options(set(SGD_SCHEDULES)),
+        "decay": Interval(float, 0.0, None),
+        "n_iter_no_change": Interval(int, 1, None),
+    }
 
     def __init__(
         self,
@@ -131,26 +173,27 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.n_iter_no_change = n_iter_no_change
 
-    def fit(self, X, y):
-        """Fit the weights and intercept; returns ``self``."""
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        if self.solver == "gd":
-            check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-            check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        if self.solver in ("sgd", "minibatch"):
-            check_schedule(self.learning_rate, self.schedule, self.decay)
-            check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-            check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-            check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
-        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the weights and intercept to ``X`` (n, d) and ``y`` (n,) or (n, k); returns ``self``.
+
+        ``sample_weight`` (n,): non-negative finite weights of the examples (weighted least squares);
+        None gives every example weight 1.
+        """
+        self._validate_params()
+        X, y = _check_X_y_multi(X, y, self)
         n, d = X.shape
-        if self.fit_intercept:
-            Xc, x_mean, yc, y_mean = center(X, y)
+        if y.ndim == 2 and self.solver in ("sgd", "minibatch"):
+            raise ValueError(
+                f"solver={self.solver!r} fits one target, but y has shape {y.shape} (multi-output); use solver "
+                "'normal', 'lstsq' or 'gd', or fit one model per column of y"
+            )
+        if sample_weight is None:
+            if self.fit_intercept:
+                Xc, x_mean, yc, y_mean = center(X, y)
+            else:
+                Xc, yc, x_mean, y_mean = X, y, np.zeros(d), np.zeros(y.shape[1:])
         else:
-            Xc, yc, x_mean, y_mean = X, y, np.zeros(d), 0.0
+            Xc, yc, x_mean, y_mean = _weighted_design(X, y, check_sample_weight(sample_weight, n), self.fit_intercept)
 
         self.n_iter_ = None
         self.loss_history_ = None
@@ -190,7 +233,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         else:
             result = gradient_descent(
                 lambda w: _mse_loss_grad(w, Xc, yc),
-                np.zeros(d),
+                np.zeros((d,) + yc.shape[1:]),
                 learning_rate=self.learning_rate,
                 max_iter=self.max_iter,
                 tol=0.0,
@@ -201,15 +244,60 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             self.loss_history_ = result.loss_history
             self.solver_used_ = "gd"
 
-        self.coef_ = np.asarray(w, dtype=np.float64)
-        self.intercept_ = float(y_mean - x_mean @ self.coef_) if self.fit_intercept else 0.0
+        w = np.asarray(w, dtype=np.float64)
+        if y.ndim == 2:
+            self.coef_ = np.ascontiguousarray(w.T)
+            self.intercept_ = (y_mean - x_mean @ w) if self.fit_intercept else np.zeros(y.shape[1])
+        else:
+            self.coef_ = w
+            self.intercept_ = float(y_mean - x_mean @ w) if self.fit_intercept else 0.0
         self.n_features_in_ = d
         return self
 
     def predict(self, X):
-        """Predictions ``X @ coef_ + intercept_``."""
+        """Predictions ``X @ coef_ + intercept_`` (``X @ coef_.T + intercept_`` for multi-output y)."""
         X = self._validate_predict_input(X)
-        return X @ self.coef_ + self.intercept_
+        coef = self.coef_
+        return X @ (coef.T if coef.ndim == 2 else coef) + self.intercept_
+
+
+def check_sample_weight(sample_weight, n: int) -> np.ndarray:
+    """``sample_weight`` as a float64 array of length ``n``: finite, non-negative, not all zero."""
+    w = check_array(sample_weight, name="sample_weight", ndim=1)
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has {w.shape[0]} entries, but X has {n} samples; give one weight per sample")
+    if np.any(w < 0):
+        i = int(np.flatnonzero(w < 0)[0])
+        raise ValueError(f"sample_weight must be non-negative (>= 0), got {float(w[i])!r} at index {i}")
+    if not w.any():
+        raise ValueError("sample_weight is zero for every sample; at least one weight must be > 0")
+    return w
+
+
+def _weighted_design(X: np.ndarray, y: np.ndarray, sw: np.ndarray, fit_intercept: bool):
+    """``(X', y', x_w, y_w)``: rows centred on the weighted means (if ``fit_intercept``) and scaled by
+    ``sqrt(w_i n / sum w)``, so that ``1/(2n) ||X' w - y'||^2`` is the weighted objective ``J_w``."""
+    n, d = X.shape
+    total = float(sw.sum())
+    if fit_intercept:
+        x_mean = sw @ X / total
+        y_mean = sw @ y / total
+        Xc, yc = X - x_mean, y - y_mean
+    else:
+        x_mean, y_mean, Xc, yc = np.zeros(d), np.zeros(y.shape[1:]), X, y
+    root = np.sqrt(sw * (n / total))
+    Xs = Xc * root[:, None]
+    ys = yc * (root[:, None] if y.ndim == 2 else root)
+    return Xs, ys, x_mean, y_mean if y.ndim == 2 else float(y_mean)
+
+
+def _check_X_y_multi(X, y, estimator) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`check_X_y` for one target; a 2-D ``y`` with two or more columns is kept (multi-output)."""
+    y_arr = y if sp.issparse(y) else np.asarray(y) if y is not None else None
+    if y_arr is None or y_arr.ndim != 2 or y_arr.shape[1] < 2:
+        return check_X_y(X, y, y_numeric=True, estimator=estimator)
+    X, _ = check_X_y(X, np.zeros(y_arr.shape[0]), y_numeric=True, estimator=estimator)
+    return X, check_array(y_arr, name="y", ndim=2)
 
 
 def _lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -223,7 +311,9 @@ def _batch_grad(w: np.ndarray, Xb: np.ndarray, yb: np.ndarray) -> np.ndarray:
 
 
 def _mse_loss_grad(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
-    """``J = 1/(2n) ||X w - y||^2`` and its gradient ``(1/n) X^T (X w - y)``."""
+    """``J = 1/(2n) ||X w - y||^2`` and its gradient ``(1/n) X^T (X w - y)`` (``w``, ``y`` 1-D, or 2-D for
+    several targets: then ``J`` sums over them)."""
     r = X @ w - y
     n = X.shape[0]
-    return 0.5 * float(r @ r) / n, (X.T @ r) / n
+    rr = float(r @ r) if r.ndim == 1 else float(np.vdot(r, r))
+    return 0.5 * rr / n, (X.T @ r) / n

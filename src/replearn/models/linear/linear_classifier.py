@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 from scipy.special import expit
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept
 from ...optim._kernels import LOSS_CODES, PENALTY_CODES, margin_sgd_epoch
 from ...optim.proximal import soft_threshold
-from ...optim.stochastic import check_schedule, stochastic_gradient_descent
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...optim.stochastic import SCHEDULES, stochastic_gradient_descent
+from ...validation import check_classification_targets, check_random_state, check_X_y
 from ._binary import LinearScoresMixin, binary_problems, store_fit
 
 _LOSSES = ("exponential", "hinge", "logistic", "squared")
@@ -138,6 +138,23 @@ class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     CIML's squared loss).
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "loss": Options(set(_LOSSES)),
+        "penalty": (None, Options({"l1", "l2", "lp"})),
+        "alpha": Interval(float, 0.0, None),
+        "p": Interval(float, 1.0, None),
+        "solver": Options(set(_SOLVERS)),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "schedule": Options(set(SCHEDULES)),
+        "decay": Interval(float, 0.0, None),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "n_iter_no_change": Interval(int, 1, None),
+        "fit_intercept": Boolean(),
+    }
+
     def __init__(
         self,
         loss="hinge",
@@ -171,21 +188,11 @@ class LinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate_params(self) -> None:
-        check_scalar(self.loss, "loss", str, choices=_LOSSES)
-        if self.penalty not in _PENALTIES:
-            raise ValueError(f"penalty must be one of ['l1', 'l2', 'lp', None], got {self.penalty!r}")
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.p, "p", numbers.Real, low=1.0)
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_schedule(self.learning_rate, self.schedule, self.decay)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
+        super()._validate_params()  # the declared table; then the combination it cannot express
         if self.solver == "truncated_gradient" and self.penalty != "l1":
             raise ValueError(
-                f"solver='truncated_gradient' is the sparse SGD of CIML §14.3 and needs penalty='l1', got {self.penalty!r}"
+                "solver='truncated_gradient' is the sparse SGD of CIML §14.3 and needs penalty='l1', "
+                f"got {self.penalty!r}"
             )
 
     # -- objective ---------------------------------------------------------------------------------

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 from scipy.special import expit
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
 from ...optim import gradient_descent
 from ...optim.proximal import proximal_gradient, soft_threshold
-from ...optim.stochastic import check_schedule, stochastic_gradient_descent
+from ...optim.stochastic import SCHEDULES, stochastic_gradient_descent
 from ...validation import (
     check_classification_targets,
     check_random_state,
-    check_scalar,
     check_X_y,
     dense,
 )
@@ -147,6 +145,9 @@ class LogisticRegression(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         "tol": Interval(float, 0.0, None),
         "learning_rate": Interval(float, 0.0, None, closed="neither"),
         "batch_size": Interval(int, 1, None),
+        "fit_intercept": Boolean(),
+        "schedule": Options(set(SCHEDULES)),
+        "decay": Interval(float, 0.0, None),
     }
 
     def __init__(
@@ -177,18 +178,7 @@ class LogisticRegression(LinearScoresMixin, ClassifierMixin, BaseEstimator):
 
     # -- fitting ----------------------------------------------------------------------------------
     def _validate_params(self) -> None:
-        if self.penalty not in _PENALTIES:
-            raise ValueError(f"penalty must be one of ['l1', 'l2', None], got {self.penalty!r}")
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_scalar(self.C, "C", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        if self.solver == "gd":
-            check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        if self.solver == "sga":
-            check_schedule(self.learning_rate, self.schedule, self.decay)
-            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        super()._validate_params()  # the declared table; then the combinations it cannot express
         if self.penalty == "l1" and self.solver == "newton":
             raise ValueError(
                 "penalty='l1' needs solver='gd' (proximal gradient) or solver='sga' (truncated gradient): "

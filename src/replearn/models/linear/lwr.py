@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg
 
+from ..._constraints import Boolean, Interval
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import add_intercept, sq_euclidean
-from ...validation import check_scalar, check_X_y, dense
+from ...validation import check_X_y, dense
 
 #: queries solved together in one batched call (bounds the (m, p, p) temporaries)
 _QUERY_BLOCK = 256
@@ -60,6 +59,13 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
 
     _accept_sparse = True  # densified: every query solves a dense weighted least-squares problem
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        "tau": Interval(float, 0.0, None, closed="neither"),
+        "alpha": Interval(float, 0.0, None),
+        "fit_intercept": Boolean(),
+    }
+
     def __init__(self, tau=1.0, alpha=0.0, fit_intercept=True):
         self.tau = tau
         self.alpha = alpha
@@ -67,9 +73,7 @@ class LocallyWeightedRegression(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Store the training data (LWR is non-parametric); returns ``self``."""
-        check_scalar(self.tau, "tau", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         self.X_train_ = np.array(dense(X), dtype=np.float64, copy=True)
         self.y_train_ = y.copy()

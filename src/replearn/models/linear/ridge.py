@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import center, solve_spd
-from ...validation import check_scalar, check_X_y, dense
+from ...validation import check_X_y, dense
+from .least_squares import check_sample_weight
 
 _SOLVERS = ("auto", "dual", "primal")
 
@@ -31,6 +30,13 @@ class Ridge(RegressorMixin, BaseEstimator):
       ``n_samples < n_features`` (EPFL notes L1101-1117, seed 004: the identity
       ``P (Q P + I)^{-1} = (P Q + I)^{-1} P``). The dual coefficients ``(X X^T + alpha I)^{-1} y``
       are what kernel ridge regression generalizes (replace ``X X^T`` by a kernel matrix).
+
+    Weights (``fit(X, y, sample_weight=w)``): ``minimize sum_i w_i (y_i - w^T x_i - b)^2 + alpha ||w||^2``
+    (scikit-learn's weighted ridge: a plain weighted sum, so integer weights equal repeated rows). The
+    data are centred on the weighted means and each row multiplied by ``sqrt(w_i)``; both forms then
+    solve the weighted normal equations ``(X^T W X + alpha I) w = X^T W y`` (CS229 PS1 5a, seed 002
+    L2728-2796, plus the penalty). Weights are checked as in
+    :func:`~replearn.models.linear.least_squares.check_sample_weight`.
 
     For ``alpha > 0`` both matrices are positive definite; with ``alpha = 0`` this is least
     squares and a singular system falls back to the minimum-norm least-squares solution.
@@ -68,6 +74,7 @@ class Ridge(RegressorMixin, BaseEstimator):
     _constraints = {
         "alpha": Interval(float, 0.0, None),
         "solver": Options({"auto", "dual", "primal"}),
+        "fit_intercept": Boolean(),
     }
 
     def __init__(self, alpha=1.0, fit_intercept=True, solver="auto"):
@@ -75,20 +82,24 @@ class Ridge(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.solver = solver
 
-    def fit(self, X, y):
-        """Fit the weights and intercept; returns ``self``."""
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the weights and intercept; returns ``self``. ``sample_weight`` (n,): non-negative example weights."""
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         n, d = X.shape
         solver = self.solver
         if solver == "auto":
             solver = "dual" if n < d else "primal"
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
         if sp.issparse(X) and solver == "primal":
-            return self._fit_sparse_primal(X, y, n, d)
+            return self._fit_sparse_primal(X, y, n, d, sw)
         X = dense(X)
-        if self.fit_intercept:
+        if sw is not None:
+            x_mean = sw @ X / sw.sum() if self.fit_intercept else np.zeros(d)
+            y_mean = float(sw @ y / sw.sum()) if self.fit_intercept else 0.0
+            root = np.sqrt(sw)
+            Xc, yc = (X - x_mean) * root[:, None], (y - y_mean) * root
+        elif self.fit_intercept:
             Xc, x_mean, yc, y_mean = center(X, y)
         else:
             Xc, yc, x_mean, y_mean = X, y, np.zeros(d), 0.0
@@ -110,14 +121,23 @@ class Ridge(RegressorMixin, BaseEstimator):
         self.n_features_in_ = d
         return self
 
-    def _fit_sparse_primal(self, X, y, n, d):
+    def _fit_sparse_primal(self, X, y, n, d, sw=None):
         """The primal solve on sparse X without densifying it: with centring,
-        Xc^T Xc = X^T X - n m m^T and Xc^T yc = X^T yc (the centred y sums to 0)."""
-        m = np.asarray(X.mean(axis=0)).ravel() if self.fit_intercept else np.zeros(d)
-        y_mean = float(y.mean()) if self.fit_intercept else 0.0
-        A = (X.T @ X).toarray() - n * np.outer(m, m)
+        Xc^T Xc = X^T X - n m m^T and Xc^T yc = X^T yc (the centred y sums to 0); with weights W,
+        X^T W X - (sum w) m m^T and X^T W (y - y_w), m and y_w the weighted means."""
+        if sw is None:
+            m = np.asarray(X.mean(axis=0)).ravel() if self.fit_intercept else np.zeros(d)
+            y_mean = float(y.mean()) if self.fit_intercept else 0.0
+            A = (X.T @ X).toarray() - n * np.outer(m, m)
+            b = X.T @ (y - y_mean)
+        else:
+            total = float(sw.sum())
+            m = np.asarray(X.T @ sw).ravel() / total if self.fit_intercept else np.zeros(d)
+            y_mean = float(sw @ y / total) if self.fit_intercept else 0.0
+            A = (X.T @ (sp.diags_array(sw) @ X)).toarray() - total * np.outer(m, m)
+            b = X.T @ (sw * (y - y_mean))
         A.flat[:: d + 1] += float(self.alpha)
-        self.coef_ = np.asarray(solve_spd(A, X.T @ (y - y_mean), overwrite_a=True), dtype=np.float64)
+        self.coef_ = np.asarray(solve_spd(A, b, overwrite_a=True), dtype=np.float64)
         self.intercept_ = float(y_mean - m @ self.coef_) if self.fit_intercept else 0.0
         self.solver_used_ = "primal"
         self.n_features_in_ = d

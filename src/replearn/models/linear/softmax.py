@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.linalg.blas
 from scipy.special import log_softmax, softmax
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...linalg import add_intercept, solve_spd
 from ...optim import gradient_descent
-from ...validation import check_classification_targets, check_scalar, check_X_y, dense
+from ...validation import check_classification_targets, check_X_y, dense
 
 _SOLVERS = ("gd", "newton")
 _EPS = np.finfo(np.float64).eps
@@ -99,6 +98,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         "max_iter": Interval(int, 1, None),
         "tol": Interval(float, 0.0, None),
         "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "fit_intercept": Boolean(),
     }
 
     def __init__(
@@ -114,15 +114,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit the K weight vectors and intercepts; returns ``self``."""
-        if self.penalty not in ("l2", None):
-            raise ValueError(f"penalty must be one of ['l2', None], got {self.penalty!r}")
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        check_scalar(self.C, "C", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
-        if self.solver == "gd":
-            check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
+        self._validate_params()
         X, y = check_X_y(X, y, estimator=self)
         X = dense(X)
         classes = check_classification_targets(y)
@@ -211,7 +203,6 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         return v, history, n_iter, converged, float(np.max(np.abs(g)))
 
     def _gd(self, Xa, Y, lam, c):
-        m = Y.shape[1] - 1
         res = gradient_descent(
             lambda v: self._fun(v, Xa, Y, lam, c)[:2],
             _intercept_only_start(Xa, Y, c, self.fit_intercept),

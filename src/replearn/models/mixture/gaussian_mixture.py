@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -15,14 +14,12 @@ from ...validation import (
     check_is_fitted,
     check_n_features,
     check_random_state,
-    check_scalar,
 )
 from ..cluster._mixin import ClusterMixin
 from ..cluster.kmeans import KMeans, assign
 from ..cluster.seeding import euclidean_d2_to, kmeans_plusplus_indices
 from .em import expectation_maximization
 from .gaussian import (
-    COVARIANCE_TYPES,
     check_covariances,
     log_gaussian,
     logsumexp_rows,
@@ -161,14 +158,8 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     # -- validation ---------------------------------------------------------------------------------
-    def _validate_params(self, X: np.ndarray) -> dict:
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.covariance_type, "covariance_type", str, choices=COVARIANCE_TYPES)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.reg_covar, "reg_covar", numbers.Real, low=0.0)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
-        check_scalar(self.init_params, "init_params", str, choices=_INITS)
+    def _given_init(self, X: np.ndarray) -> dict:
+        """The limit that depends on the data, and the given initial parameters checked against X."""
         n, d = X.shape
         K = self.n_components
         if n < K:
@@ -240,8 +231,9 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit by EM (``n_init`` restarts, keeping the highest log-likelihood); returns ``self``."""
+        self._validate_params()
         X = check_array(X)
-        given = self._validate_params(X)
+        given = self._given_init(X)
         rng = check_random_state(self.random_state)
         best = None
         for _ in range(int(self.n_init)):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval
 from ...base import BaseEstimator
-from ...validation import check_array, check_is_fitted, check_scalar
+from ...validation import check_array, check_is_fitted
 from .em import expectation_maximization
 
 
@@ -60,6 +59,9 @@ class ExamGrader(BaseEstimator):
 
     _estimator_type = "latent-variable model"
 
+    #: valid hyperparameter values, checked by fit (replearn._constraints)
+    _constraints = {"tol": Interval(float, 0.0, None), "max_iter": Interval(int, 1, None)}
+
     def __init__(self, tol=1e-8, max_iter=200):
         self.tol = tol
         self.max_iter = max_iter
@@ -82,8 +84,7 @@ class ExamGrader(BaseEstimator):
 
     def fit(self, A, y=None):
         """Fit on the (n_students, n_questions) 0/1 answer matrix ``A``; returns ``self``."""
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        self._validate_params()
         A = check_array(A, name="A")
         if not np.all((A == 0) | (A == 1)):
             raise ValueError("A must contain only 0 (false) and 1 (true) answers")

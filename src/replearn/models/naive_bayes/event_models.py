@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
+from ..._constraints import Boolean, Interval, Options
 from ..._jit import jit_available
 from ...base import BaseEstimator, ClassifierMixin
-from ...validation import check_classification_targets, check_scalar, check_X_y, dense
+from ...validation import check_classification_targets, check_X_y, dense
 from ..cluster._kernels import cluster_sums
 from .gaussian import GaussianNaiveBayes
 
@@ -77,6 +76,16 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
 
     _accept_sparse = True  # bernoulli / multinomial stay sparse (bag-of-words); the others densify
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``class_prior`` is checked against the classes of ``y`` in fit
+    _constraints = {
+        "event_model": Options(set(_EVENT_MODELS)),
+        "alpha": Interval(float, 0.0, None),
+        "fit_prior": Boolean(),
+        "binarize": (None, Interval(float)),
+        "var_smoothing": Interval(float, 0.0, None),
+    }
+
     def __init__(
         self, event_model="bernoulli", alpha=1.0, fit_prior=True, class_prior=None, binarize=0.0, var_smoothing=1e-9
     ):
@@ -90,11 +99,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
     # -- fitting -----------------------------------------------------------------------------------
     def fit(self, X, y):
         """Estimate the class priors and the per-class feature distributions; returns ``self``."""
-        check_scalar(self.event_model, "event_model", str, choices=_EVENT_MODELS)
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.fit_prior, "fit_prior", bool, choices=(True, False))
-        if self.binarize is not None:
-            check_scalar(self.binarize, "binarize", numbers.Real)
+        self._validate_params()
         X, y = check_X_y(X, y, estimator=self)
         if self.event_model in ("gaussian", "categorical"):
             X = dense(X)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval
 from ...base import BaseEstimator, ClassifierMixin
 from ...linalg import logsumexp
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_X_y
 
 
 class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
@@ -49,13 +48,17 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
     scikit-learn equivalent: ``sklearn.naive_bayes.GaussianNB(var_smoothing=..., priors=...)``.
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``priors`` is checked against the classes of ``y`` in fit
+    _constraints = {"var_smoothing": Interval(float, 0.0, None)}
+
     def __init__(self, var_smoothing=1e-9, priors=None):
         self.var_smoothing = var_smoothing
         self.priors = priors
 
     def fit(self, X, y):
         """Estimate the class priors, means and variances; returns ``self``."""
-        check_scalar(self.var_smoothing, "var_smoothing", numbers.Real, low=0.0)
+        self._validate_params()
         X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         n, d = X.shape

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..._constraints import Interval, Options
 from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
 from ...linalg import sq_euclidean_chunks
-from ...validation import check_classification_targets, check_scalar, check_X_y, dense
+from ...validation import check_classification_targets, check_X_y, dense
 
 _WEIGHTS = ("distance", "uniform")
 
@@ -129,8 +127,7 @@ class KNearestNeighbors(TaskMixin, BaseEstimator):
         """
         from .loo import loo_errors
 
-        check_scalar(self.weights, "weights", str, choices=_WEIGHTS)
-        self._check_task()
+        self._validate_params()
         return loo_errors(X, y, max_k=max_k, weights=self.weights, task=self.task)
 
     def _neighbor_weights(self, dist: np.ndarray) -> np.ndarray:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from scipy.special import expit
 
+from ..._constraints import Interval, IntSequence, Options
 from ...base import ClassifierMixin
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_X_y
 from .activations import ACTIVATIONS, softmax
 from .conv import AvgPool2D, Conv2D, MaxPool2D, conv_output_size
 from .init import resolve_init
 from .layers import Dense, Dropout, Flatten, Reshape
 from .mlp import check_layer_sizes
-from .network import NeuralNetworkBase
+from .network import NETWORK_CONSTRAINTS, NeuralNetworkBase
+from .normalization import NORMALIZATIONS
 
 _POOLS = ("max", "avg", "none")
 
@@ -42,9 +43,9 @@ def image_shape_for(image_shape, n_features: int) -> tuple[int, int, int]:
 
 
 class CNN(ClassifierMixin, NeuralNetworkBase):
-    """Convolutional neural network: [Conv2D -> activation -> pool] per entry of ``conv_channels``,
-    then flatten -> [Dense -> activation -> Dropout] per entry of ``hidden_layer_sizes`` -> Dense
-    output with softmax + cross-entropy (sigmoid for two classes).
+    """Convolutional neural network: [Conv2D -> (normalization) -> activation -> pool] per entry of
+    ``conv_channels``, then flatten -> [Dense -> (normalization) -> activation -> Dropout] per entry of
+    ``hidden_layer_sizes`` -> Dense output with softmax + cross-entropy (sigmoid for two classes).
 
     Sources: CS480/680 §10 (convolution, channels, stride, padding, pooling, LeNet's
     conv-pool-dense shape chain; seed 003 L1042-1121) and the EPFL notes' CNN part (weight sharing,
@@ -68,7 +69,11 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
     pool : {"max", "avg", "none"}, default "max"
     pool_size : int, default 2 (stride = window)
     hidden_layer_sizes : list of int, default None (= [64])
-    activation : {"relu", "leaky_relu", "sigmoid", "tanh", "identity"}, default "relu"
+    activation : {"relu", "leaky_relu", "elu", "sigmoid", "tanh", "identity"}, default "relu"
+    normalization : {None, "batch", "layer"}, default None
+        Batch normalization (per channel after a convolution, per unit after a Dense layer; batch
+        statistics while training, running averages when predicting) or layer normalization (per
+        example) before each hidden activation (:mod:`replearn.models.neural.normalization`).
     Other parameters: as :class:`~replearn.models.neural.mlp.MLP` (solver, learning rate and schedule,
     batch size, epochs, L2 ``alpha`` on weights and kernels, dropout on the dense hidden layers,
     optimizer settings, sampling, early stopping, validation split, tolerance, init, warm start, seed).
@@ -77,6 +82,19 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
     ``out_activation_``, ``loss_curve_``, ``loss_history_``, ``validation_loss_curve_``, ``n_iter_``,
     ``best_epoch_``, ``best_validation_loss_`` (see MLP).
     """
+
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {
+        **NETWORK_CONSTRAINTS,
+        "conv_channels": (None, IntSequence(1)),
+        "kernel_size": Interval(int, 1, None),
+        "conv_stride": Interval(int, 1, None),
+        "padding": Interval(int, 0, None),
+        "pool": Options(set(_POOLS)),
+        "pool_size": Interval(int, 1, None),
+        "hidden_layer_sizes": (None, IntSequence(1)),
+        "activation": Options(set(ACTIVATIONS)),
+    }
 
     def __init__(
         self,
@@ -108,6 +126,7 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
         n_iter_no_change=10,
         tol=0.0001,
         init="auto",
+        normalization=None,
         warm_start=False,
         random_state=None,
     ):
@@ -139,19 +158,16 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.init = init
+        self.normalization = normalization
         self.warm_start = warm_start
         self.random_state = random_state
 
     def _check_architecture(self):
-        channels = [16] if self.conv_channels is None else check_layer_sizes(self.conv_channels, "conv_channels")
-        hidden = [64] if self.hidden_layer_sizes is None else check_layer_sizes(self.hidden_layer_sizes)
-        check_scalar(self.kernel_size, "kernel_size", numbers.Integral, low=1)
-        check_scalar(self.conv_stride, "conv_stride", numbers.Integral, low=1)
-        check_scalar(self.padding, "padding", numbers.Integral, low=0)
-        check_scalar(self.pool, "pool", str, choices=_POOLS)
-        check_scalar(self.pool_size, "pool_size", numbers.Integral, low=1)
         if self.activation == "maxout":
             raise ValueError("activation='maxout' is only available in the mlp model")
+        self._validate_params()
+        channels = [16] if self.conv_channels is None else check_layer_sizes(self.conv_channels, "conv_channels")
+        hidden = [64] if self.hidden_layer_sizes is None else check_layer_sizes(self.hidden_layer_sizes)
         return channels, hidden
 
     def _build_layers(self, n_features: int, n_outputs: int, rng):
@@ -159,6 +175,7 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
         init = resolve_init(self.init, self.activation)
         shape = tuple(int(s) for s in self.image_shape_)
         layers, out_shape = [Reshape(list(shape))], shape
+        norm = None if self.normalization is None else NORMALIZATIONS[self.normalization]
         k, s, p = int(self.kernel_size), int(self.conv_stride), int(self.padding)
         for filters in channels:
             h, w = out_shape[1:]
@@ -169,7 +186,11 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
                 )
             conv = Conv2D(filters, kernel_size=k, stride=s, padding=p, init=init)
             out_shape = conv.build(out_shape, rng)
-            layers += [conv, ACTIVATIONS[self.activation]()]
+            layers.append(conv)
+            if norm is not None:
+                layers.append(norm())
+                layers[-1].build(out_shape, rng)
+            layers.append(ACTIVATIONS[self.activation]())
             if self.pool != "none":
                 size = [min(int(self.pool_size), out_shape[1]), min(int(self.pool_size), out_shape[2])]
                 pool = (MaxPool2D if self.pool == "max" else AvgPool2D)(pool_size=size)
@@ -180,7 +201,11 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
         for units in hidden:
             dense = Dense(units, init=init)
             out_shape = dense.build(out_shape, rng)
-            layers += [dense, ACTIVATIONS[self.activation]()]
+            layers.append(dense)
+            if norm is not None:
+                layers.append(norm())
+                layers[-1].build(out_shape, rng)
+            layers.append(ACTIVATIONS[self.activation]())
             if self.dropout > 0:
                 layers.append(Dropout(float(self.dropout)))
         out = Dense(n_outputs, init="glorot_uniform")
@@ -191,7 +216,6 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
     def fit(self, X, y):
         """Train on flattened images ``X`` (n, C*H*W) and labels ``y``; returns ``self``."""
         self._check_architecture()
-        self._check_training_params()
         X, y = check_X_y(X, y, estimator=self)
         self.image_shape_ = list(image_shape_for(self.image_shape, X.shape[1]))
         self.classes_ = check_classification_targets(y)

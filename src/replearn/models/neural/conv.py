@@ -30,6 +30,7 @@ import numbers
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..._constraints import Interval
 from ...validation import check_scalar
 from .init import initialize
 from .layers import Layer
@@ -101,6 +102,8 @@ class Conv2D(Layer):
     Learned: ``coef_`` (filters, C, kh, kw), ``intercept_`` (filters,), ``input_shape_`` [C, H, W].
     """
 
+    _constraints = {"filters": Interval(int, 1, None)}
+
     def __init__(self, filters=8, kernel_size=3, stride=1, padding=0, init="he_normal"):
         self.filters = filters
         self.kernel_size = kernel_size
@@ -112,7 +115,7 @@ class Conv2D(Layer):
         return _pair(self.kernel_size, "kernel_size"), _pair(self.stride, "stride"), _pair(self.padding, "padding")
 
     def build(self, input_shape, rng):
-        check_scalar(self.filters, "filters", numbers.Integral, low=1)
+        self._validate_params()
         if len(input_shape) != 3:
             raise ValueError(f"Conv2D expects inputs of shape (channels, height, width), got {tuple(input_shape)}")
         (kh, kw), (sh, sw), (ph, pw) = self._geometry()

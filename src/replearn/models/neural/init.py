@@ -26,6 +26,7 @@ INITS = ("glorot_uniform", "glorot_normal", "he_normal", "he_uniform")
 AUTO_INIT = {
     "relu": "he_normal",
     "leaky_relu": "he_normal",
+    "elu": "he_normal",
     "maxout": "he_normal",
     "tanh": "glorot_uniform",
     "sigmoid": "glorot_uniform",

@@ -9,7 +9,9 @@ and its learned arrays end in ``_`` (``coef_``, ``intercept_``), so a network sa
 * ``backward(grad, need_input_grad=True)`` takes dJ/d(output), stores dJ/d(parameter) (see
   :meth:`Layer.gradients`) and returns dJ/d(input) (``None`` when not needed: the first layer);
 * ``parameters()``, ``gradients()`` and ``decayed()`` list the trainable arrays (updated in place by
-  :mod:`replearn.optim.optimizers`), their gradients, and whether weight decay applies to each.
+  :mod:`replearn.optim.optimizers`), their gradients, and whether weight decay applies to each;
+  ``buffers()`` the state that training changes without gradients (batch normalization's running
+  averages), which early stopping restores with the parameters.
 
 The backward rules are the lemmas of CS229 notes §7.3.4 (seed 000 L3065-3125), written for a batch
 stored as rows (X is n x d, so z = x W + b instead of the notes' z = W x + b, L3143-3217):
@@ -20,12 +22,10 @@ stored as rows (X is n x d, so z = x W + b instead of the notes' z = W x + b, L3
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval
 from ...base import BaseEstimator
-from ...validation import check_scalar
 from .init import initialize
 
 #: scikit-learn's MLP initialization (``Dense(init="sklearn")``): weights *and* biases uniform on
@@ -63,6 +63,9 @@ class Layer(BaseEstimator):
     def decayed(self) -> list[bool]:
         return []
 
+    def buffers(self) -> list[np.ndarray]:
+        return []
+
 
 class Dense(Layer):
     """Fully connected layer ``Z = X W + b`` with W of shape (n_inputs, units).
@@ -78,12 +81,14 @@ class Dense(Layer):
         "sklearn_logistic": scikit-learn's MLP rule (:data:`SKLEARN_INITS`), biases drawn too.
     """
 
+    _constraints = {"units": Interval(int, 1, None)}
+
     def __init__(self, units=1, init="glorot_uniform"):
         self.units = units
         self.init = init
 
     def build(self, input_shape, rng):
-        check_scalar(self.units, "units", numbers.Integral, low=1)
+        self._validate_params()
         if len(input_shape) != 1:
             raise ValueError(f"Dense expects flat inputs, got shape {tuple(input_shape)}; add a Flatten layer first")
         d = int(input_shape[0])
@@ -118,14 +123,15 @@ class Maxout(Layer):
     The gradient flows only through the piece that attained the maximum (ties: the first piece).
     """
 
+    _constraints = {"units": Interval(int, 1, None), "pieces": Interval(int, 1, None)}
+
     def __init__(self, units=1, pieces=2, init="he_normal"):
         self.units = units
         self.pieces = pieces
         self.init = init
 
     def build(self, input_shape, rng):
-        check_scalar(self.units, "units", numbers.Integral, low=1)
-        check_scalar(self.pieces, "pieces", numbers.Integral, low=1)
+        self._validate_params()
         if len(input_shape) != 1:
             raise ValueError(f"Maxout expects flat inputs, got shape {tuple(input_shape)}")
         d, m = int(input_shape[0]), int(self.units) * int(self.pieces)
@@ -166,11 +172,13 @@ class Dropout(Layer):
     EPFL notes is ``rate=0.2``).
     """
 
+    _constraints = {"rate": Interval(float, 0.0, 1.0, closed="left")}
+
     def __init__(self, rate=0.5):
         self.rate = rate
 
     def build(self, input_shape, rng):
-        check_scalar(self.rate, "dropout", numbers.Real, low=0.0, high=1.0, high_inclusive=False)
+        self._validate_params()
         return tuple(input_shape)
 
     def forward(self, X, training=False, mask=None):

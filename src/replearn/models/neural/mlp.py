@@ -7,14 +7,15 @@ import numbers
 import numpy as np
 from scipy.special import expit
 
-from ..._constraints import Interval, IntSequence, Options
+from ..._constraints import Boolean, Interval, IntSequence, Options
 from ...base import TaskMixin
 from ...exceptions import NotFittedError
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_X_y
 from .activations import ACTIVATIONS, softmax
 from .init import resolve_init
 from .layers import Dense, Dropout, Maxout
-from .network import NeuralNetworkBase
+from .network import NETWORK_CONSTRAINTS, NeuralNetworkBase
+from .normalization import NORMALIZATIONS
 
 
 def check_layer_sizes(sizes, name: str = "hidden_layer_sizes") -> list[int]:
@@ -34,7 +35,7 @@ def check_layer_sizes(sizes, name: str = "hidden_layer_sizes") -> list[int]:
 class MLP(TaskMixin, NeuralNetworkBase):
     """Fully connected feed-forward network trained by mini-batch stochastic optimization.
 
-    Architecture: input -> [Dense(m_k) -> activation -> Dropout] for each m_k in
+    Architecture: input -> [Dense(m_k) -> (normalization) -> activation -> Dropout] for each m_k in
     ``hidden_layer_sizes`` -> Dense(output). The output non-linearity is fused with the loss
     (:mod:`replearn.models.neural.losses`): softmax + cross-entropy for three or more classes, one
     sigmoid unit + binary cross-entropy for two classes (as scikit-learn), identity + squared error
@@ -58,7 +59,8 @@ class MLP(TaskMixin, NeuralNetworkBase):
     ----------
     hidden_layer_sizes : list of int, default None (= [100])
         Width of each hidden layer; ``[]`` gives softmax/logistic/linear regression.
-    activation : {"relu", "leaky_relu", "sigmoid" (= "logistic"), "tanh", "identity", "maxout"}
+    activation : {"relu", "leaky_relu", "elu", "sigmoid" (= "logistic"), "tanh", "identity", "maxout"}
+        Hidden-layer non-linearity (:mod:`replearn.models.neural.activations`); ELU has ``alpha = 1``.
     solver : {"sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam"}, default "adam"
         Update rule (:mod:`replearn.optim.optimizers`). scikit-learn's ``solver="sgd"`` with
         ``momentum=0`` is "sgd"; with ``nesterovs_momentum=True`` (its default) it is "nesterov".
@@ -80,8 +82,11 @@ class MLP(TaskMixin, NeuralNetworkBase):
     epsilon : float > 0, default 1e-8 — AdaGrad/RMSProp/Adam.
     sampling : {"shuffle", "replacement"}, default "shuffle"
         Per-epoch shuffling, or batches drawn independently at every step (CS229 Alg. 1-2).
-    early_stopping : bool, default False
-        Stop when the validation loss stops improving; keep the best weights.
+    early_stopping : bool or None, default None
+        Stop when the validation loss stops improving; keep the best weights. ``None``: on for
+        ``task="regression"``, off for classification (scikit-learn: off for both). Regression with the
+        standardized target fits the noise of noisy targets within the 200 epochs (R² 0.03 below
+        ``MLPRegressor`` on noisy linear data); holding out 10 % and keeping the best epoch removes that.
     validation_fraction : float in [0, 1), default None (= 0.1 with early stopping, else 0)
         Held-out share of the training data (stratified for classification). When > 0 the
         validation loss is recorded every epoch (``validation_loss_curve_``), also without early stopping.
@@ -93,6 +98,11 @@ class MLP(TaskMixin, NeuralNetworkBase):
         activation); maxout layers: He normal. The named rules draw the hidden weights, start the
         biases at 0 and give the output layer Glorot uniform.
     maxout_pieces : int >= 1, default 2
+    normalization : {None, "batch", "layer"}, default None
+        A :class:`~replearn.models.neural.normalization.BatchNorm` or
+        :class:`~replearn.models.neural.normalization.LayerNorm` layer after each hidden Dense layer,
+        before its activation (after the unit for maxout). Batch normalization uses the mini-batch
+        statistics while training and its running averages when predicting.
     standardize_target : bool, default True
         Regression only: train on (y - mean) / std and map predictions back (scikit-learn does not;
         set False to compare losses with it). Loss curves are then in standardized units.
@@ -119,11 +129,12 @@ class MLP(TaskMixin, NeuralNetworkBase):
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
     _constraints = {
+        **NETWORK_CONSTRAINTS,
         "hidden_layer_sizes": (None, IntSequence(1)),
-        "learning_rate_init": Interval(float, 0.0, None, closed="neither"),
-        "max_iter": Interval(int, 1, None),
-        "alpha": Interval(float, 0.0, None),
         "task": Options({"classification", "regression"}),
+        "activation": Options(set(ACTIVATIONS) | {"maxout"}),
+        "maxout_pieces": Interval(int, 1, None),
+        "standardize_target": Boolean(),
     }
 
     def __init__(
@@ -144,12 +155,13 @@ class MLP(TaskMixin, NeuralNetworkBase):
         rho=0.9,
         epsilon=1e-8,
         sampling="shuffle",
-        early_stopping=False,
+        early_stopping=None,
         validation_fraction=None,
         n_iter_no_change=10,
         tol=0.0001,
         init="auto",
         maxout_pieces=2,
+        normalization=None,
         standardize_target=True,
         warm_start=False,
         task="classification",
@@ -177,6 +189,7 @@ class MLP(TaskMixin, NeuralNetworkBase):
         self.tol = tol
         self.init = init
         self.maxout_pieces = maxout_pieces
+        self.normalization = normalization
         self.standardize_target = standardize_target
         self.warm_start = warm_start
         self.task = task
@@ -192,11 +205,16 @@ class MLP(TaskMixin, NeuralNetworkBase):
         if self.init == "auto" and self.activation != "maxout":  # scikit-learn's rule, biases included
             init = out_init = "sklearn_logistic" if self.activation in ("logistic", "sigmoid") else "sklearn"
         layers = []
+        norm = None if self.normalization is None else NORMALIZATIONS[self.normalization]
         for units in self._hidden_sizes():
             if self.activation == "maxout":
                 layers.append(Maxout(units, pieces=int(self.maxout_pieces), init=init))
+                if norm is not None:
+                    layers.append(norm())
             else:
                 layers.append(Dense(units, init=init))
+                if norm is not None:
+                    layers.append(norm())
                 layers.append(ACTIVATIONS[self.activation]())
             if self.dropout > 0:
                 layers.append(Dropout(float(self.dropout)))
@@ -223,11 +241,7 @@ class MLP(TaskMixin, NeuralNetworkBase):
     # -- fitting ------------------------------------------------------------------------------------
     def fit(self, X, y):
         """Train the network on ``X`` (n, d) and ``y`` (n,); returns ``self``."""
-        self._check_task()
-        self._hidden_sizes()
         self._check_training_params()
-        check_scalar(self.maxout_pieces, "maxout_pieces", numbers.Integral, low=1)
-        check_scalar(self.standardize_target, "standardize_target", bool, choices=(True, False))
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)

@@ -44,19 +44,19 @@ empty without a validation split).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning, DivergenceError
 from ...optim.optimizers import OPTIMIZERS, make_optimizer
 from ...optim.schedules import SCHEDULES, make_schedule
-from ...validation import check_random_state, check_scalar
-from .activations import ACTIVATIONS
+from ...validation import check_random_state
 from .init import INITS
 from .losses import LOSSES
+from .normalization import NORMALIZATIONS
 
 __all__ = ["NeuralNetworkBase", "forward", "backward", "validation_split"]
 
@@ -97,6 +97,35 @@ def validation_split(n: int, fraction: float, labels: np.ndarray | None, rng: np
     return np.sort(order[~is_val]), np.sort(order[is_val])
 
 
+_UNIT = Interval(float, 0.0, 1.0, closed="left")
+
+#: the training hyperparameters shared by the MLP and the CNN and their valid values (replearn._constraints;
+#: the optimizers check their own settings the same way)
+NETWORK_CONSTRAINTS = {
+    "solver": Options(set(OPTIMIZERS)),
+    "learning_rate_init": Interval(float, 0.0, None, closed="neither"),
+    "lr_schedule": Options(set(SCHEDULES)),
+    "lr_decay": (None, Interval(float, 0.0, None)),
+    "batch_size": (None, Interval(int, 1, None)),
+    "max_iter": Interval(int, 1, None),
+    "alpha": Interval(float, 0.0, None),
+    "dropout": _UNIT,
+    "momentum": _UNIT,
+    "beta_1": _UNIT,
+    "beta_2": _UNIT,
+    "rho": _UNIT,
+    "epsilon": Interval(float, 0.0, None, closed="neither"),
+    "sampling": Options(set(_SAMPLING)),
+    "early_stopping": (None, Boolean()),
+    "validation_fraction": (None, _UNIT),
+    "n_iter_no_change": Interval(int, 1, None),
+    "tol": Interval(float, 0.0, None),
+    "init": Options(set(INITS) | {"auto"}),
+    "normalization": (None, Options(set(NORMALIZATIONS))),
+    "warm_start": Boolean(),
+}
+
+
 class NeuralNetworkBase(BaseEstimator):
     """Shared hyperparameter checks, training loop and prediction of the neural models.
 
@@ -106,42 +135,20 @@ class NeuralNetworkBase(BaseEstimator):
 
     # -- hyperparameters -------------------------------------------------------------------------
     def _check_training_params(self) -> None:
-        check_scalar(self.activation, "activation", str, choices=tuple(ACTIVATIONS) + ("maxout",))
-        check_scalar(self.solver, "solver", str, choices=tuple(OPTIMIZERS))
-        check_scalar(self.learning_rate_init, "learning_rate_init", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.lr_schedule, "lr_schedule", str, choices=SCHEDULES)
-        if self.lr_decay is not None:
-            check_scalar(self.lr_decay, "lr_decay", numbers.Real, low=0.0)
-        if self.batch_size is not None:
-            check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.dropout, "dropout", numbers.Real, low=0.0, high=1.0, high_inclusive=False)
-        check_scalar(self.sampling, "sampling", str, choices=_SAMPLING)
-        check_scalar(self.early_stopping, "early_stopping", bool, choices=(True, False))
-        if self.validation_fraction is not None:
-            check_scalar(
-                self.validation_fraction, "validation_fraction", numbers.Real, low=0.0, high=1.0, high_inclusive=False
-            )
-        check_scalar(self.n_iter_no_change, "n_iter_no_change", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.init, "init", str, choices=INITS + ("auto",))
-        check_scalar(self.warm_start, "warm_start", bool, choices=(True, False))
-        # optimizer settings are validated by the optimizer itself
-        make_optimizer(
-            self.solver,
-            learning_rate=self.learning_rate_init,
-            momentum=self.momentum,
-            beta_1=self.beta_1,
-            beta_2=self.beta_2,
-            rho=self.rho,
-            epsilon=self.epsilon,
-        )
+        """The hyperparameters against the class's ``_constraints`` (:data:`NETWORK_CONSTRAINTS` and its own)."""
+        self._validate_params()
+
+    def _early_stopping(self) -> bool:
+        """``early_stopping`` resolved: ``None`` means on for regression, off for classification."""
+        if self.early_stopping is None:
+            return getattr(self, "task", "classification") == "regression"
+        return bool(self.early_stopping)
 
     def _validation_fraction(self) -> float:
+        early_stopping = self._early_stopping()
         if self.validation_fraction is None:
-            return 0.1 if self.early_stopping else 0.0
-        if self.early_stopping and self.validation_fraction == 0:
+            return 0.1 if early_stopping else 0.0
+        if early_stopping and self.validation_fraction == 0:
             raise ValueError("early_stopping=True needs validation_fraction > 0 (or None for 0.1)")
         return float(self.validation_fraction)
 
@@ -167,6 +174,8 @@ class NeuralNetworkBase(BaseEstimator):
         for layer in layers:
             layer._rng = rng
         params = [p for layer in layers for p in layer.parameters()]
+        state = params + [b for layer in layers for b in layer.buffers()]  # what early stopping restores
+        early_stopping = self._early_stopping()
         decayed = [k for k, flag in enumerate(f for layer in layers for f in layer.decayed()) if flag]
         loss_fn = LOSSES[output]
         optimizer = make_optimizer(
@@ -231,19 +240,19 @@ class NeuralNetworkBase(BaseEstimator):
                     if not np.isfinite(val_loss):
                         self._diverged(epoch, "validation loss became NaN or infinite")
                     val_curve.append(val_loss)
-                watched = val_curve[-1] if self.early_stopping else objective_curve[-1]
+                watched = val_curve[-1] if early_stopping else objective_curve[-1]
                 no_improvement = no_improvement + 1 if watched > best - self.tol else 0
                 if watched < best:
                     best = watched
-                    if self.early_stopping:
-                        best_params = [p.copy() for p in params]
+                    if early_stopping:
+                        best_params = [p.copy() for p in state]
                         best_epoch = epoch + 1
                 if no_improvement > self.n_iter_no_change:
                     stopped = True
                     break
 
-        if self.early_stopping and best_params is not None:
-            for p, q in zip(params, best_params):
+        if early_stopping and best_params is not None:
+            for p, q in zip(state, best_params):
                 p[...] = q
         for layer in layers:
             layer._rng = None
@@ -253,9 +262,9 @@ class NeuralNetworkBase(BaseEstimator):
         self.loss_history_ = np.asarray(objective_curve, dtype=np.float64)
         self.validation_loss_curve_ = np.asarray(val_curve, dtype=np.float64)
         self.best_epoch_ = best_epoch
-        self.best_validation_loss_ = float(best) if self.early_stopping else None
+        self.best_validation_loss_ = float(best) if early_stopping else None
         if not stopped:
-            what = "validation loss" if self.early_stopping else "training objective"
+            what = "validation loss" if early_stopping else "training objective"
             warnings.warn(
                 f"{type(self).__name__} stopped at max_iter={self.max_iter} epochs while the {what} was still "
                 f"improving by more than tol={self.tol:g}; increase max_iter or learning_rate_init",

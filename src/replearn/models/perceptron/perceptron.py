@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Boolean, Interval
 from ...base import BaseEstimator, ClassifierMixin
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_random_state, check_X_y
 from ._kernels import binary_pass, multiclass_pass
 
 
@@ -22,6 +21,9 @@ class _PerceptronBase(ClassifierMixin, BaseEstimator):
     _vote = False
     _force_multiclass = False
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {"max_iter": Interval(int, 1, None), "shuffle": Boolean(), "fit_intercept": Boolean()}
+
     def __init__(self, max_iter=10, shuffle=True, random_state=None, fit_intercept=True):
         self.max_iter = max_iter
         self.shuffle = shuffle
@@ -30,9 +32,7 @@ class _PerceptronBase(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Run ``max_iter`` passes over the data (fewer if a pass makes no mistake); returns ``self``."""
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.shuffle, "shuffle", bool, choices=(True, False))
-        check_scalar(self.fit_intercept, "fit_intercept", bool, choices=(True, False))
+        self._validate_params()
         X, y = check_X_y(X, y)
         classes = check_classification_targets(y)
         rng = check_random_state(self.random_state)
@@ -204,15 +204,11 @@ class MulticlassPerceptron(_PerceptronBase):
     """
 
     _force_multiclass = True
+    _constraints = {**_PerceptronBase._constraints, "average": Boolean()}
 
     def __init__(self, max_iter=10, shuffle=True, random_state=None, fit_intercept=True, average=False):
         super().__init__(max_iter=max_iter, shuffle=shuffle, random_state=random_state, fit_intercept=fit_intercept)
         self.average = average
-
-    def fit(self, X, y):
-        """As :meth:`Perceptron.fit`, with the multiclass update for any number of classes."""
-        check_scalar(self.average, "average", bool, choices=(True, False))
-        return super().fit(X, y)
 
     def _averaged(self) -> bool:
         return bool(self.average)

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.linalg
 
+from ..._constraints import Interval
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
 from ...validation import (
     check_array,
     check_is_fitted,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from .ranking import pairwise_accuracy, split_group_column
@@ -71,6 +70,16 @@ class BradleyTerry(BaseEstimator):
 
     _estimator_type = "ranker"
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``group_column`` is checked against the columns of X in fit
+    _constraints = {
+        "alpha": Interval(float, 0.0, None, closed="neither"),
+        "group_column": (None, Interval(int)),
+        "max_pairs": (None, Interval(int, 1, None)),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+    }
+
     def __init__(self, alpha=1.0, group_column=None, max_pairs=100_000, max_iter=100, tol=1e-10, random_state=None):
         self.alpha = alpha
         self.group_column = group_column
@@ -79,21 +88,12 @@ class BradleyTerry(BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def _check_params(self):
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0, low_inclusive=False)
-        if self.group_column is not None:
-            check_scalar(self.group_column, "group_column", numbers.Integral)
-        if self.max_pairs is not None:
-            check_scalar(self.max_pairs, "max_pairs", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-
     def _split(self, X):
         return split_group_column(X, self.group_column)
 
     def fit(self, X, y):
         """Every within-query pair with y_a > y_b is the preference "a over b"; returns ``self``."""
-        self._check_params()
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         F, groups = self._split(X)
@@ -119,7 +119,7 @@ class BradleyTerry(BaseEstimator):
 
         Use without ``group_column`` (the rows are already paired).
         """
-        self._check_params()
+        self._validate_params()
         if self.group_column is not None:
             raise ValueError("fit_comparisons takes paired rows; set group_column=None")
         A = check_array(X_winners, name="X_winners")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..._constraints import Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import NotFittedError
-from ...validation import check_classification_targets, check_random_state, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_random_state, check_X_y
 from ._base import make_estimator, require_classifier
 
 _STRATEGIES = ("oversample", "subsample")
@@ -58,6 +57,10 @@ class ImbalancedClassifier(ClassifierMixin, BaseEstimator):
     ``"oversample"`` with an integer alpha.
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``estimator`` and ``estimator_params`` are checked by the registry when the base learner is made
+    _constraints = {"strategy": Options(set(_STRATEGIES)), "alpha": (None, Interval(float, 1.0, None))}
+
     def __init__(
         self,
         estimator="logistic_regression",
@@ -74,9 +77,8 @@ class ImbalancedClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Rebalance and fit the base classifier; returns ``self``."""
-        check_scalar(self.strategy, "strategy", str, choices=_STRATEGIES)
+        self._validate_params()
         if self.alpha is not None:
-            check_scalar(self.alpha, "alpha", numbers.Real, low=1.0)
             if self.strategy == "oversample" and float(self.alpha) != int(self.alpha):
                 raise ValueError(f"strategy='oversample' needs an integer alpha (number of copies), got {self.alpha!r}")
         X, y = check_X_y(X, y, estimator=self)

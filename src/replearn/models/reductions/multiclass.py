@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._constraints import Boolean
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import NotFittedError
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_X_y
 from ._base import child_seeds, make_estimator, positive_prediction, positive_score, require_classifier
 
 
@@ -17,6 +18,7 @@ class _Reduction(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check(self, X, y):
+        self._validate_params()
         if self.estimator_params is not None and not isinstance(self.estimator_params, dict):
             raise ValueError(f"estimator_params must be a dict or None, got {type(self.estimator_params).__name__}")
         X, y = check_X_y(X, y, estimator=self)
@@ -71,13 +73,15 @@ class OneVsAll(_Reduction):
     ranks by ``decision_function``, else ``predict_proba``).
     """
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
+    _constraints = {"use_scores": Boolean()}
+
     def __init__(self, estimator="logistic_regression", estimator_params=None, use_scores=True, random_state=None):
         super().__init__(estimator, estimator_params, random_state)
         self.use_scores = use_scores
 
     def fit(self, X, y):
         """Fit one binary classifier per class; returns ``self``."""
-        check_scalar(self.use_scores, "use_scores", bool, choices=(True, False))
         X, y, classes = self._check(X, y)
         seeds = child_seeds(self.random_state, classes.size)
         self.estimators_ = [self._new(s).fit(X, (y == c).astype(np.int64)) for c, s in zip(classes, seeds)]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import inspect
 import math
-import numbers
 
 import numpy as np
 
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
-from ...validation import check_array, check_random_state, check_scalar, check_X_y
+from ...validation import check_array, check_random_state, check_X_y
 from ._base import (
     make_estimator,
     positive_prediction,
@@ -172,6 +172,17 @@ class PairwiseRanking(BaseEstimator):
 
     _estimator_type = "ranker"
 
+    #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
+    #: ``group_column`` is checked against the columns of X in fit
+    _constraints = {
+        "group_column": (None, Interval(int)),
+        "max_pairs": (None, Interval(int, 2, None)),
+        "use_scores": Boolean(),
+        "omega": Options(set(OMEGAS)),
+        "top_k": Interval(int, 1, None),
+        "rank_method": Options({"scores", "quicksort"}),
+    }
+
     def __init__(
         self,
         estimator="logistic_regression",
@@ -222,14 +233,7 @@ class PairwiseRanking(BaseEstimator):
 
     def fit(self, X, y):
         """Build the preference pairs and fit the pair classifier; returns ``self``."""
-        if self.group_column is not None:
-            check_scalar(self.group_column, "group_column", numbers.Integral)
-        if self.max_pairs is not None:
-            check_scalar(self.max_pairs, "max_pairs", numbers.Integral, low=2)
-        check_scalar(self.use_scores, "use_scores", bool, choices=(True, False))
-        check_scalar(self.omega, "omega", str, choices=OMEGAS)
-        check_scalar(self.top_k, "top_k", numbers.Integral, low=1)
-        check_scalar(self.rank_method, "rank_method", str, choices=("scores", "quicksort"))
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         F, groups = self._split(X)

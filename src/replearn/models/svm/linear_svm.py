@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
-from ..._constraints import Interval, Options
+from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning, DivergenceError
 from ...validation import (
     check_classification_targets,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from ._kernels import dual_cd_pass, pegasos_epoch
@@ -69,6 +67,7 @@ class LinearSVM(ClassifierMixin, BaseEstimator):
         "tol": Interval(float, 0.0, None, closed="neither"),
         "max_iter": Interval(int, 1, None),
         "batch_size": Interval(int, 1, None),
+        "fit_intercept": Boolean(),
     }
 
     def __init__(
@@ -84,13 +83,7 @@ class LinearSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit one binary SVM per class (one if there are two classes); returns ``self``."""
-        check_scalar(self.C, "C", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.solver, "solver", str, choices=_SOLVERS)
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}")
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
+        self._validate_params()
         X, y = check_X_y(X, y)
         classes = check_classification_targets(y)
         rng = check_random_state(self.random_state)

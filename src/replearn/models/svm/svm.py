@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
-from ..._constraints import Interval, Options
+from ..._constraints import Interval
 from ...base import BaseEstimator, ClassifierMixin
 from ...exceptions import ConvergenceWarning
 from ...kernels import kernel_matrix, resolve_kernel_params
-from ...validation import check_classification_targets, check_scalar, check_X_y
+from ...validation import check_classification_targets, check_X_y
+from ..kernel._common import KERNEL_CONSTRAINTS
 from .smo import CachedRows, smo
 
 
@@ -74,10 +74,7 @@ class SVM(ClassifierMixin, BaseEstimator):
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)
     _constraints = {
         "C": Interval(float, 0.0, None, closed="neither", allow_inf=True),
-        "kernel": Options({"laplace", "linear", "polynomial", "rbf"}),
-        "gamma": (None, Interval(float, 0.0, None, closed="neither")),
-        "degree": Interval(int, 1, None),
-        "coef0": Interval(float),
+        **KERNEL_CONSTRAINTS,
         "tol": Interval(float, 0.0, None, closed="neither"),
         "max_iter": (None, Interval(int, 1, None)),
         "cache_size": Interval(float, 0.0, None, closed="neither"),
@@ -96,11 +93,8 @@ class SVM(ClassifierMixin, BaseEstimator):
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, y):
         """Solve one SMO problem per pair of classes; returns ``self``."""
-        C = self._check_C()
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.cache_size, "cache_size", numbers.Real, low=0.0, low_inclusive=False)
-        if self.max_iter is not None:
-            check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        self._validate_params()
+        C = float(self.C)
         X, y = check_X_y(X, y)
         classes = check_classification_targets(y)
         params = resolve_kernel_params(self.kernel, self.gamma, self.degree, self.coef0, X)
@@ -148,13 +142,6 @@ class SVM(ClassifierMixin, BaseEstimator):
         self.coef0_ = float(params.get("coef0", 0.0))
         self.n_features_in_ = X.shape[1]
         return self
-
-    def _check_C(self) -> float:
-        if isinstance(self.C, bool) or not isinstance(self.C, numbers.Real):
-            raise TypeError(f"C must be a number, got {type(self.C).__name__} {self.C!r}")
-        if np.isnan(self.C) or self.C <= 0:
-            raise ValueError(f"C must be > 0 (or inf for the hard margin), got {self.C!r}")
-        return float(self.C)
 
     def _kernel_params(self) -> dict:
         return {"gamma": self.gamma_, "degree": self.degree_, "coef0": self.coef0_}

@@ -13,7 +13,6 @@ from ...validation import (
     check_array,
     check_classification_targets,
     check_random_state,
-    check_scalar,
     check_X_y,
 )
 from ._builder import build_tree
@@ -100,7 +99,22 @@ class DecisionTree(TaskMixin, BaseEstimator):
         "min_samples_leaf": Interval(int, 1, None),
         "min_impurity_decrease": Interval(float, 0.0, None),
         "task": Options({"classification", "regression"}),
+        # which criteria go with which task is checked in fit
+        "criterion": (None, Options(set(CLASSIFICATION) | set(REGRESSION))),
+        # an int is a count of features, a float a fraction of them
+        "max_features": (
+            None,
+            Options({"log2", "sqrt"}),
+            Interval(int, 1, None),
+            Interval(float, 0.0, 1.0, closed="right"),
+        ),
+        "validation_fraction": (None, Interval(float, 0.0, 1.0, closed="neither")),
     }
+
+    def _validate_params(self) -> None:
+        if self.task in ("classification", "regression") and self.criterion is not None:
+            self._criterion()  # the criteria of this task, named in the message
+        super()._validate_params()
 
     def __init__(
         self,
@@ -129,9 +143,9 @@ class DecisionTree(TaskMixin, BaseEstimator):
     # -- fitting ----------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Grow the tree (and prune it if ``validation_fraction`` is set); returns ``self``."""
-        self._check_task()
+        self._validate_params()
         criterion = self._criterion()
-        max_depth = self._check_limits()
+        max_depth = np.iinfo(np.int64).max if self.max_depth is None else int(self.max_depth)
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
         w = _check_weights(sample_weight, n)
@@ -146,15 +160,6 @@ class DecisionTree(TaskMixin, BaseEstimator):
             codes = None
         grow = np.ones(n, dtype=bool)
         if self.validation_fraction is not None:
-            check_scalar(
-                self.validation_fraction,
-                "validation_fraction",
-                numbers.Real,
-                low=0.0,
-                high=1.0,
-                low_inclusive=False,
-                high_inclusive=False,
-            )
             n_val = int(round(self.validation_fraction * n))
             if n_val < 1 or n - n_val < 1:
                 raise ValueError(
@@ -194,17 +199,15 @@ class DecisionTree(TaskMixin, BaseEstimator):
     def _criterion(self) -> str:
         if self.criterion is None:
             return "gini" if self.task == "classification" else "squared_error"
-        valid = CLASSIFICATION if self.task == "classification" else REGRESSION
-        check_scalar(self.criterion, "criterion", str, choices=valid)
+        classification = self.task == "classification"
+        valid, other = (CLASSIFICATION, REGRESSION) if classification else (REGRESSION, CLASSIFICATION)
+        if self.criterion not in valid:
+            other_task = "regression" if classification else "classification"
+            raise ValueError(
+                f"criterion must be one of {sorted(valid)} with task={self.task!r} (and {sorted(other)} with "
+                f"task={other_task!r}), got {self.criterion!r}"
+            )
         return self.criterion
-
-    def _check_limits(self) -> int:
-        if self.max_depth is not None:
-            check_scalar(self.max_depth, "max_depth", numbers.Integral, low=0)
-        check_scalar(self.min_samples_split, "min_samples_split", numbers.Integral, low=2)
-        check_scalar(self.min_samples_leaf, "min_samples_leaf", numbers.Integral, low=1)
-        check_scalar(self.min_impurity_decrease, "min_impurity_decrease", numbers.Real, low=0.0)
-        return np.iinfo(np.int64).max if self.max_depth is None else int(self.max_depth)
 
     def _categorical_mask(self, d: int) -> np.ndarray:
         mask = np.zeros(d, dtype=bool)
@@ -227,12 +230,9 @@ class DecisionTree(TaskMixin, BaseEstimator):
         if mf is None:
             return d
         if isinstance(mf, str):
-            check_scalar(mf, "max_features", str, choices=("log2", "sqrt"))
             return max(1, int(np.sqrt(d)) if mf == "sqrt" else int(np.log2(d)))
-        if isinstance(mf, (numbers.Integral, np.integer)) and not isinstance(mf, bool):
-            check_scalar(mf, "max_features", numbers.Integral, low=1)
+        if isinstance(mf, (numbers.Integral, np.integer)):
             return min(int(mf), d)
-        check_scalar(mf, "max_features", numbers.Real, low=0.0, high=1.0, low_inclusive=False)
         return max(1, int(mf * d))
 
     def _finish(self) -> None:

@@ -25,6 +25,31 @@ Wall-clock time is never a score (outputs must be byte-identical on rerun): an :
 
 Layering: family modules live in the pipeline-services layer and may import the algorithm packages
 (``replearn.rl``, ``replearn.structured``, ...); the algorithm packages never import this module.
+
+How the pipeline uses a family (``pipeline.config``, ``data``, ``experiment``, ``records``, ``report``,
+``tracking``; docs/architecture.md, "Experiment families"):
+
+* **config**: a dataset entry ``source: <NAME>`` is checked against ``{"source", "models"} + DATASET_KEYS`` (so
+  ``DATASET_KEYS`` lists only the family's own keys) and, when the module has it, ``check_spec(spec) ->
+  list[str]`` (conditions across keys); a models entry whose ``name`` is a unit is checked against
+  ``Unit.defaults`` (the valid hyperparameters; a value must have its default's type) and ``Unit.constraints``
+  (the same messages as estimators'). ``design: cv`` is refused for family datasets (use ``design=seeds``);
+  ``design=sweep`` over ``<key>.<hyperparameter>`` of a unit works with ``replicates: seeds``.
+* **plan**: a unit runs on a dataset of its family when ``Unit.supports(spec)`` is true (``None``: on every
+  dataset of the family); supervised models never run on family datasets, nor units on tables.
+* **prepare** builds the problem with ``build(spec, derive_seed(seed, NAME, dataset))`` and writes
+  ``data/prepared/<d>/meta.json`` (``task`` = ``TASK``, ``family``, ``problem`` = ``describe(problem)``);
+  featurize passes family datasets through.
+* **runs**: ``run({**Unit.defaults, **params}, problem, seed)``; train once with ``derive_seed(seed, "model",
+  dataset, key, "final")``, the seeds design ``n_seeds`` times with ``derive_seed(seed, "model", dataset, key,
+  r)`` (replicate r pairs across units; with ``design.resample_split: true`` the problem itself is rebuilt per
+  replicate from ``derive_seed(seed, NAME, dataset, r)``, shared by every unit of replicate r).
+* optional module-level names: ``SCALE_BY`` (a numeric key of ``describe(problem)``, e.g. ``"n_states"``) and
+  ``SCALE_METRICS`` (metrics the report draws against it across the run's datasets).
+
+Changes to the first version of this contract: :attr:`Unit.supports` (added), :func:`units` and
+:func:`is_family_source` (added), :func:`family_of_unit` checks the supervised registry first and only
+skips a family whose module does not exist yet.
 """
 
 from __future__ import annotations
@@ -80,6 +105,10 @@ class Unit:
     constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     section: str = ""  # the course text and section the unit implements, for the CLI and the report
+    #: whether the unit can run on a dataset of its family, from the dataset's config entry (None: always);
+    #: plan() leaves a unit out of datasets it cannot run on (LQR on a grid world), like supervised models of
+    #: the wrong task
+    supports: Callable[[dict], bool] | None = None
 
 
 class Family(Protocol):
@@ -108,13 +137,31 @@ def load(name: str):
     return importlib.import_module(f"{__name__}.{FAMILY_MODULES[name]}")
 
 
-def family_of_unit(unit_name: str) -> str | None:
-    """The family whose :attr:`Family.UNITS` holds ``unit_name`` (None for a supervised model)."""
+def is_family_source(source) -> bool:
+    """Whether a dataset's ``source`` names an experiment family (rather than shipped/file/synthetic data)."""
+    return isinstance(source, str) and source in FAMILY_MODULES
+
+
+def units() -> dict[str, tuple[str, Unit]]:
+    """Every unit of every family that can be imported: ``{unit name: (family name, Unit)}``."""
+    out: dict[str, tuple[str, Unit]] = {}
     for fam in FAMILY_MODULES:
         try:
             module = load(fam)
-        except ImportError:  # a family still being written
+        except ModuleNotFoundError as exc:  # a family still being written (its module does not exist yet)
+            if exc.name != f"{__name__}.{FAMILY_MODULES[fam]}":
+                raise
             continue
-        if unit_name in module.UNITS:
-            return fam
-    return None
+        for name, unit in module.UNITS.items():
+            out.setdefault(name, (fam, unit))
+    return out
+
+
+def family_of_unit(unit_name: str) -> str | None:
+    """The family whose :attr:`Family.UNITS` holds ``unit_name`` (None for a supervised model or unknown name)."""
+    from ... import models
+
+    if unit_name in models.available():
+        return None
+    entry = units().get(unit_name)
+    return entry[0] if entry else None

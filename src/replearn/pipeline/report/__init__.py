@@ -32,6 +32,9 @@ from .sections import (
     _alpha,
     _bayesian_table,
     _crossval_table,
+    _family_scaling_rows,
+    _family_scaling_section,
+    _family_section,
     _header,
     _how_to_read,
     _join_names,
@@ -158,24 +161,35 @@ def build_report(
     for ds in order:
         cv = crossval[ds]
         slug = _slug(ds)
+        family = cv.get("family")
         doc.add(_Heading(2, f"Dataset: {ds}"))
-        doc.add(_Heading(3, "Cross-validation"))
+        if family:  # an experiment family's problem: what it is, and the units' learning curves over the seeds
+            curves = {
+                k: {"label": m.get("curve_label"), "curves": m.get("curves")}
+                for k, m in (cv.get("models") or {}).items()
+            }
+            rel = plot(
+                f"curves_{slug}.png", lambda p, ds=ds, curves=curves: _plots.seed_curves_plot(ds, curves, p, dpi)
+            )
+            doc.add(_Heading(3, f"Problem ({family.get('name')})"))
+            _family_section(doc, cv, f, _Image(rel, f"Learning curves over seeds on {ds}") if rel else None)
+        doc.add(_Heading(3, "Runs over seeds" if family else "Cross-validation"))
         _crossval_table(doc, cv, f)
         primary = cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
         if primary is not None and cv.get("models"):
             rel = plot(f"cv_{slug}.png", lambda p: _plots.score_distribution_plot(ds, cv, primary, p, dpi))
             if rel:
                 doc.add(_Image(rel, f"Score distribution of {primary} on {ds}"))
-        doc.add(_Heading(3, "Sealed test set"))
+        doc.add(_Heading(3, "Final run" if family else "Sealed test set"))
         _test_table(doc, ds, cv, train_metrics, f)
-        if primary is not None and train_metrics.get(ds):
+        if primary is not None and train_metrics.get(ds) and not family:
             rel = plot(
                 f"train_test_{slug}.png",
                 lambda p: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),
             )
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
-        if make_plots and (train_results or {}).get(ds):
+        if make_plots and (train_results or {}).get(ds) and not family:
             views = _figures.model_views(train_results[ds], list(cv.get("classes") or []), plot_dir, slug, dpi)
             if views:
                 doc.add(_Heading(3, "Model views"))
@@ -184,7 +198,9 @@ def build_report(
                 rel = f"plots/{path.name}"
                 images[rel] = path.read_bytes()
                 doc.add(_Image(rel, caption))
-        doc.add(_Heading(3, "Pairwise significance (cross-validation)"))
+        doc.add(
+            _Heading(3, "Pairwise significance (over seeds)" if family else "Pairwise significance (cross-validation)")
+        )
         entry = sig_datasets.get(ds) or {}
         left_out = (significance.get("excluded") or {}).get(ds)
         if left_out:
@@ -200,9 +216,32 @@ def build_report(
             )
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
+        if family:
+            doc.add(
+                _Paragraph(
+                    f"No sealed test set: McNemar's test and the test-set metric test need test-set predictions, "
+                    f"which a problem of the {family.get('name')} family does not have; the units are compared over "
+                    "seeds above."
+                )
+            )
+            continue
         doc.add(_Heading(3, "McNemar's test (sealed test set)"))
         _mcnemar_table(doc, entry, cv, f)
         _test_set_metric_table(doc, entry, significance, f)
+
+    for fam_name in sorted({(crossval[d].get("family") or {}).get("name") for d in order} - {None}):
+        axis, rows = _family_scaling_rows({d: crossval[d] for d in order}, fam_name)
+        sizes = {size for per in rows.values() for pts in per.values() for size, _, _ in pts}
+        if axis and len(sizes) >= 2:
+            rel = plot(
+                f"scaling_{_slug(fam_name)}.png",
+                lambda p, fam_name=fam_name, axis=axis, rows=rows: _plots.scaling_plot(
+                    f"{fam_name}: against {axis}", axis, rows, p, dpi
+                ),
+            )
+            _family_scaling_section(
+                doc, fam_name, axis, rows, f, _Image(rel, f"{fam_name} metrics against {axis}") if rel else None
+            )
 
     across = significance.get("across_datasets")
     cd_image = None

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -450,3 +451,104 @@ def curve_plot(title: str, curve: Mapping, path: Path | str, dpi: int) -> Path |
     ax.set_title(title)
     ax.legend(loc="best", fontsize="small")
     return _save(fig, path, dpi)
+
+
+_PALETTE = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
+
+
+def _mean_band(curves: Sequence[Sequence[float] | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step: the mean and standard deviation over the replicates whose curve reaches that step, and how many."""
+    runs = [np.asarray(c, dtype=float) for c in curves if c]
+    length = max((len(c) for c in runs), default=0)
+    mean, std, count = np.full(length, np.nan), np.zeros(length), np.zeros(length, dtype=int)
+    for t in range(length):
+        vals = np.array([c[t] for c in runs if len(c) > t and np.isfinite(c[t])])
+        count[t] = vals.size
+        if vals.size:
+            mean[t] = vals.mean()
+            std[t] = vals.std(ddof=1) if vals.size > 1 else 0.0
+    return mean, std, count
+
+
+def seed_curves_plot(
+    dataset: str, curves: Mapping[str, Mapping], path: Path | str, dpi: int = DEFAULT_DPI
+) -> Path | None:
+    """Learning curves of an experiment family's units over seeds: per unit the mean ± one standard deviation
+    at every step (over the replicates that reach it); one panel per kind of curve (``label``), log scale where
+    the values are positive and span more than three decades (Bellman residuals).
+
+    ``curves``: unit key -> ``{"label": str, "curves": [list | None per replicate]}``.
+    """
+    by_label: dict[str, list[tuple[str, list]]] = {}
+    for key in sorted(curves):
+        entry = curves[key]
+        if entry.get("curves") and any(entry["curves"]):
+            by_label.setdefault(str(entry.get("label") or "curve"), []).append((key, entry["curves"]))
+    if not by_label:
+        return None
+    with matplotlib.rc_context(_STYLE):
+        n = len(by_label)
+        fig = _new_figure(6.4 * min(n, 2), 4.0 * math.ceil(n / 2))
+        for i, (label, entries) in enumerate(sorted(by_label.items())):
+            ax = fig.add_subplot(math.ceil(n / 2), min(n, 2), i + 1)
+            positive = True
+            lo, hi = math.inf, 0.0
+            for j, (key, runs) in enumerate(entries):
+                mean, std, _ = _mean_band(runs)
+                x = np.arange(1, mean.size + 1)
+                color = _PALETTE[j % len(_PALETTE)]
+                ax.plot(x, mean, color=color, label=f"{key} ({sum(1 for r in runs if r)} seeds)", lw=1.8)
+                ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.15, linewidth=0)
+                finite = mean[np.isfinite(mean)]
+                if finite.size:
+                    positive = positive and bool(np.all(finite > 0))
+                    lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
+            if positive and lo > 0 and hi / lo > 1e3:
+                ax.set_yscale("log")
+            ax.set_xlabel("iteration / round")
+            ax.set_ylabel(label if len(label) <= 40 else label[:37] + "...")
+            ax.set_title(f"{dataset}: {label}" if len(label) <= 50 else dataset)
+            ax.legend(loc="best", fontsize="small")
+        fig.tight_layout()
+        return _save(fig, path, dpi)
+
+
+def scaling_plot(
+    title: str,
+    axis: str,
+    rows: Mapping[str, Mapping[str, list[tuple[float, float, float]]]],
+    path,
+    dpi: int = DEFAULT_DPI,
+) -> Path | None:
+    """Metrics against a problem size across datasets: ``rows[metric][unit] = [(size, mean, std), ...]``; one panel
+    per metric, a line per unit with ± one standard deviation as error bars; log-log where every value is positive."""
+    metrics = [m for m in rows if any(len(v) >= 2 for v in rows[m].values())]
+    if not metrics:
+        return None
+    with matplotlib.rc_context(_STYLE):
+        n = len(metrics)
+        fig = _new_figure(5.2 * min(n, 3), 4.0 * math.ceil(n / 3))
+        for i, metric in enumerate(metrics):
+            ax = fig.add_subplot(math.ceil(n / 3), min(n, 3), i + 1)
+            positive = True
+            for j, unit in enumerate(sorted(rows[metric])):
+                pts = sorted(rows[metric][unit])
+                if not pts:
+                    continue
+                xs, ms, sd = (np.array([p[k] for p in pts], dtype=float) for k in range(3))
+                positive = positive and bool(np.all(ms > 0) and np.all(xs > 0))
+                ax.errorbar(xs, ms, yerr=sd, marker="o", ms=4, capsize=3, color=_PALETTE[j % len(_PALETTE)], label=unit)
+            if positive:
+                ax.set_xscale("log")
+                ax.set_yscale("log")
+            sizes = sorted({p[0] for pts in rows[metric].values() for p in pts})
+            ax.set_xticks(sizes)
+            ax.set_xticklabels([f"{v:g}" for v in sizes])
+            ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+            ax.set_xlabel(axis)
+            ax.set_ylabel(f"mean {metric}")
+            ax.set_title(metric)
+            ax.legend(loc="best", fontsize="small")
+        fig.suptitle(title)
+        fig.tight_layout()
+        return _save(fig, path, dpi)

@@ -69,6 +69,12 @@ def describe_scheme(scheme: Mapping | None, n_splits: int) -> str:
             f"a sweep over {scheme.get('axis')} at {len(scheme.get('values') or [])} points "
             f"({', '.join(map(str, scheme.get('values') or []))}), {inner} at each point: {n_splits} replicates"
         )
+    if name == "unit_seeds":
+        return (
+            f"{n_splits} independent runs of every unit differing only in its seed (the units generate their own "
+            "experience and evaluation episodes), paired by replicate"
+            + (f", problem seed {seed}" if seed is not None else "")
+        )
     if name == "seeds":
         return (
             f"{n_splits} independent replicates differing in the learners' seeds, scored on a held-out part of "
@@ -228,6 +234,12 @@ def _multiclass_note(cv: Mapping) -> str | None:
 def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     metrics = list(cv.get("metrics") or [])
     models = sorted(cv.get("models", {}))
+    if cv.get("family"):  # a family's metric none of these units gives (value_error of a policy-gradient agent)
+        metrics = [
+            m
+            for m in metrics
+            if any(v is not None for k in models for v in cv["models"][k].get("scores", {}).get(m) or [])
+        ]
     greater = cv.get("greater_is_better", {})
     n_splits = len(cv.get("splits") or [])
     if not n_splits and models:
@@ -248,7 +260,13 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     ]
     rows = tuple(
         (_Cell(m),)
-        + tuple(_Cell(f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}", bold[(m, j)]) for j in range(len(metrics)))
+        + tuple(
+            _Cell(
+                _DASH if math.isnan(stats[m][j][0]) else f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}",
+                bold[(m, j)],
+            )
+            for j in range(len(metrics))
+        )
         for m in models
     )
     task = cv.get("task", "unknown task")
@@ -257,7 +275,7 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     facts = f"Task: {task}"
     if classes:
         facts += f" ({len(classes)} classes: {', '.join(str(c) for c in classes)})"
-    if n_examples is not None:
+    if n_examples is not None and not cv.get("family"):
         facts += f"; {n_examples} development examples"
     doc.add(_Paragraph(facts + "."))
     note = _multiclass_note(cv)
@@ -265,8 +283,9 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
         doc.add(_Paragraph(note))
     doc.add(
         _Paragraph(
-            f"Cross-validation: {describe_scheme(cv.get('scheme'), n_splits)}. "
-            "Cells show mean ± sample standard deviation over the splits; "
+            f"{'Replicates' if cv.get('family') else 'Cross-validation'}: "
+            f"{describe_scheme(cv.get('scheme'), n_splits)}. "
+            f"Cells show mean ± sample standard deviation over the {'seeds' if cv.get('family') else 'splits'}; "
             "↑ higher is better, ↓ lower is better; the best mean per metric is in bold."
         )
     )
@@ -289,18 +308,31 @@ def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f:
         return (per_model[m].get(part) or {}).get(metric)
 
     columns = [(metric, "test") for metric in metrics]
-    if primary is not None:
+    if primary is not None and not cv.get("family"):
         columns.append((primary, "train"))
     masks = {}
     for j, (metric, part) in enumerate(columns):
         vals = [get(m, part, metric) for m in models]
         vals = [None if v is None else float(v) for v in vals]
         masks[j] = _best_mask(vals, greater.get(metric) if part == "test" else None)
-    headers = ("Model",) + tuple(f"{metric} ({part})" for metric, part in columns)
+    headers = ("Model",) + tuple(
+        f"{metric} ({part})" if not cv.get("family") else f"{metric} (final run)" for metric, part in columns
+    )
     rows = tuple(
         (_Cell(m),) + tuple(_Cell(f.num(get(m, part, metric)), masks[j][i]) for j, (metric, part) in enumerate(columns))
         for i, m in enumerate(models)
     )
+    if cv.get("family"):
+        doc.add(
+            _Paragraph(
+                f"Final run: a problem of the {cv['family'].get('name')} family has no sealed test set; "
+                "each unit was run once more "
+                "with its own final seed (derived from the dataset and the unit's key), as in the train stage "
+                "(best value per metric in bold)."
+            )
+        )
+        doc.add(_Table(headers, rows))
+        return
     doc.add(
         _Paragraph(
             "Sealed test set: each model refitted on the whole development set and scored once on the held-out "
@@ -324,7 +356,8 @@ def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: M
         return
     doc.add(
         _Paragraph(
-            f"Pairwise comparisons on {metric} over the cross-validation splits: {test_name}, "
+            f"Pairwise comparisons on {metric} over the "
+            f"{'seed replicates (paired by seed)' if cv.get('family') else 'cross-validation splits'}: {test_name}, "
             f"p-values adjusted with {correction}, α = {_alpha(alpha)}. "
             "The mean difference is model A minus model B; the CI is for that difference."
         )
@@ -851,3 +884,89 @@ def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt,
     doc.add(_Table(("Quantity", "Published", "Measured", "Tolerance", "Verdict", "Source"), rows))
     for image in images:
         doc.add(image)
+
+
+def _family_section(doc: _Document, cv: Mapping, f: _Fmt, curves_image) -> None:
+    """An experiment family's problem (its description, published values where the family gives them) and the
+    learning curves of its units over the seeds."""
+    fam = cv.get("family") or {}
+    problem = dict(fam.get("problem") or {})
+    facts = ", ".join(
+        f"{k} = {v}" for k, v in sorted(problem.items()) if isinstance(v, (int, float, str)) and not isinstance(v, bool)
+    )
+    doc.add(
+        _Paragraph(
+            f"A problem of the {fam.get('name')} family ({fam.get('task')}): {facts}."
+            + (" A new problem instance was drawn for every replicate." if fam.get("resampled_problem") else "")
+        )
+    )
+    cells = problem.get("v_star_cells") or []
+    if cells:
+        rows = tuple(
+            (
+                _Cell(str(c.get("cell"))),
+                _Cell(str(c.get("state"))),
+                _Cell(f.num(c.get("v_star"))),
+                _Cell(f.num(c.get("published"))),
+                _Cell(
+                    _DASH
+                    if c.get("published") is None
+                    else ("yes" if abs(float(c["v_star"]) - float(c["published"])) <= 5e-4 else "no")
+                ),
+            )
+            for c in cells
+        )
+        doc.add(
+            _Paragraph(
+                "The exact V* of this world (policy iteration with exact evaluation) beside the values published in "
+                f"{cells[0].get('source') or 'the literature'} (reproduced: within 0.0005, the published rounding)."
+            )
+        )
+        doc.add(_Table(("Cell (AIMA x,y)", "State", "V* (computed)", "Published", "Reproduced"), rows))
+    if curves_image is not None:
+        doc.add(
+            _Paragraph(
+                "Learning curves over the seeds: the mean of each unit at every iteration or round with a band of "
+                "± one standard deviation (over the replicates that reach it)."
+            )
+        )
+        doc.add(curves_image)
+
+
+def _family_scaling_rows(crossval: Mapping, family: str) -> tuple[str | None, dict]:
+    """``(axis, rows[metric][unit] = [(size, mean, std)])`` over the datasets of ``family`` (report plot data)."""
+    axis, rows = None, {}
+    for cv in crossval.values():
+        fam = cv.get("family") or {}
+        if fam.get("name") != family or not fam.get("scale_by"):
+            continue
+        axis = fam["scale_by"]
+        size = (fam.get("problem") or {}).get(axis)
+        if not isinstance(size, (int, float)) or isinstance(size, bool):
+            continue
+        for metric in fam.get("scale_metrics") or []:
+            for unit, m in (cv.get("models") or {}).items():
+                vals = [v for v in (m.get("scores") or {}).get(metric) or [] if v is not None]
+                if vals:
+                    mean, std = _mean_std(vals)
+                    rows.setdefault(metric, {}).setdefault(unit, []).append((float(size), mean, std))
+    return axis, rows
+
+
+def _family_scaling_section(doc: _Document, family: str, axis: str, rows: Mapping, f: _Fmt, image) -> None:
+    doc.add(_Heading(2, f"Family {family}: scaling with {axis}"))
+    doc.add(
+        _Paragraph(
+            f"Each unit's mean (± one standard deviation over the seeds) of {', '.join(sorted(rows))} against the "
+            f"problem's {axis}, across the datasets of this run. Wall-clock times are logged to MLflow only "
+            "(time.* metrics of the child runs), never written to the DVC outputs."
+        )
+    )
+    if image is not None:
+        doc.add(image)
+    table = []
+    for metric in sorted(rows):
+        for unit in sorted(rows[metric]):
+            for size, mean, std in sorted(rows[metric][unit]):
+                table.append((_Cell(metric), _Cell(unit), _Cell(f.num(size)), _Cell(f"{f.num(mean)} ± {f.num(std)}")))
+    doc.add(_Table(("Metric", "Unit", axis, "Mean ± SD"), tuple(table)))

@@ -51,7 +51,8 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     runner = ordered[1]
     diff = abs(means[best] - means[runner])
     head = (
-        f"{name}: {best} has the best mean cross-validation {metric} ({f.num(means[best])}), "
+        f"{name}: {best} has the best mean {'cross-validation ' if not cv.get('family') else ''}{metric}"
+        f"{' over seeds' if cv.get('family') else ''} ({f.num(means[best])}), "
         f"{f.num(diff)} {'above' if higher else 'below'} the runner-up {runner} ({f.num(means[runner])})"
     )
     row, _ = _pair_row(entry.get("cv"), best, runner)

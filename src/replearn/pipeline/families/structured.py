@@ -1,0 +1,324 @@
+"""The ``structured`` experiment family: sequence labellers on generated tagging data (CIML ch. 17-18).
+
+A dataset ``{source: structured, generator: hmm, ...}`` is a hidden Markov model with seeded parameters
+(:func:`replearn.structured.make_hmm_params`: sticky Dirichlet transitions, Dirichlet emissions over a
+vocabulary of ``n_observations`` one-hot "words") and ``n_train`` / ``n_test`` label sequences sampled from it,
+all fixed by the dataset's seed. The units are trained on the training sequences with the replicate's seed
+(the shuffling order of their passes) and scored on the held-out sequences:
+
+* ``hamming_loss`` (primary, lower is better): mislabelled positions / all positions (CIML eq. 17.17 per
+  token);
+* ``sequence_error``: the fraction of held-out sequences with at least one wrong label.
+
+Units: ``structured_perceptron`` (Alg. 40; ``average: true`` for the averaged variant), ``structured_svm``
+(Alg. 41, stochastic subgradient with the loss-augmented Viterbi and the regularization strength
+``alpha`` = lambda), ``token_perceptron`` (the multiclass perceptron of Alg. 39 on each position alone: the
+same unary features, no label transitions — the baseline the Markov features must beat) and ``dagger``
+(imitation learning, Alg. 45, with the multiclass perceptron as the learner and the gold label as the
+expert, §18.5). The curve of an outcome is the unit's training objective per epoch (per DAgger iteration).
+
+:func:`describe` gives the Hamming loss of the HMM's own Viterbi decoder on the held-out sequences (the
+Bayes-optimal sequence decoder; :func:`replearn.structured.hmm_viterbi`): the floor no learner can beat in
+expectation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..._constraints import Boolean, Interval, Options, violations
+from ..._constraints import describe as describe_constraint
+from ...exceptions import ConfigError
+from ...structured import (
+    DAgger,
+    SequenceLabelingTask,
+    StructuredPerceptron,
+    StructuredSVM,
+    hmm_viterbi,
+    make_hmm_params,
+    rollout,
+    sample_hmm,
+)
+from ..config import Choice, ListOf, Optional_, Range
+from ..seeding import derive_seed
+from . import Outcome, Unit
+
+NAME = "structured"
+TASK = "sequence_labelling"
+METRICS = {"hamming_loss": False, "sequence_error": False}
+PRIMARY = "hamming_loss"
+
+#: the family's own keys of a dataset entry (the config adds ``source`` and ``models``)
+DATASET_KEYS = {
+    "generator": Choice(["hmm"], "sequence generator"),
+    "n_labels": Range(int, 2, 50, why="hidden states = labels; Viterbi costs L K^2"),
+    "n_observations": Range(int, 1, 10_000, why="vocabulary size: one-hot features per position"),
+    "min_length": Range(int, 1, 1000),
+    "max_length": Range(int, 1, 1000),
+    "n_train": Range(int, 2, 100_000, why="training sequences"),
+    "n_test": Range(int, 1, 100_000, why="held-out sequences"),
+    "self_transition": Optional_(
+        Range(float, 0.0, 1.0, open_hi=True, why="extra probability of keeping the label (sticky labels)")
+    ),
+    "emission_concentration": Optional_(
+        Range(float, 0.0, None, open_lo=True, why="emission noise: Dirichlet concentration, larger = flatter words")
+    ),
+}
+_DEFAULTS = {"self_transition": 0.5, "emission_concentration": 0.3}
+_MAX_TOKENS = 2_000_000  # max_length x (n_train + n_test): bounds the work of one problem
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceProblem:
+    """Training and held-out sequences of one HMM (inputs one-hot, (L_i, n_observations); labels 0..K-1)."""
+
+    X_train: list = dataclasses.field(repr=False)
+    y_train: list = dataclasses.field(repr=False)
+    X_test: list = dataclasses.field(repr=False)
+    y_test: list = dataclasses.field(repr=False)
+    n_labels: int
+    n_features: int
+    bayes_hamming_loss: float  # the true HMM's Viterbi decoder on the held-out sequences
+    bayes_sequence_error: float
+    start_prob: np.ndarray = dataclasses.field(repr=False)
+    transmat: np.ndarray = dataclasses.field(repr=False)
+    emissionprob: np.ndarray = dataclasses.field(repr=False)
+
+
+def check_spec(spec: dict) -> list[str]:
+    """Conditions across keys of a dataset entry whose keys passed :data:`DATASET_KEYS` (config messages)."""
+    out = []
+    if spec["min_length"] > spec["max_length"]:
+        out.append(f"min_length {spec['min_length']} is larger than max_length {spec['max_length']}")
+    tokens = spec["max_length"] * (spec["n_train"] + spec["n_test"])
+    if tokens > _MAX_TOKENS:
+        out.append(
+            f"max_length x (n_train + n_test) = {tokens:,} positions, above the limit of {_MAX_TOKENS:,}; "
+            "generate fewer or shorter sequences"
+        )
+    return out
+
+
+def _check_spec(spec: dict) -> dict:
+    """The whole check the config stage makes (keys, then :func:`check_spec`); the settings with defaults."""
+    from ..config import _check  # the schema checker every config section goes through (same wording)
+
+    errors: list[str] = []
+    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **DATASET_KEYS}, "dataset", errors)
+    if not errors:
+        errors = [f"dataset: {e}" for e in check_spec(spec)]
+    if errors:
+        raise ConfigError("invalid structured dataset:\n  - " + "\n  - ".join(errors))
+    return {**_DEFAULTS, **{k: v for k, v in spec.items() if v is not None}}
+
+
+def _token_rates(pred: list, gold: list) -> tuple[float, float]:
+    """(Hamming loss per position, fraction of sequences with any error)."""
+    wrong = [int(np.sum(np.asarray(p) != np.asarray(y))) for p, y in zip(pred, gold)]
+    return sum(wrong) / sum(len(y) for y in gold), float(np.mean([w > 0 for w in wrong]))
+
+
+def build(spec: dict, seed: int) -> SequenceProblem:
+    """Sample the HMM and its training and held-out sequences (deterministic in ``spec`` and ``seed``)."""
+    s = _check_spec(spec)
+    K, V = int(s["n_labels"]), int(s["n_observations"])
+    start, trans, emit = make_hmm_params(
+        K,
+        V,
+        self_transition=float(s["self_transition"]),
+        emission_concentration=float(s["emission_concentration"]),
+        random_state=derive_seed(seed, "hmm"),
+    )
+    length = (int(s["min_length"]), int(s["max_length"]))
+    train = sample_hmm(start, trans, emit, int(s["n_train"]), length, random_state=derive_seed(seed, "train"))
+    test = sample_hmm(start, trans, emit, int(s["n_test"]), length, random_state=derive_seed(seed, "test"))
+    bayes = [hmm_viterbi(sym, start, trans, emit) for sym in test.symbols]
+    h, e = _token_rates(bayes, test.y)
+    return SequenceProblem(
+        X_train=train.X,
+        y_train=train.y,
+        X_test=test.X,
+        y_test=test.y,
+        n_labels=K,
+        n_features=V,
+        bayes_hamming_loss=h,
+        bayes_sequence_error=e,
+        start_prob=start,
+        transmat=trans,
+        emissionprob=emit,
+    )
+
+
+def describe(problem: SequenceProblem) -> dict:
+    """Sizes of the problem and the Bayes decoder's held-out scores (JSON-able)."""
+    lengths = [len(y) for y in problem.y_train + problem.y_test]
+    return {
+        "generator": "hmm",
+        "n_labels": problem.n_labels,
+        "n_observations": problem.n_features,
+        "n_train": len(problem.y_train),
+        "n_test": len(problem.y_test),
+        "n_train_tokens": int(sum(len(y) for y in problem.y_train)),
+        "n_test_tokens": int(sum(len(y) for y in problem.y_test)),
+        "min_length": int(min(lengths)),
+        "max_length": int(max(lengths)),
+        "bayes_hamming_loss": float(problem.bayes_hamming_loss),
+        "bayes_sequence_error": float(problem.bayes_sequence_error),
+    }
+
+
+def _resolve(unit: str, hp: dict | None) -> dict:
+    """The unit's defaults updated with ``hp``; unknown or out-of-range hyperparameters raise ConfigError."""
+    spec = UNITS[unit]
+    hp = dict(hp or {})
+    errors = [
+        f"{unit}.{k}: unknown hyperparameter; valid: {', '.join(sorted(spec.defaults))}"
+        for k in hp
+        if k not in spec.defaults
+    ]
+    errors += [
+        f"{unit}.{k}: {v!r} is out of range; expected {describe_constraint(spec.constraints[k])}"
+        for k, v, _ in violations(dict(spec.constraints), hp)
+    ]
+    if errors:
+        raise ConfigError("invalid hyperparameters:\n  - " + "\n  - ".join(errors))
+    return {**spec.defaults, **hp}
+
+
+def _scores(pred, problem: SequenceProblem) -> dict:
+    h, e = _token_rates(pred, problem.y_test)
+    return {"hamming_loss": h, "sequence_error": e}
+
+
+def _run_structured_perceptron(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
+    p = _resolve("structured_perceptron", hp)
+    model = StructuredPerceptron(max_iter=p["max_iter"], shuffle=p["shuffle"], average=p["average"], random_state=seed)
+    model.fit(problem.X_train, problem.y_train)
+    n = len(problem.X_train)
+    return Outcome(
+        scores=_scores(model.predict(problem.X_test), problem),
+        n_iter=int(model.n_iter_),
+        converged=bool(model.mistake_history_[-1] == 0),  # Alg. 40 stops at a pass without mistakes
+        curve=[m / n for m in model.mistake_history_],
+        curve_label="training sequences mistaken (fraction)",
+        extra={"train_hamming_loss": [float(v) for v in model.hamming_history_]},
+    )
+
+
+def _run_structured_svm(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
+    p = _resolve("structured_svm", hp)
+    n = len(problem.X_train)
+    if p["alpha"] * p["eta0"] >= n:
+        raise ConfigError(
+            f"structured_svm.alpha: alpha x eta0 = {p['alpha'] * p['eta0']} must be smaller than the number of "
+            f"training sequences ({n}): the shrink w <- (1 - eta alpha / N) w would flip the weights"
+        )
+    model = StructuredSVM(
+        alpha=p["alpha"],
+        max_iter=p["max_iter"],
+        eta0=p["eta0"],
+        schedule=p["schedule"],
+        shuffle=p["shuffle"],
+        random_state=seed,
+    )
+    model.fit(problem.X_train, problem.y_train)
+    return Outcome(
+        scores=_scores(model.predict(problem.X_test), problem),
+        n_iter=int(model.n_iter_),
+        converged=True,  # a fixed number of passes (Alg. 41 has no stopping test)
+        curve=[float(v) for v in model.objective_history_],
+        curve_label="SSVM objective (eq. 17.24)",
+        extra={"train_hamming_loss": [float(v) for v in model.hamming_history_]},
+    )
+
+
+def _run_token_perceptron(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
+    from ...models import create
+
+    p = _resolve("token_perceptron", hp)
+    model = create(
+        "multiclass_perceptron", max_iter=p["max_iter"], shuffle=p["shuffle"], average=p["average"], random_state=seed
+    )
+    model.fit(np.concatenate(problem.X_train), np.concatenate(problem.y_train))
+    pred = [model.predict(x) for x in problem.X_test]
+    return Outcome(
+        scores=_scores(pred, problem),
+        n_iter=int(model.n_iter_),
+        converged=bool(model.converged_),
+        curve=[float(v) for v in model.loss_history_],
+        curve_label="training positions mistaken (fraction)",
+    )
+
+
+def _run_dagger(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
+    p = _resolve("dagger", hp)
+    train = SequenceLabelingTask(problem.X_train, problem.y_train, n_labels=problem.n_labels)
+    model = DAgger(
+        estimator="multiclass_perceptron",
+        estimator_params={"max_iter": p["learner_epochs"], "shuffle": True, "average": True},
+        max_iter=p["max_iter"],
+        n_initial=p["n_initial"],
+        n_per_iter=p["n_per_iter"],
+        random_state=seed,
+    )
+    model.fit(train, range(train.n_episodes))
+    test = SequenceLabelingTask(problem.X_test, problem.y_test, n_labels=problem.n_labels)
+    pred = [rollout(test, e, model.policy_).actions for e in range(test.n_episodes)]
+    return Outcome(
+        scores=_scores(pred, problem),
+        n_iter=int(model.n_iter_),
+        converged=True,
+        curve=[float(v) for v in model.loss_history_],
+        curve_label="DAgger: Hamming loss per training sequence",
+        extra={"best_index": int(model.best_index_), "n_samples": [int(v) for v in model.n_samples_history_]},
+    )
+
+
+_EPOCHS = Interval(int, 1, 1000)
+UNITS = {
+    "structured_perceptron": Unit(
+        name="structured_perceptron",
+        summary="structured perceptron with Viterbi decoding (averaged with average: true)",
+        run=_run_structured_perceptron,
+        constraints={"max_iter": _EPOCHS, "shuffle": Boolean(), "average": Boolean()},
+        defaults={"max_iter": 10, "shuffle": True, "average": False},
+        section="CIML §17.2 Alg. 40 (+ Alg. 7's averaging), seed 001 L5091-5110",
+    ),
+    "structured_svm": Unit(
+        name="structured_svm",
+        summary="structured SVM (Hamming-loss-augmented hinge) by stochastic subgradient descent",
+        run=_run_structured_svm,
+        constraints={
+            "alpha": Interval(float, 0.0, None, closed="neither"),
+            "max_iter": _EPOCHS,
+            "eta0": Interval(float, 0.0, None, closed="neither"),
+            "schedule": Options({"constant", "invsqrt"}),
+            "shuffle": Boolean(),
+        },
+        defaults={"alpha": 0.1, "max_iter": 10, "eta0": 1.0, "schedule": "constant", "shuffle": True},
+        section="CIML §17.4 Alg. 41, seed 001 L5237-5258 (lambda = 1/(2C))",
+    ),
+    "token_perceptron": Unit(
+        name="token_perceptron",
+        summary="per-position multiclass perceptron on the unary features (no label transitions)",
+        run=_run_token_perceptron,
+        constraints={"max_iter": _EPOCHS, "shuffle": Boolean(), "average": Boolean()},
+        defaults={"max_iter": 10, "shuffle": True, "average": False},
+        section="CIML §17.1 Alg. 39, seed 001 L5017-5036",
+    ),
+    "dagger": Unit(
+        name="dagger",
+        summary="DAgger: left-to-right labelling policy (averaged multiclass perceptron), gold label as expert",
+        run=_run_dagger,
+        constraints={
+            "max_iter": Interval(int, 0, 100),
+            "n_initial": (None, Interval(int, 1, None)),
+            "n_per_iter": Interval(int, 1, None),
+            "learner_epochs": _EPOCHS,
+        },
+        defaults={"max_iter": 5, "n_initial": None, "n_per_iter": 20, "learner_epochs": 5},
+        section="CIML §18.3 Alg. 45 with §18.5's sequence-labelling expert (eq. 18.8), seed 001 L5576-5689",
+    ),
+}
