@@ -40,9 +40,10 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     shutil.copytree(tree, work)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
     env["CI"] = "1"
-    run = lambda *args: subprocess.run(
-        [sys.executable, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600
-    )  # noqa: E731
+
+    def run(*args):
+        return subprocess.run([sys.executable, *args], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+
     overrides = [f"+experiment={preset.split('-')[0]}", *DESIGNS.get(preset, [])]
     res = run("-m", "replearn", "compose", *overrides)
     assert res.returncode == 0, res.stderr
@@ -56,6 +57,10 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert models, f"no model ran on {dataset}"
     report = (work / "reports" / "report.html").read_text()
     assert "data:image/png;base64" in report and all(d in report for d in params["dataset"])
+    from replearn.pipeline.report.family_figures import FIGURES
+
+    for family in {spec.get("source") for spec in params["dataset"].values()} & set(FIGURES):
+        assert f"Figures of the {family} family" in report, f"{preset}: the {family} figures are missing"
     sig = json.loads((work / "results" / "significance.json").read_text())
     assert set(sig["datasets"]) == set(params["dataset"])
     assert params["tracking"]["enabled"]

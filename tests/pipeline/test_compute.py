@@ -30,7 +30,7 @@ MODELS = [
 
 
 @pytest.fixture(scope="module")
-def problem(single_threaded_blas):  # the serial runs here: one BLAS thread, as in a stage and in every worker
+def problem():
     rng = np.random.default_rng(7)
     X = np.vstack([rng.normal(loc=c, size=(60, 4)) for c in (0.0, 1.2, 2.4)])
     y = np.repeat(np.arange(3), 60)
@@ -40,8 +40,16 @@ def problem(single_threaded_blas):  # the serial runs here: one BLAS thread, as 
 
 
 def _cv(problem, executor=None, models=MODELS):
+    from threadpoolctl import threadpool_limits
+
     X, y, splits, seeds = problem
-    res = cross_validate(
+    with threadpool_limits(limits=1, user_api="blas"):  # every BLAS loaded by now: one thread, as in a worker
+        res = _cross_validate(X, y, splits, models, seeds, executor)
+    return json.dumps(res, sort_keys=True)
+
+
+def _cross_validate(X, y, splits, models, seeds, executor):
+    return cross_validate(
         X,
         y,
         splits,
@@ -53,7 +61,6 @@ def _cv(problem, executor=None, models=MODELS):
         progress=False,
         executor=executor,
     )
-    return json.dumps(res, sort_keys=True)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from scipy import stats
 from replearn.exceptions import ConfigError
 from replearn.pipeline.families import Outcome, load
 from replearn.pipeline.families import theory as T
+from replearn.pipeline.report.family_figures import theory_figures, violations
 
 SPEC = {"source": "theory", "n": 200, "trials": 400}
 
@@ -180,7 +181,7 @@ def _png(fig) -> bytes:
 
 def test_figures_draw_bound_and_measured_against_n():
     evals, desc = _evaluations()
-    figs = T.figures(evals, desc)
+    figs = theory_figures(evals, desc)
     assert [t for t, _ in figs] == [
         "Bounds against measured deviations",
         "Hoeffding's inequality: coin flips against the bound",
@@ -188,18 +189,18 @@ def test_figures_draw_bound_and_measured_against_n():
     ax = figs[0][1].axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log" and ax.get_title() == "erm_finite_h"
     assert list(ax.lines[0].get_xdata()) == [50, 200, 1000]  # the bound line, one point per dataset
-    assert _png(figs[0][1]) == _png(T.figures(evals, desc)[0][1])  # deterministic
-    assert T.figures(evals, {}) == []  # nothing to place on the n axis
+    assert _png(figs[0][1]) == _png(theory_figures(evals, desc)[0][1])  # deterministic
+    assert theory_figures(evals, {}) == []  # nothing to place on the n axis
     coins = figs[1][1].axes[0]  # at n = 1000 no trial in 200 deviates by 0.1: a hollow marker at 1/T
     assert any("none in T trials" in line.get_label() for line in coins.lines)
-    assert T.violations(evals) == []
+    assert violations(evals) == []
 
 
 def test_violated_bounds_are_listed_and_marked():
     evals, desc = _evaluations(slack_shift=1.0)
-    bad = T.violations(evals)
+    bad = violations(evals)
     assert len(bad) == 2 * 3 * 3 and all(b["slack"] < 0 for b in bad)
-    ax = T.figures(evals, desc)[0][1].axes[0]
+    ax = theory_figures(evals, desc)[0][1].axes[0]
     assert any(line.get_label() == "bound violated" for line in ax.lines)
 
 

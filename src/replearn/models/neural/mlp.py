@@ -85,7 +85,7 @@ class MLP(TaskMixin, NeuralNetworkBase):
     early_stopping : bool or None, default None
         Stop when the validation loss stops improving; keep the best weights. ``None``: on for
         ``task="regression"``, off for classification (scikit-learn: off for both). Regression with the
-        standardized target fits the noise of noisy targets within the 200 epochs (R² 0.03 below
+        standardized target fits the noise of noisy targets within the 200 epochs (R² 0.03-0.05 below
         ``MLPRegressor`` on noisy linear data); holding out 10 % and keeping the best epoch removes that.
     validation_fraction : float in [0, 1), default None (= 0.1 with early stopping, else 0)
         Held-out share of the training data (stratified for classification). When > 0 the

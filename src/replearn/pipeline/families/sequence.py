@@ -52,6 +52,7 @@ from ...exceptions import ConfigError
 from ..config import Choice, ListOf, Optional_, Range
 from ..seeding import derive_seed
 from . import Outcome, Unit
+from .generative import _digest, data_root
 
 NAME = "sequence"
 TASK = "language_model"
@@ -122,7 +123,6 @@ def _check_spec(spec: dict) -> dict:
 def load_text(name: str) -> str:
     """The shipped text ``name`` (checked against data/reference/SHA256SUMS), markdown emphasis removed."""
     from ...reproductions._data import reference_path
-    from .generative import data_root
 
     path = reference_path(data_root() / "data" / "reference", CORPORA[name])
     text = path.read_text(encoding="utf-8").replace("**", "").replace("_", "")
@@ -177,6 +177,8 @@ def describe(problem: SequenceProblem) -> dict:
     }
     if problem.length is not None:
         out["length"] = int(problem.length)
+    # the token ids' fingerprint: meta.json (and so every stage after prepare) changes exactly when the problem does
+    out["digest"] = _digest(*(np.asarray(s, dtype=np.int64) for s in (*problem.train, *problem.test)))
     if problem.chars is not None:
         out["n_train_chars"] = int(sum(s.size for s in problem.train))
         out["n_test_chars"] = int(sum(s.size for s in problem.test))

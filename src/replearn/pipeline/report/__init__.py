@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import family_figures as _family_figures
 from . import figures as _figures
 from . import plots as _plots
 from .document import _Document, _Fmt, _Heading, _Image, _List, _Paragraph
@@ -177,7 +178,10 @@ def build_report(
         _crossval_table(doc, cv, f)
         primary = cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
         if primary is not None and cv.get("models"):
-            rel = plot(f"cv_{slug}.png", lambda p: _plots.score_distribution_plot(ds, cv, primary, p, dpi))
+            rel = plot(
+                f"cv_{slug}.png",
+                lambda p, ds=ds, cv=cv, primary=primary: _plots.score_distribution_plot(ds, cv, primary, p, dpi),
+            )
             if rel:
                 doc.add(_Image(rel, f"Score distribution of {primary} on {ds}"))
         doc.add(_Heading(3, "Final run" if family else "Sealed test set"))
@@ -185,7 +189,7 @@ def build_report(
         if primary is not None and train_metrics.get(ds) and not family:
             rel = plot(
                 f"train_test_{slug}.png",
-                lambda p: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),
+                lambda p, ds=ds, primary=primary: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),
             )
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
@@ -206,7 +210,7 @@ def build_report(
         if left_out:
             doc.add(_Paragraph(f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."))
         if entry.get("sweep"):
-            rel = plot(f"sweep_{slug}.png", lambda p: _plots.sweep_plot(ds, entry["sweep"], p, dpi))
+            rel = plot(f"sweep_{slug}.png", lambda p, ds=ds, entry=entry: _plots.sweep_plot(ds, entry["sweep"], p, dpi))
             _sweep_section(
                 doc,
                 entry,
@@ -242,6 +246,18 @@ def build_report(
             _family_scaling_section(
                 doc, fam_name, axis, rows, f, _Image(rel, f"{fam_name} metrics against {axis}") if rel else None
             )
+        draw_family = _family_figures.FIGURES.get(fam_name)
+        if draw_family is not None and make_plots:  # pictures particular to the family (bounds, samples)
+            fam_ds = [d for d in order if (crossval[d].get("family") or {}).get("name") == fam_name]
+            figs = draw_family(
+                {d: crossval[d] for d in fam_ds}, {d: (crossval[d]["family"].get("problem") or {}) for d in fam_ds}
+            )
+            if figs:
+                doc.add(_Heading(2, f"Figures of the {fam_name} family"))
+            for i, (caption, fig) in enumerate(figs):
+                rel = plot(f"family_{_slug(fam_name)}_{i}.png", lambda p, fig=fig: _plots._save(fig, p, dpi))
+                if rel:
+                    doc.add(_Image(rel, caption))
 
     across = significance.get("across_datasets")
     cd_image = None

@@ -71,9 +71,9 @@ def describe_scheme(scheme: Mapping | None, n_splits: int) -> str:
         )
     if name == "unit_seeds":
         return (
-            f"{n_splits} independent runs of every unit differing only in its seed (the units generate their own "
-            "experience and evaluation episodes), paired by replicate"
-            + (f", problem seed {seed}" if seed is not None else "")
+            f"{n_splits} independent runs of every unit differing only in the seed derived for the replicate "
+            "(what a run draws from it, its experience, shuffling or simulated samples, depends on the unit), "
+            "paired by replicate" + (f", problem seed {seed}" if seed is not None else "")
         )
     if name == "seeds":
         return (
@@ -528,9 +528,9 @@ def _across_section(
     else:
         doc.add(
             _Paragraph(
-                f"Friedman's test does not reject, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
-                "hypothesis that all models perform equally, so no pair is declared different; the rank diagram is "
-                "descriptive."
+                f"Friedman's test does not reject, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, "
+                "the hypothesis that all models perform equally, so no pair is declared different; the rank diagram "
+                "is descriptive."
             )
         )
     if cd_image is not None:
@@ -781,7 +781,8 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
         _Paragraph(
             f"Each pair of models compared over the {len(datasets)} datasets by the {test} on the mean "
             f"cross-validation {pairs.get('metric')} (Demsar 2006, §3.1), p-values adjusted with {correction}. "
-            f"With {len(datasets)} datasets no p-value can fall below {f.pvalue(pairs.get('smallest_possible_pvalue'))}. "
+            f"With {len(datasets)} datasets no p-value can fall below "
+            f"{f.pvalue(pairs.get('smallest_possible_pvalue'))}. "
             "Wins count the datasets on which each model is better; effect sizes are positive when model A is better."
         )
     )
