@@ -3,16 +3,21 @@ for every model (paired comparisons) and feature maps refitted per fold. Writes
 results/crossval/<dataset>.json (per split: repeat, fold, n_train, n_test, seed, metrics, which examples
 each model got right), metrics/crossval.json (mean and std) and plots/crossval_scores.json."""
 
-from replearn.pipeline import experiment, paths, records
+from replearn.pipeline import compute, experiment, paths, records
 from replearn.pipeline.data import write_json
 from replearn.pipeline.stage import log, run
 
 
 def main(params: dict) -> None:
+    with compute.session(params) as executor:  # compute=local: None (joblib, cv.n_jobs); compute=dask: a cluster
+        crossval_all(params, executor)
+
+
+def crossval_all(params: dict, executor) -> None:
     summary, rows = {}, []
     for name in params["dataset"]:
         timing: dict = {}
-        result = experiment.crossval(params, name, timing=timing)
+        result = experiment.crossval(params, name, timing=timing, executor=executor)
         records.write(paths.RESULTS / "crossval" / f"{name}.json", result)
         if result.family:  # wall-clock seconds: MLflow only, never a DVC output or a record
             write_json(paths.TIMING / f"{name}.json", timing)

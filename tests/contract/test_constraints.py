@@ -67,10 +67,7 @@ def test_declared_constraints_accept_the_defaults(name):
     assert violations(cls._constraints, models.hyperparameters(name)) == []
 
 
-# models whose validation another change is converting to the table (neural/ and least squares); the lead
-# removes them from here when that lands
-PENDING = {"mlp", "cnn", "linear_regression"}
-CHECKED = [n for n in models.available() if n not in PENDING]
+CHECKED = list(models.available())
 MODEL_SOURCES = Path(models.__file__).parent
 
 
@@ -78,15 +75,7 @@ def _numeric(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(reason="converted by another change", strict=False))
-        if n in PENDING
-        else n
-        for n in models.available()
-    ],
-)
+@pytest.mark.parametrize("name", models.available())
 def test_every_numeric_hyperparameter_has_a_declared_constraint(name):
     cls = models.get_class(name)
     numeric = [hp for hp, default in models.hyperparameters(name).items() if _numeric(default)]
@@ -101,8 +90,6 @@ def test_no_hand_written_validation_ladders_are_left():
     offenders = []
     for path in sorted(MODEL_SOURCES.rglob("*.py")):
         rel = path.relative_to(MODEL_SOURCES).as_posix()
-        if rel.startswith("neural/") or rel == "linear/least_squares.py":  # PENDING
-            continue
         offenders += [
             f"{rel}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1) if "check_scalar(self." in line
         ]

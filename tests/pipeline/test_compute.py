@@ -35,14 +35,14 @@ def problem():
     X = np.vstack([rng.normal(loc=c, size=(60, 4)) for c in (0.0, 1.2, 2.4)])
     y = np.repeat(np.arange(3), 60)
     splits = make_splits("repeated_stratified_kfold", y, folds=3, repeats=2, seed=11)
-    seeds = {m.key: [1000 + 17 * i + len(m.key) for i in range(len(splits))] for m in MODELS}
-    return X, y, splits, seeds
+    return X, y, splits
 
 
 def _cv(problem, executor=None, models=MODELS):
     from threadpoolctl import threadpool_limits
 
-    X, y, splits, seeds = problem
+    X, y, splits = problem
+    seeds = {m.key: [1000 + 17 * i + len(m.key) for i in range(len(splits))] for m in models}  # every model seeded
     with threadpool_limits(limits=1, user_api="blas"):  # every BLAS loaded by now: one thread, as in a worker
         res = _cross_validate(X, y, splits, models, seeds, executor)
     return json.dumps(res, sort_keys=True)

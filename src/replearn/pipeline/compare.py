@@ -105,24 +105,24 @@ def _winner(a: str, b: str, diff: float, significant: bool, higher_is_better: bo
     return a if (diff > 0) == higher_is_better else b
 
 
-def _split_order(cv: dict) -> np.ndarray:
+def _split_order(cv: records.EvaluationResult) -> np.ndarray:
     """Split positions sorted by (repeat, fold): the 5 x 2 layout the cv52 tests need."""
     return np.array(sorted(range(len(cv.splits)), key=lambda i: (cv.splits[i].repeat, cv.splits[i].fold)))
 
 
-def compare_cv(cv: dict, cfg: dict) -> list[dict]:
+def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     """Pairwise tests on one dataset's cross-validation scores."""
     cfg = settings(cfg)
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
     test = resolve_test(cfg, cv)
-    n_train = np.array([s.n_train for s in cv.splits], dtype=float)
-    n_test = np.array([s.n_test for s in cv.splits], dtype=float)
+    n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
+    n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
     order = _split_order(cv)
     rows = []
     for a, b in itertools.combinations(sorted(cv.models), 2):
-        sa = np.asarray(cv.models[a].scores[metric], dtype=float)
-        sb = np.asarray(cv.models[b].scores[metric], dtype=float)
+        sa = np.asarray(cv.models[a].scores[metric], dtype=np.float64)
+        sb = np.asarray(cv.models[b].scores[metric], dtype=np.float64)
         func = registry.get(test).func  # the registry names the function of every configured test
         if cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
             rows.append(
@@ -173,20 +173,20 @@ def compare_cv(cv: dict, cfg: dict) -> list[dict]:
     return rows
 
 
-def compare_bayesian(cv: dict, cfg: dict) -> list[dict]:
+def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     """Bayesian correlated t-test for every pair (Benavoli et al. 2017), when ``stats.bayesian``."""
     cfg = settings(cfg)
     if not cfg["bayesian"]:
         return []
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
-    n_train = np.array([s.n_train for s in cv.splits], dtype=float)
-    n_test = np.array([s.n_test for s in cv.splits], dtype=float)
+    n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
+    n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
     independent = cv.replicate_kind == "seed"  # independent replicates: no correlation between them
     rows = []
     for a, b in itertools.combinations(sorted(cv.models), 2):
-        sa = np.asarray(cv.models[a].scores[metric], dtype=float)
-        sb = np.asarray(cv.models[b].scores[metric], dtype=float)
+        sa = np.asarray(cv.models[a].scores[metric], dtype=np.float64)
+        sb = np.asarray(cv.models[b].scores[metric], dtype=np.float64)
         rope = _rope(cfg, np.r_[sa, sb])
         kw = {"rho": 0.0} if independent else {"n_train": n_train, "n_test": n_test}
         r = stats.bayesian_correlated_ttest(sa, sb, rope=rope, **kw).to_dict()
@@ -219,7 +219,7 @@ def _rope(cfg: dict, scores: np.ndarray) -> float:
     return float(cfg["rope"])
 
 
-def compare_test_set(train_results: dict, cfg: dict) -> list[dict]:
+def compare_test_set(train_results: records.TrainResult, cfg: dict) -> list[dict]:
     """McNemar's test for every pair of models on the sealed test part (classification only)."""
     cfg = settings(cfg)
     if train_results.task != "classification" or cfg["test_set_test"] == "none":
@@ -251,7 +251,7 @@ def compare_test_set(train_results: dict, cfg: dict) -> list[dict]:
     return rows
 
 
-def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed: int = 0) -> dict:
+def compare_test_set_metric(train_results: records.TrainResult, metric: str, cfg: dict, *, seed: int = 0) -> dict:
     """A paired permutation or bootstrap test of the primary ``metric`` on the sealed test predictions.
 
     Decomposable metrics (accuracy, error, mse, mae) are tested as the mean of per-example scores;
@@ -284,7 +284,7 @@ def compare_test_set_metric(train_results: dict, metric: str, cfg: dict, *, seed
     n_resamples = int(cfg["resamples"])
     test = stats.permutation_test if kind == "permutation" else stats.paired_bootstrap_test
     rows = []
-    for i, (a, b) in enumerate(itertools.combinations(sorted(models), 2)):
+    for a, b in itertools.combinations(sorted(models), 2):
         pa, pb = np.asarray(models[a].pred), np.asarray(models[b].pred)
         s = derive_seed(seed, "test_set_metric", train_results.dataset, a, b)  # by names, never order
         if metric in _DECOMPOSABLE:
@@ -336,11 +336,18 @@ def _common(crossval: dict[str, records.EvaluationResult]):
     return datasets, common, metrics
 
 
-def _score_table(crossval: dict, datasets: list[str], models: list[str], metric: str) -> np.ndarray:
-    return np.array([[np.mean(crossval[d].models[m].scores[metric]) for m in models] for d in datasets])
+def _score_table(
+    crossval: dict[str, records.EvaluationResult], datasets: list[str], models: list[str], metric: str
+) -> np.ndarray:
+    return np.array(
+        [
+            [np.mean(np.asarray(crossval[d].models[m].scores[metric], dtype=np.float64)) for m in models]
+            for d in datasets
+        ]
+    )
 
 
-def compare_across(crossval: dict[str, dict], cfg: dict) -> dict:
+def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> dict:
     """Friedman + Nemenyi + post-hoc over datasets, on the mean CV score of each model.
 
     Needs >= 3 models run on every dataset and ``stats.min_datasets`` datasets (default 5): with fewer,
@@ -447,7 +454,7 @@ def _posthoc(scores: np.ndarray, models: list[str], cfg: dict, hib: bool) -> dic
     return {"ran": True, "reason": None, "method_used": used, **res}
 
 
-def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0) -> dict:
+def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dict, *, seed: int = 0) -> dict:
     """Two models on many datasets: every pair by the Wilcoxon signed-rank (or sign) test over the datasets."""
     cfg = settings(cfg)
     test = cfg["across_pairs_test"]
@@ -473,7 +480,7 @@ def compare_across_pairs(crossval: dict[str, dict], cfg: dict, *, seed: int = 0)
     scores = _score_table(crossval, datasets, common, metric)
     sign = 1.0 if hib else -1.0
     rows = []
-    for i, (ia, ib) in enumerate(itertools.combinations(range(len(common)), 2)):
+    for ia, ib in itertools.combinations(range(len(common)), 2):
         a, b = scores[:, ia], scores[:, ib]
         main = (
             stats.wilcoxon(a, b, decimals=decimals) if test == "wilcoxon" else stats.sign_test(a, b, decimals=decimals)
@@ -556,8 +563,8 @@ def compare(
     datasets = {}
     sweeps = {d: compare_sweep(crossval[d], cfg) for d in crossval if crossval[d].replicate_kind == "sweep"}
     crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
-    for j, d in enumerate(sorted(crossval)):
-        entry = {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
+    for d in sorted(crossval):
+        entry: dict = {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
         entry["bayesian"] = compare_bayesian(crossval[d], cfg)
         entry["design"] = crossval[d].scheme.design
         entry["replicates"] = crossval[d].replicate_kind
@@ -644,7 +651,7 @@ def _inner_kind(cv: records.EvaluationResult) -> str:
 
 def _inner_view(cv: records.EvaluationResult) -> records.EvaluationResult:
     """The replicates of a sweep's first point, as the cv/seeds replicates they are."""
-    first = cv.scheme.values[0]
+    first = list(cv.scheme.values or [])[0]
     idx = [i for i, s in enumerate(cv.splits) if s.point == first]
     return _select(cv, {k: idx for k in cv.models})
 
@@ -675,14 +682,15 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
     cfg = settings(cfg)
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
-    values = list(cv.scheme.values)
+    values = list(cv.scheme.values or [])
     at = {repr(p): [i for i, s in enumerate(cv.splits) if s.point == p] for p in values}
-    out = {"axis": cv.scheme.axis, "values": values, "metric": metric, "models": {}}
+    models_out: dict[str, dict] = {}
+    out = {"axis": cv.scheme.axis, "values": values, "metric": metric, "models": models_out}
     for key, m in cv.models.items():
         scores = m.scores[metric]
         curve = []
         for p in values:
-            v = np.array([scores[i] for i in at[repr(p)] if scores[i] is not None], dtype=float)
+            v = np.array([scores[i] for i in at[repr(p)] if scores[i] is not None], dtype=np.float64)
             sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
             curve.append(
                 {
@@ -695,7 +703,7 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
             )
         valid = [i for i, c in enumerate(curve) if c["mean"] is not None]
         if not valid:
-            out["models"][key] = {"curve": curve, "best": None, "one_se": None, "neighbours": []}
+            models_out[key] = {"curve": curve, "best": None, "one_se": None, "neighbours": []}
             continue
         best = (max if hib else min)(valid, key=lambda i: curve[i]["mean"])
         bound = curve[best]["mean"] - curve[best]["se"] if hib else curve[best]["mean"] + curve[best]["se"]
@@ -705,8 +713,8 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
             if nb not in valid:
                 continue
             view = _select(cv, {k: at[repr(values[best])] for k in cv.models})  # the inner replicates
-            sa = np.array([scores[i] for i in at[repr(values[best])]], dtype=float)
-            sb = np.array([scores[i] for i in at[repr(values[nb])]], dtype=float)
+            sa = np.array([scores[i] for i in at[repr(values[best])]], dtype=np.float64)
+            sb = np.array([scores[i] for i in at[repr(values[nb])]], dtype=np.float64)
             test = resolve_test(cfg, view)
             func = registry.get(test).func
             if test == "corrected_resampled_ttest":
@@ -732,13 +740,13 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
         for r, p in zip(rows, adjusted):
             r["pvalue_adjusted"] = p
             r["significant"] = is_significant(p, cfg["alpha"])
-        out["models"][key] = {"curve": curve, "best": values[best], "one_se": values[one_se], "neighbours": rows}
+        models_out[key] = {"curve": curve, "best": values[best], "one_se": values[one_se], "neighbours": rows}
     return out
 
 
 def best_point_view(cv: records.EvaluationResult, sweep: dict) -> records.EvaluationResult:
     """Each model at its best point of the sweep, paired by replicate: the rows of the between-model tests."""
-    values = list(cv.scheme.values)
+    values = list(cv.scheme.values or [])
     idx = {}
     for key in cv.models:
         best = sweep["models"][key]["best"]
