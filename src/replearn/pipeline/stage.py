@@ -71,7 +71,10 @@ def describe_fault(exc: BaseException) -> str | None:
         for needle, words in _SQLITE_WORDS.items():
             if needle in text:
                 return f"{words}: {str(exc).splitlines()[0][:300]}"
-        exc = exc.__cause__ or exc.__context__
+        nxt = exc.__cause__ or exc.__context__
+        if nxt is None:
+            break
+        exc = nxt
     return None
 
 

@@ -5,6 +5,8 @@ Each generator takes a ``numpy.random.Generator`` and returns ``(X, y, task)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -60,4 +62,10 @@ def linear(rng, n_samples: int = 300, n_features: int = 5, noise: float = 0.5, *
     return X, y, "regression"
 
 
-GENERATORS = {"moons": moons, "circles": circles, "xor": xor, "blobs": blobs, "linear": linear}
+GENERATORS: dict[str, Callable[..., tuple]] = {
+    "moons": moons,
+    "circles": circles,
+    "xor": xor,
+    "blobs": blobs,
+    "linear": linear,
+}

@@ -31,7 +31,7 @@ def _stem(artifacts: dict) -> Path:
     return npz.with_suffix("")
 
 
-class ReplearnModel(mlflow.pyfunc.PythonModel):
+class ReplearnModel(mlflow.pyfunc.PythonModel):  # type: ignore[name-defined]  # mlflow exports it lazily
     """pyfunc wrapper: ``predict`` is the estimator's ``predict`` (``transform`` for decompositions).
 
     The input is a 2-D array of features (after the pipeline's feature maps), as the logged signature says;

@@ -185,7 +185,7 @@ def build(spec: dict, seed: int) -> Problem:
 def describe(problem: Problem) -> dict:
     """Facts for meta.json and the report: sizes, settings and (4x3 world) V* beside AIMA's published values."""
     out: dict[str, Any] = {"environment": problem.environment, **problem.settings}
-    if problem.world is not None:
+    if problem.world is not None and problem.v_star is not None:
         w = problem.world
         out.update(
             n_states=int(problem.mdp.n_states),
@@ -450,6 +450,8 @@ def _run_lq(full_state: bool):
         from ...control import lqg, simulate_lqg
 
         s = problem.system
+        if s is None:
+            raise ConfigError(f"{problem.environment!r} is not a linear-Gaussian system; LQR/LQG need one")
         t0 = time.perf_counter()
         res = lqg(
             s["A"],

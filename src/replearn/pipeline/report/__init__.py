@@ -193,7 +193,7 @@ def build_report(
             )
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
-        if make_plots and (train_results or {}).get(ds) and not family:
+        if make_plots and train_results and train_results.get(ds) and not family:
             views = _figures.model_views(train_results[ds], list(cv.get("classes") or []), plot_dir, slug, dpi)
             if views:
                 doc.add(_Heading(3, "Model views"))
@@ -233,7 +233,9 @@ def build_report(
         _mcnemar_table(doc, entry, cv, f)
         _test_set_metric_table(doc, entry, significance, f)
 
-    for fam_name in sorted({(crossval[d].get("family") or {}).get("name") for d in order} - {None}):
+    for fam_name in sorted(
+        {str((crossval[d].get("family") or {}).get("name")) for d in order if crossval[d].get("family")}
+    ):
         axis, rows = _family_scaling_rows({d: crossval[d] for d in order}, fam_name)
         sizes = {size for per in rows.values() for pts in per.values() for size, _, _ in pts}
         if axis and len(sizes) >= 2:

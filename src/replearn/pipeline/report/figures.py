@@ -74,7 +74,7 @@ def decision_regions_plot(
     cmap = ListedColormap([_PALETTE[i % len(_PALETTE)] for i in range(k)])
     pts = np.asarray(regions["points"], dtype=float)
     lab = np.asarray(regions["label"], dtype=int)
-    extent = [*regions["x_range"], *regions["y_range"]]
+    extent = (*regions["x_range"], *regions["y_range"])
     with matplotlib.rc_context(_STYLE):
         rows, cols = _grid(len(models))
         fig = _new_figure(4.2 * cols, 3.8 * rows)

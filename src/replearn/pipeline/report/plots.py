@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import matplotlib.ticker
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 # Fixed style, independent of the user's matplotlibrc, so the bytes do not depend on the machine.
-_STYLE = {
+_STYLE: dict[Any, Any] = {  # keys are rcParams names (Any: matplotlib types them as literals)
     "font.family": "DejaVu Sans",
     "font.size": 11.0,
     "axes.titlesize": 12.0,
@@ -356,7 +357,7 @@ def critical_difference_diagram(
         for i in range(1, k):
             line([x_of(i + 0.5), x_of(i + 0.5)], [y_axis, y_axis - 0.05])
 
-        if show_cd:
+        if show_cd and cd is not None:
             cdv = float(cd)
             x0, x1 = x_of(1), x_of(1) + cdv / (k - 1) * axis_width
             line([x0, x1], [y_cd, y_cd], linewidth=1.2)

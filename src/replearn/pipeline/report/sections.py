@@ -444,7 +444,7 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
     )
 
 
-def _across_metric(across: Mapping, significance: Mapping, crossval: Mapping) -> tuple[str, bool | None]:
+def _across_metric(across: Mapping, significance: Mapping, crossval: Mapping) -> tuple[str | None, bool | None]:
     metric = across.get("metric") or significance.get("metric")
     for ds in across.get("datasets") or []:
         greater = (crossval.get(ds) or {}).get("greater_is_better", {})
@@ -936,7 +936,8 @@ def _family_section(doc: _Document, cv: Mapping, f: _Fmt, curves_image) -> None:
 
 def _family_scaling_rows(crossval: Mapping, family: str) -> tuple[str | None, dict]:
     """``(axis, rows[metric][unit] = [(size, mean, std)])`` over the datasets of ``family`` (report plot data)."""
-    axis, rows = None, {}
+    axis: str | None = None
+    rows: dict[str, dict] = {}
     for cv in crossval.values():
         fam = cv.get("family") or {}
         if fam.get("name") != family or not fam.get("scale_by"):

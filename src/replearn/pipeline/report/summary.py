@@ -36,12 +36,12 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     metric = cv.get("primary_metric") or significance.get("metric")
     higher = (cv.get("greater_is_better") or {}).get(metric, True)
     excluded = set((significance.get("excluded") or {}).get(name) or [])
-    means = {
+    raw = {
         m: _mean(v.get("scores", {}).get(metric) or [])
         for m, v in (cv.get("models") or {}).items()
         if m not in excluded
     }
-    means = {m: v for m, v in means.items() if v is not None and math.isfinite(v)}
+    means: dict[str, float] = {m: v for m, v in raw.items() if v is not None and math.isfinite(v)}
     if not means:
         return f"{name}: no model has a {metric} score to compare."
     ordered = sorted(means, key=lambda m: (-means[m] if higher else means[m], m))
