@@ -211,7 +211,8 @@ def _kernel_lloyd(K: np.ndarray, diag: np.ndarray, seeds: np.ndarray, max_iter: 
     history = [float(closest.sum())]
     converged = False
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):
+        n_iter = it
         members, _ = relocate_empty(labels, closest, k)
         d2, sizes, center_norms = _distances(K, diag, members, k)
         labels = np.argmin(d2, axis=1)

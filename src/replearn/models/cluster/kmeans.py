@@ -266,7 +266,8 @@ def lloyd(X: np.ndarray, centers: np.ndarray, *, max_iter: int, tol: float) -> d
     n_relocated = 0
     n_iter = 0
     x_sq = np.einsum("ij,ij->i", X, X)
-    for n_iter in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):
+        n_iter = it
         labels, d2 = assign(X, centers, with_distances=True, x_sq=x_sq)
         history.append(float(d2.sum()))
         labels_for_means, moved = relocate_empty(labels, d2, k)

@@ -75,7 +75,8 @@ class KernelPerceptron(KernelMixin, ClassifierMixin, BaseEstimator):
         b = np.zeros(k)
         history = []
         epoch = 0
-        for epoch in range(1, self.max_iter + 1):
+        for it in range(1, self.max_iter + 1):
+            epoch = it
             mistakes = 0
             order = rng.permutation(n) if self.shuffle else range(n)
             for i in order:

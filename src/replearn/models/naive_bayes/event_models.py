@@ -27,7 +27,8 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         "bernoulli"   x_j in {0, 1} (word present):   phi_{j|k} = (N_{jk} + alpha) / (N_k + 2 alpha)
                       log p(x | k) = sum_j x_j log phi_{j|k} + (1 - x_j) log(1 - phi_{j|k})
                       (CS229 §4.2 multivariate-Bernoulli model, L1351-1408; CIML eqs. 9.20-9.28)
-        "multinomial" x_j = count of word j:          phi_{j|k} = (sum_{i in k} x_ij + alpha) / (sum_{i in k} sum_j x_ij + alpha d)
+        "multinomial" x_j = count of word j:
+                      phi_{j|k} = (sum_{i in k} x_ij + alpha) / (sum_{i in k} sum_j x_ij + alpha d)
                       log p(x | k) = sum_j x_j log phi_{j|k}   (+ the multinomial coefficient, the
                       same for every class and omitted) (CS229 §4.2.2 multinomial event model,
                       L1479-1531, on bag-of-words counts; Laplace: (1 + .)/(|V| + .))

@@ -140,7 +140,8 @@ class BradleyTerry(BaseEstimator):
         history = [f]
         n_iter = 0
         converged = False
-        for n_iter in range(1, int(self.max_iter) + 1):
+        for it in range(1, int(self.max_iter) + 1):
+            n_iter = it
             p = _sigmoid(D @ w)  # P(winner preferred) under w
             grad = -D.T @ (1.0 - p) + self.alpha * w
             H = (D * (p * (1.0 - p))[:, None]).T @ D

@@ -208,7 +208,7 @@ class PairwiseRanking(BaseEstimator):
     def _split(self, X):
         return split_group_column(X, self.group_column)
 
-    def _pair_weights(self, y, groups, I, J):
+    def _pair_weights(self, y, groups, first, second):
         """omega(sigma_I, sigma_J) with sigma the positions within each query (Alg. 19 line 5)."""
         sigma = np.empty(y.size, dtype=np.int64)
         M = np.empty(y.size, dtype=np.int64)
@@ -224,11 +224,11 @@ class PairwiseRanking(BaseEstimator):
                 )
             P[idx] = np.sum(y[idx] == levels[-1])
         if self.omega == "top_k":
-            return omega_top_k(sigma[I], sigma[J], int(self.top_k))
-        w = np.zeros(I.size)
-        for m, p in set(zip(M[I].tolist(), P[I].tolist())):  # eq. 6.9's constant depends on the query's M, M+
-            sel = (M[I] == m) & (P[I] == p)
-            w[sel] = omega_auc(sigma[I][sel], sigma[J][sel], m, p)
+            return omega_top_k(sigma[first], sigma[second], int(self.top_k))
+        w = np.zeros(first.size)
+        for m, p in set(zip(M[first].tolist(), P[first].tolist())):  # eq. 6.9's constant depends on the query's M, M+
+            sel = (M[first] == m) & (P[first] == p)
+            w[sel] = omega_auc(sigma[first][sel], sigma[second][sel], m, p)
         return w
 
     def fit(self, X, y):
@@ -237,48 +237,48 @@ class PairwiseRanking(BaseEstimator):
         X, y = check_X_y(X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         F, groups = self._split(X)
-        I, J = [], []
+        first, second = [], []
         for g in np.unique(groups):
             idx = np.flatnonzero(groups == g)
             a, b = np.meshgrid(idx, idx, indexing="ij")
             a, b = a.ravel(), b.ravel()
             keep = y[a] != y[b]  # also drops i == j
-            I.append(a[keep])
-            J.append(b[keep])
-        I, J = np.concatenate(I), np.concatenate(J)
-        if I.size == 0:
+            first.append(a[keep])
+            second.append(b[keep])
+        first, second = np.concatenate(first), np.concatenate(second)
+        if first.size == 0:
             raise ValueError("no pair of items with different relevance: nothing to rank")
         weights = None
         if self.omega != "kemeny":
-            weights = self._pair_weights(y, groups, I, J)
+            weights = self._pair_weights(y, groups, first, second)
             keep = weights > 0
-            I, J, weights = I[keep], J[keep], weights[keep]
-            if I.size == 0:
+            first, second, weights = first[keep], second[keep], weights[keep]
+            if first.size == 0:
                 raise ValueError(f"omega={self.omega!r} gives every preference pair weight 0: nothing to learn")
-        if self.max_pairs is not None and I.size > self.max_pairs:
-            pick = np.sort(rng.choice(I.size, size=int(self.max_pairs), replace=False))
-            I, J = I[pick], J[pick]
+        if self.max_pairs is not None and first.size > self.max_pairs:
+            pick = np.sort(rng.choice(first.size, size=int(self.max_pairs), replace=False))
+            first, second = first[pick], second[pick]
             weights = None if weights is None else weights[pick]
-        labels = (y[I] > y[J]).astype(np.int64)
+        labels = (y[first] > y[second]).astype(np.int64)
         if labels.min() == labels.max():  # possible only after subsampling
             raise ValueError("the sampled pairs all have the same label; increase max_pairs")
         est = make_estimator(self.estimator, self.estimator_params, seed=int(rng.integers(0, 2**31 - 1)))
         require_classifier(est, self.estimator)
-        D = F[I] - F[J]
+        D = F[first] - F[second]
         self.pair_weighting_ = "none"
         if weights is not None and np.ptp(weights) > 0:
             if "sample_weight" in inspect.signature(est.fit).parameters:
                 self.estimator_ = est.fit(D, labels, sample_weight=weights)
                 self.pair_weighting_ = "sample_weight"
             else:
-                pick = rng.choice(I.size, size=I.size, replace=True, p=weights / weights.sum())
+                pick = rng.choice(first.size, size=first.size, replace=True, p=weights / weights.sum())
                 if np.unique(labels[pick]).size < 2:
                     raise ValueError("the weighted resample of pairs holds one label only; use more data")
                 self.estimator_ = est.fit(D[pick], labels[pick])
                 self.pair_weighting_ = "resample"
         else:
             self.estimator_ = est.fit(D, labels)
-        self.n_pairs_ = int(I.size)
+        self.n_pairs_ = int(first.size)
         self.n_features_in_ = X.shape[1]
         return self
 
