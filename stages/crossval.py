@@ -28,11 +28,12 @@ def crossval_all(params: dict, executor) -> None:
             warn = f" ({s['not_converged']} fits hit max_iter)" if s["not_converged"] else ""
             if result.family and s["not_converged"]:
                 warn = f" ({s['not_converged']} runs did not converge)"
-            log(
-                "crossval",
-                f"{name}/{key}: {metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f} "
-                f"over {len(result.splits)} replicates{warn}",
+            score = (
+                f"{metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f}"
+                if metric + "_mean" in s
+                else f"no {metric} score (left out of the tests)"
             )
+            log("crossval", f"{name}/{key}: {score} over {len(result.splits)} replicates{warn}")
     write_json(paths.METRICS / "crossval.json", summary)
     write_json(paths.PLOTS / "crossval_scores.json", rows)
 

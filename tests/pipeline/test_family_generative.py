@@ -226,21 +226,21 @@ def test_bad_hyperparameters_are_rejected_clearly(unit, hp, match, mixture):
         gen.UNITS[unit].run(hp, mixture, 0)
 
 
-# -- pictures ------------------------------------------------------------------------------------------------
-def test_figures_draw_digit_grids_and_scatters(digits, mixture):
-    import matplotlib.pyplot as plt
+# -- pictures (drawn by the report: replearn.pipeline.report.family_figures) ---------------------------------
+def test_the_report_draws_digit_grids_and_scatters(digits, mixture):
+    from replearn.pipeline.report import family_figures
 
-    def record(problem, units):  # the parts of an EvaluationResult dict that figures() reads
-        runs = {u: {"extras": [gen.UNITS[u].run(FAST[u], problem, 0).extra]} for u in units}
-        return {"family": {"name": "generative", "problem": gen.describe(problem)}, "models": runs}
+    def record(problem, units):  # the parts of an EvaluationResult dict that the pictures read
+        return {"models": {u: {"extras": [gen.UNITS[u].run(FAST[u], problem, 0).extra]} for u in units}}
 
     evaluations = {
         "ring_mixture": record(mixture, ("kde", "gan")),
         "digits_density": record(digits, ("ppca", "kde")),
-        "gridworld": {"family": {"name": "rl", "problem": {}}, "models": {"vi": {"extras": [{"samples": [1]}]}}},
-        "no_samples": {"family": {"name": "generative", "problem": {}}, "models": {"x": {"extras": [{}]}}},
+        "no_samples": {"models": {"x": {"extras": [{}]}}},
     }
-    figs = gen.figures(evaluations)
+    descriptions = {"digits_density": gen.describe(digits), "ring_mixture": gen.describe(mixture), "no_samples": {}}
+    assert family_figures.FIGURES["generative"] is family_figures.generative_figures
+    figs = family_figures.generative_figures(evaluations, descriptions)
     assert [t.split(":")[0] for t, _ in figs] == ["digits_density", "ring_mixture"]
     grid = figs[0][1].axes[0].images[0].get_array()
     first = np.asarray(evaluations["digits_density"]["models"]["kde"]["extras"][0]["samples"][0]).reshape(8, 8)
@@ -253,5 +253,3 @@ def test_figures_draw_digit_grids_and_scatters(digits, mixture):
     assert len(scatter) == 2 and scatter[0].get_title() == expected
     assert scatter[0].collections[-1].get_offsets().shape == (500, 2)
     assert len(scatter[0].collections) > 1  # the true density's contours under the points
-    for _, fig in figs:
-        plt.close(fig)

@@ -46,8 +46,8 @@ Metrics (all lower is better):
 
 ``Outcome.curve`` is the training loss per epoch (VAE: negative ELBO; flow: NLL; GAN: discriminator
 loss, the generator's in ``extra``) or per iteration (FA: negative log-likelihood); ``Outcome.extra``
-carries a few generated samples (16 images as noise-free means, or 500 points), which :func:`figures`
-draws.
+carries a few generated samples (16 images as noise-free means, or 500 points), which the report draws
+(``replearn.pipeline.report.family_figures.generative_figures``; this module holds no drawing code).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def build(spec: dict, seed: int) -> DensityProblem:
         from ..data import load_dataset
 
         counts = load_dataset("digits", {"source": "shipped"}, seed=seed, root=data_root()).X
-        n = int(spec.get("n_samples", counts.shape[0]))
+        n = int(spec["n_samples"]) if "n_samples" in spec else int(counts.shape[0])
         if n > counts.shape[0]:
             raise ConfigError(f"dataset.n_samples: the digits have {counts.shape[0]} images, got n_samples={n}")
         u = np.random.default_rng(derive_seed(seed, "dequantize")).uniform(size=counts.shape)
@@ -155,12 +155,9 @@ def build(spec: dict, seed: int) -> DensityProblem:
         from ...deep import make_gaussian_ring
 
         n = int(spec.get("n_samples", 2000))
-        mixture = {
-            "n_modes": int(spec.get("n_modes", 8)),
-            "radius": float(spec.get("radius", 2.0)),
-            "std": float(spec.get("std", 0.2)),
-        }
-        X, _ = make_gaussian_ring(n, **mixture, random_state=derive_seed(seed, "mixture"))
+        n_modes, radius, std = int(spec.get("n_modes", 8)), float(spec.get("radius", 2.0)), float(spec.get("std", 0.2))
+        mixture = {"n_modes": n_modes, "radius": radius, "std": std}
+        X, _ = make_gaussian_ring(n, n_modes, radius, std, random_state=derive_seed(seed, "mixture"))
         image_shape = None
     order = np.random.default_rng(derive_seed(seed, "split")).permutation(X.shape[0])[:n]
     n_test = max(1, int(round(heldout * n)))
@@ -238,7 +235,7 @@ def mmd2_unbiased(X: np.ndarray, Y: np.ndarray, bandwidth: float) -> float:
     )
 
 
-def _sample_scores(problem: DensityProblem, samples: np.ndarray) -> dict[str, float]:
+def _sample_scores(problem: DensityProblem, samples: np.ndarray) -> dict[str, float | None]:
     if not np.all(np.isfinite(samples)):
         return {"sample_kde_nll": None, "sample_mmd": None}
     kde = samples[:N_KDE]
@@ -248,7 +245,7 @@ def _sample_scores(problem: DensityProblem, samples: np.ndarray) -> dict[str, fl
 
 
 def _extra(problem: DensityProblem, pictures: np.ndarray, samples: np.ndarray) -> dict:
-    """The samples kept for :func:`figures` (rounded, JSON-able) and, on the ring, mode coverage."""
+    """The samples kept for the report's pictures (rounded, JSON-able) and, on the ring, mode coverage."""
     if problem.image_shape is not None:
         kept = pictures[:N_IMAGES]
         kept = kept[np.all(np.isfinite(kept), axis=1)]
@@ -600,94 +597,3 @@ UNITS = {
         section="kernel density estimation (Parzen windows)",
     ),
 }
-
-
-# -- pictures for the report ---------------------------------------------------------------------------------
-def figures(evaluations: dict, descriptions: dict | None = None, replicate: int = 0) -> list[tuple[str, Any]]:
-    """The generated samples as matplotlib figures: ``[(title, Figure), ...]``, datasets and units sorted.
-
-    ``evaluations`` maps a dataset name to its ``results/crossval/<d>.json`` record (a
-    :class:`~replearn.pipeline.records.EvaluationResult` or its dict): the samples drawn are those in
-    ``models.<key>.extras[replicate]``, and the problem description is ``family.problem`` unless
-    ``descriptions`` (dataset -> :func:`describe`) gives it. Datasets of other families and units without
-    samples are skipped. Digits give one grid of 16 images (noise-free means) per unit; the 2-D mixture one
-    scatter of 500 points per unit over the contours of the true density. Deterministic (no randomness, fixed
-    sizes); the caller saves and closes the figures.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    get = lambda obj, name: obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)  # noqa: E731
-    out = []
-    for dataset in sorted(evaluations):
-        ev = evaluations[dataset]
-        family = get(ev, "family") or {}
-        if get(family, "name") not in (None, NAME):
-            continue
-        desc = (descriptions or {}).get(dataset) or get(family, "problem") or {}
-        units = {}
-        for key, m in sorted((get(ev, "models") or {}).items()):
-            extras = get(m, "extras") or []
-            if len(extras) > replicate and extras[replicate] and extras[replicate].get("samples"):
-                units[key] = extras[replicate]
-        if not units:
-            continue
-        if desc.get("image_shape"):
-            fig = _digit_grid(plt, units, tuple(desc["image_shape"]))
-            out.append((f"{dataset}: generated digits (noise-free means), 16 per model", fig))
-        else:
-            fig = _scatter(plt, units, desc)
-            out.append((f"{dataset}: 500 generated points per model over the true density's contours", fig))
-    return out
-
-
-def _digit_grid(plt, units: dict, shape: tuple[int, int]):
-    n = len(units)
-    fig, axes = plt.subplots(1, n, figsize=(2.4 * n, 2.6), squeeze=False)
-    for ax, (key, extra) in zip(axes[0], units.items()):
-        imgs = np.asarray(extra["samples"], dtype=float)[:N_IMAGES]
-        side = int(np.ceil(np.sqrt(len(imgs))))
-        h, w = shape
-        canvas = np.full((side * (h + 1) - 1, side * (w + 1) - 1), np.nan)  # NaN: the light separators
-        for i, img in enumerate(imgs):
-            r, c = divmod(i, side)
-            canvas[r * (h + 1) : r * (h + 1) + h, c * (w + 1) : c * (w + 1) + w] = img.reshape(shape)
-        cmap = plt.get_cmap("gray_r").with_extremes(bad="0.8")
-        ax.imshow(np.clip(canvas, 0.0, 1.0), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
-        ax.set_title(key, fontsize=9)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.tight_layout()
-    return fig
-
-
-def _scatter(plt, units: dict, desc: dict):
-    n = len(units)
-    fig, axes = plt.subplots(1, n, figsize=(3.0 * n, 3.2), squeeze=False)
-    pts = np.concatenate([np.asarray(e["samples"], dtype=float) for e in units.values()])
-    mix = desc.get("mixture")
-    lim = float(mix["radius"] + 4 * mix["std"]) if mix else float(np.nanmax(np.abs(pts))) if pts.size else 1.0
-    grid = None
-    if mix:
-        from ...deep import gaussian_ring_log_density
-
-        g = np.linspace(-lim, lim, 121)
-        gx, gy = np.meshgrid(g, g)
-        dens = np.exp(gaussian_ring_log_density(np.column_stack([gx.ravel(), gy.ravel()]), **mix)).reshape(gx.shape)
-        grid = (gx, gy, dens)
-    for ax, (key, extra) in zip(axes[0], units.items()):
-        s = np.asarray(extra["samples"], dtype=float)
-        if grid is not None:
-            ax.contour(*grid, levels=4, colors="0.6", linewidths=0.7)
-        ax.scatter(s[:, 0], s[:, 1], s=3, alpha=0.5, color="C0", rasterized=False)
-        covered, close = extra.get("modes_covered"), extra.get("share_near_a_mode")
-        title = key if covered is None else f"{key}: {covered:.0%} of modes hit,\n{close:.0%} of points within 3 sd"
-        ax.set_title(title, fontsize=9)
-        ax.set_xlim(-lim, lim)
-        ax.set_ylim(-lim, lim)
-        ax.set_aspect("equal")
-        ax.tick_params(labelsize=7)
-    fig.tight_layout()
-    return fig
