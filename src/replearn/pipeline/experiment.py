@@ -319,7 +319,8 @@ def crossval(
     else:
         axis, values = design["axis"], list(design["values"])
         scheme = dataclasses.replace(scheme, design="sweep", axis=axis, values=values)
-        replicates, merged = [], {}
+        replicates = []
+        merged: dict[str, dict] = {}
         for point in values:
             Xp, sp, specs_p = X, splits, specs
             if axis == "n_train":
@@ -379,23 +380,23 @@ def crossval_summary(result: records.EvaluationResult) -> dict:
     For a sweep, the scores at each model's best point of the primary metric (and that point, when it is a
     number): the mean over every point of a sweep would mean nothing.
     """
-    out = {}
+    out: dict[str, dict[str, float]] = {}
     metric = result.primary_metric
     hib = result.greater_is_better[metric]
     for key, m in result.models.items():
         idx = list(range(len(result.splits)))
         out[key] = {"not_converged": int(sum(not c for c in m.converged))}
         if result.scheme.design == "sweep":
-            by_point = {}
+            by_point: dict[str, tuple] = {}
             for i, s in enumerate(result.splits):
                 by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
-            means = {
-                k: np.mean([m.scores[metric][i] for i in v[1]])
+            means: dict[str, float] = {
+                k: float(np.mean([m.scores[metric][i] for i in v[1]]))
                 for k, v in by_point.items()
                 if all(m.scores[metric][i] is not None for i in v[1])
             }
             if means:
-                best = (max if hib else min)(means, key=means.get)
+                best = (max if hib else min)(means, key=lambda k: means[k])
                 idx = by_point[best][1]
                 point = by_point[best][0]
                 if isinstance(point, (int, float)) and not isinstance(point, bool):
