@@ -161,8 +161,16 @@ def test_crossval_pairs_replicates_by_seed_and_is_byte_identical_on_rerun(prepar
     fam = load("rl")
     problem = fam.build(params["dataset"]["world"], derive_seed(params["seed"], "rl", "world"))
     unit = fam.UNITS["value_iteration"]
-    again = unit.run(dict(unit.defaults), problem, derive_seed(params["seed"], "model", "world", "vi", 2))
+    # ... scored on the replicate's evaluation episodes, shared by every unit (common random numbers)
+    again = unit.run(
+        dict(unit.defaults),
+        problem,
+        derive_seed(params["seed"], "model", "world", "vi", 2),
+        eval_seed=derive_seed(params["seed"], "evaluation", "world", 2),
+    )
     assert back.models["vi"].scores["return"][2] == again.scores["return"]
+    # value and policy iteration reach the same optimal policy: on the same episodes, the same return
+    assert back.models["vi"].scores["return"] == back.models["pi"].scores["return"]
     assert len(back.models["pi"].curves) == 3 and back.models["pi"].curve_label.startswith("Bellman residual")
 
 
@@ -185,7 +193,12 @@ def test_train_runs_each_unit_once_with_its_final_seed(prepared):
     fam = load("rl")
     problem = fam.build(params["dataset"]["world"], derive_seed(params["seed"], "rl", "world"))
     unit = fam.UNITS["policy_iteration"]
-    final = unit.run(dict(unit.defaults), problem, derive_seed(params["seed"], "model", "world", "pi", "final"))
+    final = unit.run(
+        dict(unit.defaults),
+        problem,
+        derive_seed(params["seed"], "model", "world", "pi", "final"),
+        eval_seed=derive_seed(params["seed"], "evaluation", "world", "final"),
+    )
     assert metrics["pi"]["test"]["return"] == final.scores["return"]
     assert "gradient_variance" not in metrics["pi"]["test"]  # a score the unit cannot give is left out
     assert result.family == "rl" and result.models["pi"].pred is None

@@ -115,9 +115,10 @@ def read_table(path: Path, target: str | None, task: str, *, name: str) -> Datas
     elif suffix in (".parquet", ".pq"):
         try:
             frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several types for a damaged file  # noqa: BLE001
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            first = str(exc).splitlines()[0] if str(exc) else ""
             raise DataValidationError(
-                f"{path}: not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                f"{path}: not a readable Parquet file ({type(exc).__name__}: {first}); "
                 "the file is damaged or not Parquet"
             ) from None
         _check_duplicates(path, [str(c) for c in frame.columns])
@@ -255,7 +256,8 @@ def check_class_counts(ds: Dataset, minimum: int, why: str) -> None:
     for label, count in zip(ds.classes, counts):
         if count < minimum:
             raise DataValidationError(
-                f"dataset {ds.name!r} ({ds.source}): class {label!r} has {count} example(s); {why} needs at least {minimum}"
+                f"dataset {ds.name!r} ({ds.source}): class {label!r} has {count} example(s); "
+                f"{why} needs at least {minimum}"
             )
 
 

@@ -67,10 +67,10 @@ def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpe
             hp["task"] = kind
         by_kind.setdefault(kind, []).append(ModelSpec(key, m["name"], hp))
     if not by_kind:
+        able = registry.available(dataset_task) if dataset_task in SUPERVISED else registry.available("clustering")
         raise ConfigError(
             f"dataset {name!r} is a {dataset_task} problem but none of the configured models "
-            f"({', '.join(params['models'])}) handles it; models that do: "
-            f"{', '.join(registry.available(dataset_task) if dataset_task in SUPERVISED else registry.available('clustering'))}"
+            f"({', '.join(params['models'])}) handles it; models that do: {', '.join(able)}"
         )
     if len(by_kind) > 1:
         kinds = "; ".join(f"{k}: {', '.join(s.key for s in v)}" for k, v in by_kind.items())
@@ -455,6 +455,14 @@ def _family_problem(params: dict, name: str, fam, replicate=None):
     return fam.build(spec, seed), seed
 
 
+def _common_evaluation(params: dict, name: str, fam, *keys) -> dict:
+    """``{"eval_seed": ...}`` for a family whose units take one (``COMMON_EVALUATION``): the same seed for every
+    unit of a replicate, so that they are scored on the same evaluation episodes (common random numbers)."""
+    if not getattr(fam, "COMMON_EVALUATION", False):
+        return {}
+    return {"eval_seed": derive_seed(params["seed"], "evaluation", name, *keys)}
+
+
 def _train_family(params: dict, name: str, root: Path) -> tuple[dict, records.TrainResult]:
     """Run every unit once with its final seed; its scores are the "test" numbers of metrics/train.json."""
     fam = families.load(params["dataset"][name]["source"])
@@ -463,7 +471,9 @@ def _train_family(params: dict, name: str, root: Path) -> tuple[dict, records.Tr
     metrics, trained = {}, {}
     for spec in specs:
         seed = derive_seed(params["seed"], "model", name, spec.key, "final")
-        out = fam.UNITS[spec.name].run(dict(spec.params), problem, seed)
+        out = fam.UNITS[spec.name].run(
+            dict(spec.params), problem, seed, **_common_evaluation(params, name, fam, "final")
+        )
         metrics[spec.key] = {"test": _none_free(dict(out.scores))}
         write_json(
             paths.inside(root, paths.MODELS / name / f"{spec.key}.unit.json", what="unit record"),
@@ -523,7 +533,7 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
             for s in specs:
                 hp = {**s.params, axis_hp: point} if sweep and s.key == axis_key else dict(s.params)
                 seed = derive_seed(params["seed"], "model", name, s.key, *tag, r)
-                out = fam.UNITS[s.name].run(hp, problem, seed)
+                out = fam.UNITS[s.name].run(hp, problem, seed, **_common_evaluation(params, name, fam, *tag, r))
                 a = acc.setdefault(
                     s.key,
                     {

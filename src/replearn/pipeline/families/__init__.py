@@ -20,6 +20,10 @@ language models on generated or shipped data) and learning-theory simulations:
   significance stage applies its seed-paired tests unchanged; ``train`` runs each unit once with the final seed
   and reports its scores as the "test" numbers.
 
+A family whose module sets ``COMMON_EVALUATION = True`` (rl) has its units called as ``run(hp, problem, seed,
+eval_seed=...)``: ``eval_seed`` is shared by every unit of a replicate, so their evaluation episodes are the same
+(common random numbers) and two units that reach the same policy get the same return.
+
 Wall-clock time is never a score (outputs must be byte-identical on rerun): an :class:`Outcome` may carry
 ``timing`` seconds, which go to MLflow only. Deterministic cost measures (iterations, Bellman backups) are scores.
 

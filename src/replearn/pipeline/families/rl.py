@@ -272,7 +272,17 @@ def _value_error(problem: Problem, V) -> float:
 
 
 # -- units --------------------------------------------------------------------------------------------------
-def _run_value_iteration(hp: dict, problem: Problem, seed: int) -> Outcome:
+#: the pipeline passes every unit of a replicate the same ``eval_seed`` (common random numbers): units that reach
+#: the same policy get the same return, and a difference in return is the policies', not the episodes' luck
+COMMON_EVALUATION = True
+
+
+def _eval_rng(seed: int, eval_seed: int | None) -> np.random.Generator:
+    """The evaluation episodes' generator: the replicate's shared ``eval_seed`` (or the unit's own seed)."""
+    return np.random.default_rng(seed if eval_seed is None else eval_seed)
+
+
+def _run_value_iteration(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
     from ...rl import value_iteration
 
     t0 = time.perf_counter()
@@ -281,7 +291,7 @@ def _run_value_iteration(hp: dict, problem: Problem, seed: int) -> Outcome:
         sol = value_iteration(problem.mdp, tol=hp["tol"], update=hp["update"], max_iter=hp["max_iter"])
     seconds = time.perf_counter() - t0
     S, A = problem.mdp.n_states, problem.mdp.n_actions
-    ret = _grid_return(problem, sol.policy, np.random.default_rng(seed))
+    ret = _grid_return(problem, sol.policy, _eval_rng(seed, eval_seed))
     return Outcome(
         scores=_scores(
             **{"return": ret},
@@ -298,7 +308,7 @@ def _run_value_iteration(hp: dict, problem: Problem, seed: int) -> Outcome:
     )
 
 
-def _run_policy_iteration(hp: dict, problem: Problem, seed: int) -> Outcome:
+def _run_policy_iteration(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
     from ...rl import policy_iteration
 
     t0 = time.perf_counter()
@@ -309,7 +319,7 @@ def _run_policy_iteration(hp: dict, problem: Problem, seed: int) -> Outcome:
     S, A = problem.mdp.n_states, problem.mdp.n_actions
     k = hp["evaluation_steps"]
     backups = sol.n_iter * S * A + (0 if k is None else sol.n_iter * k * S)
-    ret = _grid_return(problem, sol.policy, np.random.default_rng(seed))
+    ret = _grid_return(problem, sol.policy, _eval_rng(seed, eval_seed))
     return Outcome(
         scores=_scores(
             **{"return": ret},
@@ -326,13 +336,13 @@ def _run_policy_iteration(hp: dict, problem: Problem, seed: int) -> Outcome:
     )
 
 
-def _run_model_based(hp: dict, problem: Problem, seed: int) -> Outcome:
+def _run_model_based(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
     from ...rl import model_based_rl
     from ...rl.envs import GridWorld
 
     w = problem.world
     env = GridWorld(w.layout, w.terminal_rewards, living_reward=w.living_reward, noise=w.noise)
-    rng = np.random.default_rng(seed)
+    rng = _eval_rng(seed, eval_seed)
     t0 = time.perf_counter()
     # gamma = 1 is well posed on the true world (its terminals absorb) but not always on a learned model, where
     # a pair seen only a few times may never lead to the terminals: plan in the model with gamma at most 0.999
@@ -375,7 +385,7 @@ def _cartpole_simulator():
 _CARTPOLE_BOX = (np.array([-2.4, -3.0, -0.21, -3.0]), np.array([2.4, 3.0, 0.21, 3.0]))
 
 
-def _run_fitted_vi(hp: dict, problem: Problem, seed: int) -> Outcome:
+def _run_fitted_vi(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
     from ...rl import fitted_value_iteration
 
     rng = np.random.default_rng(derive_seed(seed, "samples"))
@@ -396,7 +406,7 @@ def _run_fitted_vi(hp: dict, problem: Problem, seed: int) -> Outcome:
         random_state=derive_seed(seed, "fit"),
     )
     seconds = time.perf_counter() - t0
-    ret = _cartpole_return(problem, lambda S: res.policy(S), np.random.default_rng(seed))
+    ret = _cartpole_return(problem, lambda S: res.policy(S), _eval_rng(seed, eval_seed))
     return Outcome(
         scores=_scores(**{"return": ret}, iterations=res.n_iter),
         n_iter=int(res.n_iter),
@@ -408,7 +418,7 @@ def _run_fitted_vi(hp: dict, problem: Problem, seed: int) -> Outcome:
     )
 
 
-def _run_discretized_vi(hp: dict, problem: Problem, seed: int) -> Outcome:
+def _run_discretized_vi(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
     from ...rl import StateGrid, discretize_mdp, value_iteration
 
     lo, hi = _CARTPOLE_BOX
@@ -431,7 +441,7 @@ def _run_discretized_vi(hp: dict, problem: Problem, seed: int) -> Outcome:
         sol = value_iteration(mdp, tol=1e-6)
     seconds = time.perf_counter() - t0
     policy = sol.policy
-    ret = _cartpole_return(problem, lambda S: policy[grid.index(S)], np.random.default_rng(seed))
+    ret = _cartpole_return(problem, lambda S: policy[grid.index(S)], _eval_rng(seed, eval_seed))
     return Outcome(
         scores=_scores(
             **{"return": ret}, iterations=sol.n_iter, bellman_backups=sol.n_iter * mdp.n_states * mdp.n_actions
@@ -446,7 +456,7 @@ def _run_discretized_vi(hp: dict, problem: Problem, seed: int) -> Outcome:
 
 
 def _run_lq(full_state: bool):
-    def run(hp: dict, problem: Problem, seed: int) -> Outcome:
+    def run(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
         from ...control import lqg, simulate_lqg
 
         s = problem.system
@@ -466,7 +476,9 @@ def _run_lq(full_state: bool):
             problem.horizon,
         )
         seconds = time.perf_counter() - t0
-        costs = simulate_lqg(res, problem.episodes, random_state=seed, full_state=full_state)
+        costs = simulate_lqg(
+            res, problem.episodes, random_state=seed if eval_seed is None else eval_seed, full_state=full_state
+        )
         return Outcome(
             scores=_scores(**{"return": -float(np.mean(costs))}),
             n_iter=None,
@@ -479,7 +491,7 @@ def _run_lq(full_state: bool):
 
 
 def _run_reinforce(baseline):
-    def run(hp: dict, problem: Problem, seed: int) -> Outcome:
+    def run(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
         from ...rl import SoftmaxPolicy, reinforce
 
         mdp = problem.mdp
@@ -503,7 +515,7 @@ def _run_reinforce(baseline):
         )
         seconds = time.perf_counter() - t0
         probs = policy.probabilities(res.theta, np.arange(S))
-        ret = _grid_return(problem, probs, np.random.default_rng(seed))
+        ret = _grid_return(problem, probs, _eval_rng(seed, eval_seed))
         return Outcome(
             scores=_scores(**{"return": ret}, iterations=res.n_iter, gradient_variance=np.mean(res.grad_variances)),
             n_iter=int(res.n_iter),
