@@ -505,3 +505,28 @@ def test_unadjusted_ci_excluding_zero_is_explained(tmp_path, report_inputs):
     report_inputs["settings"]["plots"] = False
     text = _build(tmp_path, **report_inputs).html.read_text(encoding="utf-8")
     assert "no significant difference after Holm (the unadjusted CI excludes 0" in text
+
+
+def test_the_summary_says_when_two_units_score_identically_and_claims_no_winner():
+    """Seed replicates with identical scores (value and policy iteration on common evaluation episodes):
+    the summary names the tie and the reason no test ran, never a "best" with "adjusted p = —"."""
+    from replearn.pipeline.report.document import _Fmt
+    from replearn.pipeline.report.summary import dataset_line
+
+    cv = {
+        "primary_metric": "return",
+        "greater_is_better": {"return": True},
+        "family": {"name": "rl"},
+        "models": {"pi": {"scores": {"return": [0.5, 0.7]}}, "vi": {"scores": {"return": [0.5, 0.7]}}},
+    }
+    note = (
+        "identical scores on every replicate (they reach the same result whatever the seed): there is nothing to test"
+    )
+    entry = {"cv": [{"model_a": "pi", "model_b": "vi", "pvalue": None, "test": "replicate_ttest", "note": note}]}
+    line = dataset_line("world", cv, entry, {"alpha": 0.05, "correction": "holm"}, _Fmt(3))
+    assert line == f"world: pi and vi share the best mean return over seeds (0.600): {note}."
+    # a constant non-zero difference is not a tie: the better one is named, with why no test ran
+    cv["models"]["vi"]["scores"]["return"] = [0.4, 0.6]
+    entry["cv"][0]["note"] = "not testable: every replicate gives the same difference"
+    line = dataset_line("world", cv, entry, {"alpha": 0.05, "correction": "holm"}, _Fmt(3))
+    assert line.startswith("world: pi has the best mean") and line.endswith("gives the same difference.")

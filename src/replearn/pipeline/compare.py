@@ -140,8 +140,13 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
                     "effect_size_name": None,
                     "ci": None,
                     "conventions": {},
-                    "note": "not testable: every replicate gives the same difference (the "
-                    "models do not depend on their seed); use design=cv or design.resample_split=true",
+                    "note": (
+                        "identical scores on every replicate (they reach the same result whatever the seed): "
+                        "there is nothing to test"
+                        if np.array_equal(sa, sb)
+                        else "not testable: every replicate gives the same difference (the "
+                        "models do not depend on their seed); use design=cv or design.resample_split=true"
+                    ),
                 }
             )
             continue

@@ -59,6 +59,13 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     correction = label(significance.get("correction") if significance.get("correction") != "none" else None)
     if row is None:
         return head + "; no pairwise test was recorded."
+    if row.get("pvalue") is None and row.get("note"):  # no test could run: say why, claim nothing
+        if means[best] == means[runner] and str(row["note"]).startswith("identical"):
+            return (
+                f"{name}: {best} and {runner} share the best mean {metric}"
+                f"{' over seeds' if cv.get('family') else ''} ({f.num(means[best])}): {row['note']}."
+            )
+        return f"{head}; {row['note']}."
     test = label(row.get("test") or significance.get("pairwise_test"))
     sig = bool(row.get("significant"))
     p_adj = row.get("pvalue_adjusted", row.get("pvalue"))
