@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration bench-docs bench-check
+.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration bench-docs bench-check install-services services services-down services-status
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
@@ -26,6 +26,8 @@ help:
 	@echo "make bench-docs   run the benchmarks and publish them (benchmarks/results/*.json, docs/performance.md)"
 	@echo "make calibration  type-I error and power of the significance tests (docs/statistics.md)"
 	@echo "make constraints  regenerate $(CONSTRAINTS) from a fresh resolve"
+	@echo "make services     start PostgreSQL, S3 (moto), an MLflow server and Dask on 127.0.0.1 (docs/scaling.md)"
+	@echo "make services-status / services-down   what runs where / stop exactly what services started"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +44,13 @@ $(VENV)/.installed-lint: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[lint]'
 	@touch $@
 
+$(VENV)/.installed-services: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[services]'
+	@touch $@
+
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
+install-services: $(VENV)/.installed-services
 install-lint: $(VENV)/.installed-lint
 
 # The paths ruff checks; pyproject.toml holds the rules ([tool.ruff]) and mypy's file list ([tool.mypy]).
@@ -99,10 +106,21 @@ calibration: install-test
 constraints:
 	rm -rf .venv-constraints
 	$(PYTHON) -m venv .venv-constraints
-	.venv-constraints/bin/python -m pip install --quiet -e '.[test]'
+	.venv-constraints/bin/python -m pip install --quiet -e '.[test,services]'
 	.venv-constraints/bin/python -m pip freeze --exclude-editable | grep -v '^replearn' > $(CONSTRAINTS)
 	rm -rf .venv-constraints
 	@echo "wrote $(CONSTRAINTS)"
+
+# The scale-out stack on this machine (git-ignored state and addresses in .services/); PostgreSQL's server
+# comes from the system (apt-get install postgresql), the rest from the `services` extra.
+services: install-services
+	$(BIN)/python -m replearn services up
+
+services-down:
+	$(BIN)/python -m replearn services down
+
+services-status:
+	$(BIN)/python -m replearn services status
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -201,6 +201,31 @@ def _cmd_ui(args) -> int:
         return 0
 
 
+def _cmd_services(args) -> int:
+    """Start, stop or list the local scale-out stack (PostgreSQL, S3, MLflow server, Dask): docs/scaling.md."""
+    from . import services
+    from .pipeline.config import project_root
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    root = project_root()
+    if args.action == "up":
+        services.up(root, say)
+    elif args.action == "down":
+        services.down(root, say)
+    else:
+        rows = services.status(root)
+        if not any(r["pid"] for r in rows):
+            print("no services recorded; start them with `make services`")
+            return 3
+        for r in rows:
+            state = "running" if r["running"] else "STOPPED"
+            print(f"{r['name']:<15} {state:<8} pid {r['pid'] or '-':<8} {r['address']}")
+        return 0 if all(r["running"] for r in rows) else 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="replearn", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -236,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("ui", help="serve the MLflow UI on 127.0.0.1")
     p.add_argument("--port", type=int, default=5000)
     p.set_defaults(func=_cmd_ui)
+    p = sub.add_parser("services", help="the local PostgreSQL + S3 + MLflow server + Dask stack (make services)")
+    p.add_argument("action", choices=["up", "down", "status"])
+    p.set_defaults(func=_cmd_services)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -38,6 +38,11 @@ CONNECT_TIMEOUT_S = 10
 #: that the round trips stay small against the fits
 CHUNKS_PER_WORKER = 4
 INSTALL_HINT = "pip install -e '.[services]' (Dask's distributed scheduler)"
+#: Dask config for the nannies that start workers. Dask sets MALLOC_TRIM_THRESHOLD_=65536 in every worker by
+#: default; a fixed threshold also fixes glibc's mmap threshold, so every array above 128 KiB is mapped and
+#: unmapped afresh: the fits of the neural preset ran 2x slower in a worker than in the stage (measured; see
+#: docs/performance.md). None unsets it (glibc's adaptive default); BLAS stays single-threaded.
+WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
 @contextmanager
@@ -75,15 +80,18 @@ def dask_executor(cfg: dict, root: Path | None = None) -> Iterator[DaskExecutor]
                 "with compute=local; no result was written"
             ) from exc
     else:
+        import dask
+
         n_workers = cfg.get("n_workers") or os.cpu_count() or 1
-        cluster = LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",  # Dask's HTTP server on a free loopback port, never on 8787 of all hosts
-            silence_logs=logging.ERROR,
-        )
+        with dask.config.set(WORKER_CONFIG):
+            cluster = LocalCluster(
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",  # Dask's HTTP server on a free loopback port, not 8787 of all hosts
+                silence_logs=logging.ERROR,
+            )
         client = Client(cluster, set_as_default=False)
     try:
         try:

@@ -211,7 +211,8 @@ class Optional_:
 
 
 class Range:
-    """A finite number of type ``kind`` (int or float) within ``[lo, hi]`` (bounds exclusive when ``open_lo``/``open_hi``)."""
+    """A finite number of type ``kind`` (int or float) within ``[lo, hi]`` (bounds exclusive when ``open_lo`` /
+    ``open_hi``)."""
 
     def __init__(self, kind, lo=None, hi=None, *, open_lo: bool = False, open_hi: bool = False, why: str = ""):
         self.kind, self.lo, self.hi, self.open_lo, self.open_hi, self.why = kind, lo, hi, open_lo, open_hi, why
@@ -397,7 +398,17 @@ SCHEMA = {
         "plots": bool,
         "formats": Optional_(ListOf(Choice(REPORT_FORMATS, "report format"))),
     },
-    "tracking": {"enabled": bool, "experiment": str, "tracking_uri": Optional_(str)},
+    # server: true (tracking=server) needs an MLflow server's address (env, tracking_uri or `make services`)
+    "tracking": {"enabled": bool, "experiment": str, "tracking_uri": Optional_(str), "server": Optional_(bool)},
+    # where the fits of a stage run (pipeline.compute); optional so that params files from before it stay valid
+    "compute": Optional_(
+        {
+            "backend": Choice(["local", "dask"], "compute backend"),
+            "scheduler": Optional_(str),
+            "n_workers": Optional_(Range(int, 1, 4096, why="worker processes of a LocalCluster")),
+            "chunk_size": Optional_(Range(int, 1, 10**6, why="tasks (one model on one split) per chunk")),
+        }
+    ),
 }
 
 
@@ -784,7 +795,8 @@ def _check_like_default(value, default, key: str, errors: list[str]) -> None:
         ok = True
     if not ok:
         errors.append(
-            f"{key}: expected {type(default).__name__} like the default {default!r}, got {type(value).__name__} {value!r}"
+            f"{key}: expected {type(default).__name__} like the default {default!r}, "
+            f"got {type(value).__name__} {value!r}"
         )
 
 

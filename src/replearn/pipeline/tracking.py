@@ -60,9 +60,23 @@ def tracking_root(project_root: Path) -> Path:
     return Path(env).resolve() if env else Path(project_root).resolve()
 
 
-def resolve_target(project_root: Path, configured_uri: str | None = None) -> TrackingTarget:
+def resolve_target(project_root: Path, configured_uri: str | None = None, *, server: bool = False) -> TrackingTarget:
+    """Where runs go. ``server`` (``tracking=server``): an MLflow server, whose address is
+    ``MLFLOW_TRACKING_URI``, else ``configured_uri``, else the one ``make services`` wrote to its env file;
+    no local file lock is used against a server (it has its own concurrency)."""
     root = tracking_root(project_root)
     uri = os.environ.get("MLFLOW_TRACKING_URI") or configured_uri
+    if not uri and server:
+        from ..exceptions import ServiceError
+        from .service_env import env_path, read
+
+        uri = read(root).get("MLFLOW_TRACKING_URI")
+        if not uri:
+            raise ServiceError(
+                "tracking=server needs the address of an MLflow server: set MLFLOW_TRACKING_URI or "
+                f"tracking.tracking_uri, or start the local stack with `make services` (it writes {env_path(root)}); "
+                "or run with tracking=mlflow (a local SQLite file) or tracking=off"
+            )
     if uri:
         return TrackingTarget(uri, None, None, root)
     return TrackingTarget(f"sqlite:///{root / 'mlflow.db'}", root / "mlartifacts", root / "mlflow.db.lock", root)
@@ -137,6 +151,35 @@ def unreachable_message(uri: str, exc: BaseException) -> str | None:
 # -- end of issue 17 §5 helper ---------------------------------------------------------------------------
 
 
+#: seconds to wait for an MLflow server's /health before reporting it down (tracking=server)
+HEALTH_TIMEOUT_S = 5
+
+
+def check_server(uri: str, timeout: float | None = None) -> None:
+    """Raise :class:`~replearn.exceptions.ServiceError` unless the MLflow server at ``uri`` answers ``/health``."""
+    import urllib.error
+    import urllib.request
+
+    from ..exceptions import ServiceError
+
+    if not str(uri).startswith(("http://", "https://")):
+        return  # a database URI (MLflow's own store): nothing to probe
+    url = str(uri).rstrip("/") + "/health"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout or HEALTH_TIMEOUT_S) as res:  # http(s) only, checked above
+            if res.status == 200:
+                return
+            problem = f"HTTP {res.status}"
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        problem = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+    raise ServiceError(
+        f"the MLflow tracking server {uri} does not answer ({problem}, waited at most "
+        f"{timeout or HEALTH_TIMEOUT_S} s); nothing was logged, and the local results (results/, metrics/, "
+        "reports/) are intact. Start it (`make services` for the local stack), point MLFLOW_TRACKING_URI or "
+        "tracking.tracking_uri at a running one, or run with tracking=mlflow or tracking=off"
+    )
+
+
 def _client(target: TrackingTarget, experiment: str):
     """An MlflowClient and the experiment id, creating database and experiment once under a lock."""
     http_timeouts()
@@ -188,7 +231,9 @@ def log_pipeline_run(
     cfg = params["tracking"]
     if not cfg["enabled"]:
         return {"status": "disabled", "run_id": None, "tracking_uri": None}
-    target = resolve_target(project_root, cfg.get("tracking_uri"))
+    target = resolve_target(project_root, cfg.get("tracking_uri"), server=bool(cfg.get("server")))
+    if cfg.get("server"):
+        check_server(target.tracking_uri)  # a server that is down: a clear error before any run is created
     client, exp_id = _client(target, cfg["experiment"])
     phash = params_hash(params)
     run_key = hashlib.sha256(
@@ -375,7 +420,7 @@ def _log_family_timing(client, run_id: str, root: Path, d: str, key: str) -> Non
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
         return
     now = _now_ms()
-    metrics = []
+    metrics: list = []
     for label, values in sorted(per_key.items()):
         name = "time." + "".join(c if c.isalnum() or c in "_-." else "_" for c in label)
         metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values))
