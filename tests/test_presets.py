@@ -61,6 +61,8 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
 
     for family in {spec.get("source") for spec in params["dataset"].values()} & set(FIGURES):
         assert f"Figures of the {family} family" in report, f"{preset}: the {family} figures are missing"
+    if any(spec.get("task") == "characters" for spec in params["dataset"].values()):  # a language model's text
+        assert "Generated text (sequence family)" in report
     sig = json.loads((work / "results" / "significance.json").read_text())
     assert set(sig["datasets"]) == set(params["dataset"])
     assert params["tracking"]["enabled"]

@@ -530,3 +530,15 @@ def test_the_summary_says_when_two_units_score_identically_and_claims_no_winner(
     entry["cv"][0]["note"] = "not testable: every replicate gives the same difference"
     line = dataset_line("world", cv, entry, {"alpha": 0.05, "correction": "holm"}, _Fmt(3))
     assert line.startswith("world: pi has the best mean") and line.endswith("gives the same difference.")
+
+
+def test_generated_text_rows_come_from_the_first_replicate_with_line_breaks_marked():
+    from replearn.pipeline.report.family_figures import sequence_samples
+
+    ev = {
+        "models": {
+            "ngram": {"extras": [{"prompt": "To be", "sample": ", or not\nto be"}, {"prompt": "x", "sample": "y"}]},
+            "copy_only": {"extras": [{}]},  # a copy task has no text sample
+        }
+    }
+    assert sequence_samples({"macbeth": ev}) == [("macbeth", "ngram", "To be", ", or not⏎to be")]

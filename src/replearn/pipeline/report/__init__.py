@@ -23,7 +23,7 @@ from pathlib import Path
 from . import family_figures as _family_figures
 from . import figures as _figures
 from . import plots as _plots
-from .document import _Document, _Fmt, _Heading, _Image, _List, _Paragraph
+from .document import _Cell, _Document, _Fmt, _Heading, _Image, _List, _Paragraph, _Table
 from .html import _render_html
 from .markdown import _render_markdown
 from .sections import (
@@ -260,6 +260,24 @@ def build_report(
                 rel = plot(f"family_{_slug(fam_name)}_{i}.png", lambda p, fig=fig: _plots._save(fig, p, dpi))
                 if rel:
                     doc.add(_Image(rel, caption))
+        text_samples = _family_figures.TEXT_SAMPLES.get(fam_name)
+        if text_samples is not None:  # what the language models write, after the same held-out prompt
+            fam_ds = [d for d in order if (crossval[d].get("family") or {}).get("name") == fam_name]
+            samples = text_samples({d: crossval[d] for d in fam_ds})
+            if samples:
+                doc.add(_Heading(2, f"Generated text ({fam_name} family)"))
+                doc.add(
+                    _Paragraph(
+                        "Each unit's continuation of the same held-out prompt, sampled from its predictive "
+                        "distribution in the first replicate (⏎ marks a line break)."
+                    )
+                )
+                doc.add(
+                    _Table(
+                        ("Dataset", "Unit", "Prompt", "Generated"),
+                        tuple(tuple(_Cell(c) for c in row) for row in samples),
+                    )
+                )
 
     across = significance.get("across_datasets")
     cd_image = None

@@ -241,5 +241,23 @@ def _sample_scatters(units: dict, mixture: dict | None):
     return fig
 
 
+# -- sequence: what the language models write
+def sequence_samples(evaluations) -> list[tuple[str, str, str, str]]:
+    """``[(dataset, unit, prompt, sample)]``: the text each unit generated after a held-out prompt in its first
+    replicate (``extras[0]``; only text tasks have samples), in dataset and unit order. Line breaks are shown as
+    "⏎" so that a sample stays one table cell."""
+    rows = []
+    for dataset, ev in sorted(evaluations.items()):
+        for key, model in sorted(_as_dict(ev)["models"].items()):
+            extra = (model.get("extras") or [None])[0] or {}
+            if extra.get("sample"):
+                show = [str(extra.get(k, "")).replace("\n", "⏎") for k in ("prompt", "sample")]
+                rows.append((dataset, key, show[0], show[1]))
+    return rows
+
+
+#: family name -> a function giving ``[(dataset, unit, prompt, sample)]`` of generated text
+TEXT_SAMPLES = {"sequence": sequence_samples}
+
 #: family name -> its figure function (families absent here have only the generic section)
 FIGURES = {"theory": theory_figures, "generative": generative_figures}
