@@ -88,3 +88,18 @@ def test_the_module_entry_point_runs_the_listing():
     )
     assert res.returncode == 0, res.stderr
     assert "logistic_regression" in res.stdout and "conf/models/" in res.stdout
+
+
+def test_where_names_the_tracking_server_under_tracking_server(tmp_path, monkeypatch, capsys):
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    params = {"tracking": {"enabled": True, "experiment": "replearn", "tracking_uri": None, "server": True}}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    assert cli.main(["where"]) == 0
+    out = capsys.readouterr().out
+    assert "tracking=server needs the address of an MLflow server" in out and "sqlite" not in out
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5123")
+    assert cli.main(["where"]) == 0
+    out = capsys.readouterr().out
+    assert "MLflow:   http://127.0.0.1:5123" in out and "the server's UI" in out and "make ui" not in out

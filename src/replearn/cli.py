@@ -163,10 +163,20 @@ def _cmd_where(args) -> int:
     print()
     print(f"Report:   {report}  (Markdown summary: {report.with_suffix('.md')})")
     params = load_params(root / "params.yaml")
-    if params.get("tracking", {}).get("enabled", False):
-        target = resolve_target(root, params["tracking"].get("tracking_uri"))
-        print(f"MLflow:   {target.tracking_uri}")
-        print("          open the UI with `make ui`, then http://127.0.0.1:5000")
+    cfg = params.get("tracking", {})
+    if cfg.get("enabled", False):
+        from .exceptions import ServiceError
+
+        try:
+            target = resolve_target(root, cfg.get("tracking_uri"), server=bool(cfg.get("server")))
+        except ServiceError as exc:  # tracking=server with no address known here
+            print(f"MLflow:   {exc}")
+        else:
+            print(f"MLflow:   {target.tracking_uri}")
+            if target.lock_file is None:  # a server (or MLFLOW_TRACKING_URI): its own UI
+                print(f"          open {target.tracking_uri} in a browser (the server's UI)")
+            else:
+                print("          open the UI with `make ui`, then http://127.0.0.1:5000")
     print("Compare:  .venv/bin/dvc exp show   |   .venv/bin/dvc metrics diff   |   .venv/bin/dvc plots show")
     return 0
 
