@@ -132,6 +132,68 @@ class Family(Protocol):
         """JSON-able facts about the problem for meta.json and the report (sizes, the environment's name)."""
 
 
+def check_dataset(fam, spec) -> None:
+    """The check of a dataset config of family module ``fam`` that ``build`` makes: the schema of
+    ``fam.DATASET_KEYS`` (the config check's own wording), the family as its source, then ``fam.check_spec``'s
+    cross-key conditions. One :class:`~replearn.exceptions.ConfigError` lists every problem."""
+    from ...exceptions import ConfigError
+    from ..config import ListOf, Optional_, _check
+
+    if not isinstance(spec, dict):
+        raise ConfigError(f"a {fam.NAME} dataset must be a mapping, got {type(spec).__name__} {spec!r}")
+    errors: list[str] = []
+    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **fam.DATASET_KEYS}, "dataset", errors)
+    if not errors and spec["source"] != fam.NAME:
+        errors.append(f"dataset.source: expected {fam.NAME!r} for a {fam.NAME} problem, got {spec['source']!r}")
+    if not errors:
+        errors += [f"dataset: {e}" for e in (getattr(fam, "check_spec", None) or (lambda _: []))(spec)]
+    if errors:
+        raise ConfigError(f"invalid {fam.NAME} dataset:\n  - " + "\n  - ".join(errors))
+
+
+def unit_params(units: Mapping[str, Unit], name: str, hp: dict | None) -> dict:
+    """``hp`` over unit ``name``'s defaults, every value checked against its constraints; the first problem is a
+    :class:`~replearn.exceptions.ConfigError` naming the unit (``vae: unknown hyperparameter 'latent'; ...``)."""
+    from ..._constraints import check_params
+    from ...exceptions import ConfigError
+
+    unit = units[name]
+    hp = dict(hp or {})
+    unknown = sorted(set(hp) - set(unit.defaults))
+    if unknown:
+        raise ConfigError(
+            f"{name}: unknown hyperparameter {unknown[0]!r}; valid hyperparameters: {', '.join(sorted(unit.defaults))}"
+        )
+    merged = {**unit.defaults, **hp}
+    try:
+        check_params(dict(unit.constraints), merged)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+    return merged
+
+
+def resolve_unit_params(units: Mapping[str, Unit], name: str, hp: dict | None) -> dict:
+    """``hp`` over unit ``name``'s defaults, with every unknown or out-of-range hyperparameter listed in one
+    :class:`~replearn.exceptions.ConfigError` (``structured_svm.alpha: -1.0 is out of range; expected ...``)."""
+    from ..._constraints import describe, violations
+    from ...exceptions import ConfigError
+
+    unit = units[name]
+    hp = dict(hp or {})
+    errors = [
+        f"{name}.{k}: unknown hyperparameter; valid: {', '.join(sorted(unit.defaults)) or '(none)'}"
+        for k in hp
+        if k not in unit.defaults
+    ]
+    errors += [
+        f"{name}.{k}: {v!r} is out of range; expected {describe(unit.constraints[k])}"
+        for k, v, _ in violations(dict(unit.constraints), hp)
+    ]
+    if errors:
+        raise ConfigError("invalid hyperparameters:\n  - " + "\n  - ".join(errors))
+    return {**unit.defaults, **hp}
+
+
 def load(name: str):
     """The family module ``name`` (see :data:`FAMILY_MODULES`)."""
     if name not in FAMILY_MODULES:

@@ -60,11 +60,11 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ..._constraints import Interval, IntSequence, Options, check_params
+from ..._constraints import Interval, IntSequence, Options
 from ...exceptions import ConfigError, ConvergenceWarning
-from ..config import Choice, ListOf, Optional_, Range
+from ..config import Choice, Optional_, Range
 from ..seeding import derive_seed
-from . import Outcome, Unit
+from . import Outcome, Unit, check_dataset, load, unit_params
 
 NAME = "generative"
 TASK = "density"
@@ -120,25 +120,14 @@ def check_spec(spec: dict) -> list[str]:
     return [f"{k}: only a gaussian_mixture_2d problem takes {k!r}, not digits" for k in _MIXTURE_ONLY if k in spec]
 
 
-def _check_spec(spec: dict) -> dict:
-    from ..config import _check
-
-    if not isinstance(spec, dict):
-        raise ConfigError(f"a generative dataset must be a mapping, got {type(spec).__name__} {spec!r}")
-    errors: list[str] = []
-    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **DATASET_KEYS}, "dataset", errors)
-    if not errors and spec["source"] != NAME:
-        errors.append(f"dataset.source: expected {NAME!r} for a generative problem, got {spec['source']!r}")
-    if not errors:
-        errors += [f"dataset.{e}" for e in check_spec(spec)]
-    if errors:
-        raise ConfigError("invalid generative dataset:\n  - " + "\n  - ".join(errors))
-    return spec
+def _params(unit: str, hp: dict | None) -> dict:
+    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.unit_params`)."""
+    return unit_params(UNITS, unit, hp)
 
 
 def build(spec: dict, seed: int) -> DensityProblem:
     """The problem a dataset config describes (deterministic in ``spec`` and ``seed``)."""
-    spec = _check_spec(spec)
+    check_dataset(load(NAME), spec)
     heldout = float(spec.get("heldout", 0.3))
     if spec["data"] == "digits":
         from ..data import load_dataset
@@ -277,23 +266,6 @@ def _outcome(problem, scores, pictures, samples, *, n_iter, converged, curve, cu
 
 
 # -- units ---------------------------------------------------------------------------------------------------
-def _params(unit: str, hp: dict | None) -> dict:
-    """``hp`` over the unit's defaults, every value checked; a clear ConfigError otherwise."""
-    spec = UNITS[unit]
-    hp = dict(hp or {})
-    unknown = sorted(set(hp) - set(spec.defaults))
-    if unknown:
-        raise ConfigError(
-            f"{unit}: unknown hyperparameter {unknown[0]!r}; valid hyperparameters: {', '.join(sorted(spec.defaults))}"
-        )
-    merged = {**spec.defaults, **hp}
-    try:
-        check_params(dict(spec.constraints), merged)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{unit}: {exc}") from None
-    return merged
-
-
 def _latent_k(unit: str, k: int, problem: DensityProblem) -> int:
     d = problem.X_train.shape[1]
     if k >= d:

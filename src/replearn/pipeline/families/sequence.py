@@ -47,11 +47,11 @@ from typing import Any
 
 import numpy as np
 
-from ..._constraints import Interval, IntSequence, Options, check_params
+from ..._constraints import Interval, IntSequence, Options
 from ...exceptions import ConfigError
-from ..config import Choice, ListOf, Optional_, Range
+from ..config import Choice, Optional_, Range
 from ..seeding import derive_seed
-from . import Outcome, Unit
+from . import Outcome, Unit, check_dataset, load, unit_params
 from .generative import _digest, data_root
 
 NAME = "sequence"
@@ -104,22 +104,6 @@ def check_spec(spec: dict) -> list[str]:
     return [f"{k}: a {spec['task']} problem does not take {k!r}" for k in wrong if k in spec]
 
 
-def _check_spec(spec: dict) -> dict:
-    from ..config import _check
-
-    if not isinstance(spec, dict):
-        raise ConfigError(f"a sequence dataset must be a mapping, got {type(spec).__name__} {spec!r}")
-    errors: list[str] = []
-    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **DATASET_KEYS}, "dataset", errors)
-    if not errors and spec["source"] != NAME:
-        errors.append(f"dataset.source: expected {NAME!r} for a sequence problem, got {spec['source']!r}")
-    if not errors:
-        errors += [f"dataset.{e}" for e in check_spec(spec)]
-    if errors:
-        raise ConfigError("invalid sequence dataset:\n  - " + "\n  - ".join(errors))
-    return spec
-
-
 def load_text(name: str) -> str:
     """The shipped text ``name`` (checked against data/reference/SHA256SUMS), markdown emphasis removed."""
     from ...reproductions._data import reference_path
@@ -130,9 +114,14 @@ def load_text(name: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
+def _params(unit: str, hp: dict | None) -> dict:
+    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.unit_params`)."""
+    return unit_params(UNITS, unit, hp)
+
+
 def build(spec: dict, seed: int) -> SequenceProblem:
     """The problem a dataset config describes (deterministic in ``spec`` and ``seed``)."""
-    spec = _check_spec(spec)
+    check_dataset(load(NAME), spec)
     if spec["task"] in ("copy", "reverse"):
         from ...deep import make_copy_task
 
@@ -239,23 +228,6 @@ def _sample_text(problem: SequenceProblem, next_logp, seed: int) -> dict:
 
 
 # -- units ---------------------------------------------------------------------------------------------------
-def _params(unit: str, hp: dict | None) -> dict:
-    """``hp`` over the unit's defaults, every value checked; a clear ConfigError otherwise."""
-    spec = UNITS[unit]
-    hp = dict(hp or {})
-    unknown = sorted(set(hp) - set(spec.defaults))
-    if unknown:
-        raise ConfigError(
-            f"{unit}: unknown hyperparameter {unknown[0]!r}; valid hyperparameters: {', '.join(sorted(spec.defaults))}"
-        )
-    merged = {**spec.defaults, **hp}
-    try:
-        check_params(dict(spec.constraints), merged)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{unit}: {exc}") from None
-    return merged
-
-
 def _windows(segments, masks, length: int, stride: int, unit: str) -> tuple[np.ndarray, np.ndarray]:
     """Rows of at most ``length`` tokens covering every scored position once, with their target masks.
 

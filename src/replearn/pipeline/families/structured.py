@@ -28,8 +28,7 @@ import dataclasses
 
 import numpy as np
 
-from ..._constraints import Boolean, Interval, Options, violations
-from ..._constraints import describe as describe_constraint
+from ..._constraints import Boolean, Interval, Options
 from ...exceptions import ConfigError
 from ...structured import (
     DAgger,
@@ -41,9 +40,9 @@ from ...structured import (
     rollout,
     sample_hmm,
 )
-from ..config import Choice, ListOf, Optional_, Range
+from ..config import Choice, Optional_, Range
 from ..seeding import derive_seed
-from . import Outcome, Unit
+from . import Outcome, Unit, check_dataset, load, resolve_unit_params
 
 NAME = "structured"
 TASK = "sequence_labelling"
@@ -101,16 +100,9 @@ def check_spec(spec: dict) -> list[str]:
     return out
 
 
-def _check_spec(spec: dict) -> dict:
-    """The whole check the config stage makes (keys, then :func:`check_spec`); the settings with defaults."""
-    from ..config import _check  # the schema checker every config section goes through (same wording)
-
-    errors: list[str] = []
-    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **DATASET_KEYS}, "dataset", errors)
-    if not errors:
-        errors = [f"dataset: {e}" for e in check_spec(spec)]
-    if errors:
-        raise ConfigError("invalid structured dataset:\n  - " + "\n  - ".join(errors))
+def _settings(spec: dict) -> dict:
+    """The checked dataset config with its defaults."""
+    check_dataset(load(NAME), spec)
     return {**_DEFAULTS, **{k: v for k, v in spec.items() if v is not None}}
 
 
@@ -120,9 +112,14 @@ def _token_rates(pred: list, gold: list) -> tuple[float, float]:
     return sum(wrong) / sum(len(y) for y in gold), float(np.mean([w > 0 for w in wrong]))
 
 
+def _resolve(unit: str, hp: dict | None) -> dict:
+    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.resolve_unit_params`)."""
+    return resolve_unit_params(UNITS, unit, hp)
+
+
 def build(spec: dict, seed: int) -> SequenceProblem:
     """Sample the HMM and its training and held-out sequences (deterministic in ``spec`` and ``seed``)."""
-    s = _check_spec(spec)
+    s = _settings(spec)
     K, V = int(s["n_labels"]), int(s["n_observations"])
     start, trans, emit = make_hmm_params(
         K,
@@ -167,24 +164,6 @@ def describe(problem: SequenceProblem) -> dict:
         "bayes_hamming_loss": float(problem.bayes_hamming_loss),
         "bayes_sequence_error": float(problem.bayes_sequence_error),
     }
-
-
-def _resolve(unit: str, hp: dict | None) -> dict:
-    """The unit's defaults updated with ``hp``; unknown or out-of-range hyperparameters raise ConfigError."""
-    spec = UNITS[unit]
-    hp = dict(hp or {})
-    errors = [
-        f"{unit}.{k}: unknown hyperparameter; valid: {', '.join(sorted(spec.defaults))}"
-        for k in hp
-        if k not in spec.defaults
-    ]
-    errors += [
-        f"{unit}.{k}: {v!r} is out of range; expected {describe_constraint(spec.constraints[k])}"
-        for k, v, _ in violations(dict(spec.constraints), hp)
-    ]
-    if errors:
-        raise ConfigError("invalid hyperparameters:\n  - " + "\n  - ".join(errors))
-    return {**spec.defaults, **hp}
 
 
 def _scores(pred, problem: SequenceProblem) -> dict:

@@ -42,12 +42,10 @@ import math
 import numpy as np
 
 from ..._constraints import Interval
-from ..._constraints import describe as describe_constraint
-from ..._constraints import violations as constraint_violations
 from ...exceptions import ConfigError
 from ...theory import hoeffding_bound, test_set_bound, uniform_convergence_gap
-from ..config import ListOf, Optional_, Range
-from . import Outcome, Unit
+from ..config import Optional_, Range
+from . import Outcome, Unit, check_dataset, load, resolve_unit_params
 
 NAME = "theory"
 TASK = "simulation"
@@ -101,16 +99,14 @@ def check_spec(spec: dict) -> list[str]:
     return []
 
 
+def _resolve(unit: str, hp: dict | None) -> dict:
+    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.resolve_unit_params`)."""
+    return resolve_unit_params(UNITS, unit, hp)
+
+
 def build(spec: dict, seed: int) -> Simulation:
     """The simulation settings of a dataset config (``seed`` unused: the trials are drawn by each unit's seed)."""
-    from ..config import _check  # the schema checker every config section goes through (same wording)
-
-    errors: list[str] = []
-    _check(spec, {"source": str, "models": Optional_(ListOf(str)), **DATASET_KEYS}, "dataset", errors)
-    if not errors:
-        errors = [f"dataset: {e}" for e in check_spec(spec)]
-    if errors:
-        raise ConfigError("invalid theory dataset:\n  - " + "\n  - ".join(errors))
+    check_dataset(load(NAME), spec)
     s = {**_DEFAULTS, **{k: v for k, v in spec.items() if v is not None}}
     return Simulation(
         n=int(s["n"]),
@@ -131,24 +127,6 @@ def describe(problem: Simulation) -> dict:
         "uniform_convergence_gap": uniform_convergence_gap(problem.n, problem.delta, problem.n_hypotheses),
         "best_threshold_risk": float(min(_threshold_risks(problem))),
     }
-
-
-def _resolve(unit: str, hp: dict | None) -> dict:
-    """The unit's defaults updated with ``hp``; unknown or out-of-range hyperparameters raise ConfigError."""
-    spec = UNITS[unit]
-    hp = dict(hp or {})
-    errors = [
-        f"{unit}.{k}: unknown hyperparameter; valid: {', '.join(sorted(spec.defaults)) or '(none)'}"
-        for k in hp
-        if k not in spec.defaults
-    ]
-    errors += [
-        f"{unit}.{k}: {v!r} is out of range; expected {describe_constraint(spec.constraints[k])}"
-        for k, v, _ in constraint_violations(dict(spec.constraints), hp)
-    ]
-    if errors:
-        raise ConfigError("invalid hyperparameters:\n  - " + "\n  - ".join(errors))
-    return {**spec.defaults, **hp}
 
 
 def _quantile(values: np.ndarray, delta: float) -> float:
