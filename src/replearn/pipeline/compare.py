@@ -68,23 +68,107 @@ def settings(cfg: dict) -> dict:
     return out
 
 
+def question(cv: records.EvaluationResult) -> str:
+    """What a verdict on this dataset answers: ``"population"`` (another dataset of this size from the same
+    distribution: the records carry the half-sampling fits that estimate the data-sampling variance),
+    ``"split"`` (seeds on one fixed held-out part: these training and held-out examples only), ``"problem"``
+    (an experiment family: this problem, over seeds) or ``"resampling"`` (resampling splits without
+    half-sampling: the corrected resampled t-test's heuristic stands in for the data-sampling variance)."""
+    if cv.family:
+        return "problem"
+    if cv.variance:
+        return "population"
+    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    return "split" if kind == "seed" else "resampling"
+
+
 def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
-    """The per-dataset test for the design: independent replicates (seeds) get ``stats.replicate_test``
-    (paired by seed; never the corrected resampled t-test, which is for overlapping training sets), splits of
-    resampling get :func:`resolve_pairwise_test`."""
-    if cv.replicate_kind == "seed":
-        return settings(cfg)["replicate_test"]
+    """The per-dataset test for the design.
+
+    * records with half-sampling fits (design=cv, seeds with ``resample_split``, sweeps over cv replicates):
+      ``half_sampling_ttest`` under ``pairwise_test: auto`` -- the population question;
+    * independent replicates on one held-out part (seeds): ``stats.replicate_test`` (paired by seed) -- the
+      question "on this held-out part";
+    * splits of resampling without half-sampling: :func:`resolve_pairwise_test`.
+    """
+    cfg = settings(cfg)
+    if cv.variance and cfg["pairwise_test"] in ("auto", "half_sampling_ttest"):
+        return "half_sampling_ttest"
+    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    if kind == "seed" and not cv.variance:
+        return cfg["replicate_test"]
     return resolve_pairwise_test(cfg, cv.scheme.name)
 
 
 def resolve_pairwise_test(cfg: dict, scheme_name: str | None) -> str:
-    """The per-dataset CV test: "auto" is the 5x2cv t-test for the 5x2 scheme, else the corrected t-test."""
+    """The per-dataset CV test without half-sampling fits: "auto" is the 5x2cv t-test for the 5x2 scheme, else
+    the corrected t-test."""
     test = cfg["pairwise_test"]
     if test == "auto":
         return "cv52_ttest" if scheme_name == "5x2" else "corrected_resampled_ttest"
+    if test == "half_sampling_ttest":
+        raise ValueError(
+            "stats.pairwise_test half_sampling_ttest needs the half-sampling fits (cv.half_sampling.subsamples > 0 "
+            "and a design that resamples the data: design=cv, or design=seeds with resample_split: true)"
+        )
     if test.startswith("cv52") and scheme_name != "5x2":
         raise ValueError(f"stats.pairwise_test {test} needs cv.scheme 5x2, got {scheme_name!r}")
     return test
+
+
+def half_scores(cv: records.EvaluationResult, metric: str, point=None) -> dict[str, np.ndarray | None]:
+    """Per model, the (subsamples, repeats) inner scores of half-sampling at ``point`` (None: not a sweep): the
+    mean over each inner repeat's folds. A model with a missing score gets None."""
+    var = cv.variance or {}
+    reps = var.get("replicates") or []
+    b, r = int(var.get("subsamples") or 0), int(var.get("repeats") or 0)
+    idx = [i for i, rep in enumerate(reps) if rep.get("point") == point]
+    out: dict[str, np.ndarray | None] = {}
+    for key, scores in (var.get("models") or {}).items():
+        vals = scores.get(metric)
+        if vals is None or not idx or any(vals[i] is None for i in idx):
+            out[key] = None
+            continue
+        total, count = np.zeros((b, r)), np.zeros((b, r))
+        for i in idx:
+            total[reps[i]["subsample"], reps[i]["repeat"]] += float(vals[i])
+            count[reps[i]["subsample"], reps[i]["repeat"]] += 1
+        out[key] = total / np.maximum(count, 1)
+    return out
+
+
+def _repeat_ids(cv: records.EvaluationResult) -> np.ndarray | None:
+    """The repeat of each split (folds of one repeat share it); None for independent replicates (seeds)."""
+    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    if kind == "seed":
+        return None
+    return np.array([s.repeat if s.repeat is not None else i for i, s in enumerate(cv.splits)])
+
+
+def pair_test(cv: records.EvaluationResult, cfg: dict, test: str, sa, sb, a: str, b: str, half=None):
+    """The configured test of models ``a`` and ``b`` (scores ``sa``, ``sb``) on the records ``cv``."""
+    func = registry.get(test).func  # the registry names the function of every configured test
+    if test == "half_sampling_ttest":
+        half = half if half is not None else half_scores(cv, cv.primary_metric)
+        if half.get(a) is None or half.get(b) is None:
+            raise ValueError(f"no half-sampling scores of {a!r} and {b!r} on {cv.dataset!r}")
+        var = cv.variance or {}
+        return func(
+            sa,
+            sb,
+            half_a=half[a],
+            half_b=half[b],
+            n_examples=int(var["n_examples"]),
+            subsample_size=int(var["subsample_size"]),
+            repeat=_repeat_ids(cv),
+        )
+    if test == "corrected_resampled_ttest":
+        n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
+        n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
+        return func(sa, sb, n_train, n_test)
+    if test.startswith("cv52"):
+        return func(sa[_split_order(cv)], sb[_split_order(cv)])  # Dietterich's statistic reads repeat by repeat
+    return func(sa, sb)
 
 
 def _adjust(pvalues: list[float], correction: str) -> tuple[list[float], str]:
@@ -116,15 +200,12 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
     test = resolve_test(cfg, cv)
-    n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
-    n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
-    order = _split_order(cv)
+    half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows = []
     for a, b in itertools.combinations(sorted(cv.models), 2):
         sa = np.asarray(cv.models[a].scores[metric], dtype=np.float64)
         sb = np.asarray(cv.models[b].scores[metric], dtype=np.float64)
-        func = registry.get(test).func  # the registry names the function of every configured test
-        if cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
+        if test != "half_sampling_ttest" and cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
             rows.append(
                 {
                     "model_a": a,
@@ -144,18 +225,14 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
                         "identical scores on every replicate (they reach the same result whatever the seed): "
                         "there is nothing to test"
                         if np.array_equal(sa, sb)
-                        else "not testable: every replicate gives the same difference (the "
-                        "models do not depend on their seed); use design=cv or design.resample_split=true"
+                        else "not testable: every replicate gives the same difference on this held-out "
+                        "part (the models do not depend on their seed); use design=cv for a comparison over "
+                        "datasets"
                     ),
                 }
             )
             continue
-        if test == "corrected_resampled_ttest":
-            res = func(sa, sb, n_train, n_test)
-        elif test.startswith("cv52"):
-            res = func(sa[order], sb[order])  # Dietterich's statistic reads the splits repeat by repeat
-        else:
-            res = func(sa, sb)
+        res = pair_test(cv, cfg, test, sa, sb, a, b, half)
         d = res.to_dict()
         rows.append(
             {
@@ -172,6 +249,8 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
                 "effect_size_name": d["effect_size_name"],
                 "ci": d["ci"],
                 "conventions": d["conventions"],
+                "standard_error": d["extra"].get("standard_error"),
+                "between_share": d["extra"].get("between_share"),
             }
         )
     _finish_rows(rows, cfg, hib)
@@ -187,14 +266,24 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     hib = cv.greater_is_better[metric]
     n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
     n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
-    independent = cv.replicate_kind == "seed"  # independent replicates: no correlation between them
+    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    independent = kind == "seed"  # independent replicates: no correlation between them
+    test = resolve_test(cfg, cv)
+    half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows = []
     for a, b in itertools.combinations(sorted(cv.models), 2):
         sa = np.asarray(cv.models[a].scores[metric], dtype=np.float64)
         sb = np.asarray(cv.models[b].scores[metric], dtype=np.float64)
         rope = _rope(cfg, np.r_[sa, sb])
-        kw = {"rho": 0.0} if independent else {"n_train": n_train, "n_test": n_test}
-        r = stats.bayesian_correlated_ttest(sa, sb, rope=rope, **kw).to_dict()
+        if half is not None:  # the frequentist test's standard error and df: one variance for both analyses
+            t = pair_test(cv, cfg, test, sa, sb, a, b, half)
+            r = stats.bayesian_t_posterior(
+                float(np.mean(sa - sb)), t.extra["standard_error"], t.df, rope=rope, source="half-sampling"
+            ).to_dict()
+            r["extra"]["rho"] = None
+        else:
+            kw = {"rho": 0.0} if independent else {"n_train": n_train, "n_test": n_test}
+            r = stats.bayesian_correlated_ttest(sa, sb, rope=rope, **kw).to_dict()
         rows.append(
             {
                 "model_a": a,
@@ -209,7 +298,36 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
                 "rho": r["extra"]["rho"],
             }
         )
+    bayesian_decisions(rows, cfg)
     return rows
+
+
+def bayesian_decisions(rows: list[dict], cfg: dict) -> None:
+    """The Bayesian verdict of every pair, with the same multiplicity control as the p-values.
+
+    A pair is "practically better" for one model when the posterior probability of the other side, doubled
+    (two directions) and adjusted over the pairs by ``stats.correction``, is at most alpha; with one pair this
+    is ``P(better) >= 1 - alpha/2`` (0.975). Since the ROPE only moves mass away from "better", a practically
+    better verdict implies the frequentist test's (same standard error, same correction), so the report never
+    prints a Bayesian winner under a null more often than the test it stands beside. "Practically equivalent"
+    needs ``P(ROPE) >= 1 - alpha`` (0.95). Adds ``p_decision`` (adjusted), ``decision`` ("a_better",
+    "b_better", "equivalent", "undecided") and ``decision_rule`` to each row.
+    """
+    alpha = float(cfg["alpha"])
+    raw = [min(1.0, 2.0 * (1.0 - max(r["p_a_better"], r["p_b_better"]))) for r in rows]
+    adjusted, used = _adjust(raw, cfg["correction"])
+    for r, p in zip(rows, adjusted):
+        r["p_decision"] = p
+        if is_significant(p, alpha):
+            r["decision"] = "a_better" if r["p_a_better"] >= r["p_b_better"] else "b_better"
+        elif r["p_equivalent"] >= 1.0 - alpha:
+            r["decision"] = "equivalent"
+        else:
+            r["decision"] = "undecided"
+        r["decision_rule"] = (
+            f"better: 2(1 - P(better)) <= {alpha:g} after {used} over {len(rows)} pair(s); "
+            f"equivalent: P(ROPE) >= {1 - alpha:g}"
+        )
 
 
 def _finite(value):
@@ -567,12 +685,22 @@ def compare(
     resolved = {resolve_test(cfg, cv if cv.replicate_kind != "sweep" else _inner_view(cv)) for cv in crossval.values()}
     datasets = {}
     sweeps = {d: compare_sweep(crossval[d], cfg) for d in crossval if crossval[d].replicate_kind == "sweep"}
+    swept = {d: crossval[d] for d in sweeps}
     crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
     for d in sorted(crossval):
-        entry: dict = {"cv": compare_cv(crossval[d], cfg), "test_set": compare_test_set(train_results[d], cfg)}
+        rows = compare_cv(crossval[d], cfg)
+        if d in sweeps:
+            rows = compare_sweep_models(swept[d], sweeps[d], rows, cfg)
+        entry: dict = {"cv": rows, "test_set": compare_test_set(train_results[d], cfg)}
         entry["bayesian"] = compare_bayesian(crossval[d], cfg)
+        _nest_bayesian(entry["bayesian"], rows)
         entry["design"] = crossval[d].scheme.design
         entry["replicates"] = crossval[d].replicate_kind
+        entry["question"] = question(crossval[d] if d not in sweeps else swept[d])
+        entry["n_replicates"] = len(crossval[d].splits)
+        entry["means"] = {
+            k: _mean_or_none(m.scores.get(crossval[d].primary_metric) or []) for k, m in crossval[d].models.items()
+        }
         if d in sweeps:
             entry["sweep"] = sweeps[d]
         entry["test_set_metric"] = compare_test_set_metric(train_results[d], crossval[d].primary_metric, cfg, seed=seed)
@@ -596,6 +724,27 @@ def compare(
         "across_pairs": compare_across_pairs(crossval, cfg, seed=seed),
         "excluded": excluded,
     }
+
+
+def _mean_or_none(values) -> float | None:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals and len(vals) == len(values) else None
+
+
+def _nest_bayesian(bayes_rows: list[dict], cv_rows: list[dict]) -> None:
+    """A Bayesian "better" verdict stands only where the frequentist row names the same winner: with one
+    standard error for both (half-sampling) this holds by construction, and it keeps a Bayesian table on a
+    sweep's selected points or on the corrected t's heuristic from claiming more than the selection-aware test.
+    """
+    for br in bayes_rows:
+        if br.get("decision") not in ("a_better", "b_better"):
+            continue
+        row, _ = next(((r, True) for r in cv_rows if (r["model_a"], r["model_b"]) == (br["model_a"], br["model_b"])),
+                      (None, True))
+        want = br["model_a"] if br["decision"] == "a_better" else br["model_b"]
+        if row is None or row.get("winner") != want:
+            br["decision"] = "undecided"
+            br["decision_note"] = "the frequentist test of this pair (same question) does not name this winner"
 
 
 def comparable(
@@ -661,8 +810,11 @@ def _inner_view(cv: records.EvaluationResult) -> records.EvaluationResult:
     return _select(cv, {k: idx for k in cv.models})
 
 
-def _select(cv: records.EvaluationResult, idx: dict[str, list[int]]) -> records.EvaluationResult:
-    """A view with, per model, the replicates ``idx[model]`` (same count for every model), as inner replicates."""
+def _select(
+    cv: records.EvaluationResult, idx: dict[str, list[int]], points: dict[str, object] | None = None
+) -> records.EvaluationResult:
+    """A view with, per model, the replicates ``idx[model]`` (same count for every model), as inner replicates;
+    ``points`` (model -> its sweep point) carries each model's half-sampling scores at that point along."""
     any_idx = next(iter(idx.values()))
     kind = _inner_kind(cv)
     splits = [dataclasses.replace(cv.splits[i], kind=kind, point=None, index=j) for j, i in enumerate(any_idx)]
@@ -676,86 +828,224 @@ def _select(cv: records.EvaluationResult, idx: dict[str, list[int]]) -> records.
             converged=[m.converged[i] for i in pick],
             correct=None if m.correct is None else [m.correct[i] for i in pick],
         )
-    return dataclasses.replace(cv, splits=splits, models=models)
+    variance = None
+    if cv.variance and points is not None:
+        reps = cv.variance["replicates"]
+        first = points[next(iter(points))]
+        base = [i for i, r in enumerate(reps) if r.get("point") == first]
+        key_of = {(r["subsample"], r["repeat"], r["fold"], repr(r.get("point"))): i for i, r in enumerate(reps)}
+        vmodels = {}
+        for k, scores in cv.variance["models"].items():
+            pos = [key_of.get((reps[i]["subsample"], reps[i]["repeat"], reps[i]["fold"], repr(points[k]))) for i in base]
+            vmodels[k] = {met: [None if j is None else v[j] for j in pos] for met, v in scores.items()}
+        variance = {
+            **cv.variance,
+            "replicates": [dict(reps[i], point=None) for i in base],
+            "models": vmodels,
+        }
+    return dataclasses.replace(cv, splits=splits, models=models, variance=variance)
+
+
+def swept_models(cv: records.EvaluationResult) -> list[str]:
+    """The models the sweep's axis changes: all of them for a data axis (n_train, n_features), else the one
+    named by ``<model>.<hyperparameter>`` (the others are refitted with the same settings at every point)."""
+    axis = cv.scheme.axis or ""
+    if axis in ("n_train", "n_features") or "." not in axis:
+        return sorted(cv.models)
+    key = axis.partition(".")[0]
+    return [key] if key in cv.models else sorted(cv.models)
+
+
+def sweep_covariance(cv: records.EvaluationResult, metric: str):
+    """The covariance of every (model, point) mean of a sweep: columns, :class:`stats.MeanCovariance`.
+
+    Replicate r is the same split (or seed) at every point, so the points pair by replicate; with half-sampling
+    fits the covariance holds the data-sampling term (population question), else it is conditional."""
+    values = list(cv.scheme.values or [])
+    at = {repr(p): [i for i, s in enumerate(cv.splits) if s.point == p] for p in values}
+    n_rep = min(len(v) for v in at.values())
+    columns, cols = [], []
+    halves = {repr(p): half_scores(cv, metric, point=p) for p in values} if cv.variance else None
+    hcols = []
+    for key in sorted(cv.models):
+        sc = cv.models[key].scores[metric]
+        for p in values:
+            v = [sc[i] for i in at[repr(p)][:n_rep]]
+            h = halves[repr(p)].get(key) if halves is not None else None
+            if any(x is None for x in v) or (halves is not None and h is None):
+                continue
+            columns.append((key, p))
+            cols.append(np.asarray(v, dtype=np.float64))
+            if h is not None:
+                hcols.append(h)
+    if not columns:
+        return [], None
+    first = [cv.splits[i] for i in at[repr(values[0])][:n_rep]]
+    kind = _inner_kind(cv)
+    repeat = None if kind == "seed" else np.array([s.repeat if s.repeat is not None else j for j, s in enumerate(first)])
+    kw = {}
+    if cv.variance and hcols:
+        kw = {
+            "half_scores": np.stack(hcols, axis=2),
+            "n_examples": int(cv.variance["n_examples"]),
+            "subsample_size": int(cv.variance["subsample_size"]),
+        }
+    return columns, stats.mean_covariance(np.stack(cols, axis=1), repeat=repeat, **kw)
+
+
+def _family_pvalues(mc, col: dict, pairs: list[tuple], seed: int) -> np.ndarray:
+    """Single-step max-t adjusted p-values of the contrasts ``col[a] - col[b]`` for (a, b) in ``pairs``."""
+    m = len(mc.means)
+    weights = np.zeros((len(pairs), m))
+    for j, (a, b) in enumerate(pairs):
+        weights[j, col[a]] += 1.0
+        weights[j, col[b]] -= 1.0
+    est = weights @ mc.means
+    cov = weights @ mc.cov @ weights.T
+    return stats.max_t_adjusted(est, cov, mc.df, seed=seed)
 
 
 def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
-    """Per model: the mean, standard deviation and standard error of the primary metric at every point, the
-    best point, the one-standard-error choice (the first point, in the configured order, whose mean is within
-    one standard error of the best) and the best point against each neighbour by the design's test (paired by
-    replicate)."""
+    """Per model: the mean and standard error of the primary metric at every point, the best point, the one-SE
+    choice and the best point against its neighbours, each test aware of the selection.
+
+    * **Standard errors** come from the covariance of the point means (:func:`sweep_covariance`): with
+      half-sampling fits they include the data-sampling term (the population question), else they are the
+      replicates' (conditional on the held-out part).
+    * **Best vs neighbours** is one family per model, every adjacent pair of points, tested by the single-step
+      max-t procedure (:func:`replearn.stats.max_t_adjusted`): whichever point turns out best, its comparisons
+      are in the family, so choosing the best point on the same replicates cannot inflate the error rate.
+    * **One-SE rule**: the simplest point -- the first in ``design.simplest`` order ("first": the configured
+      order, "last": reversed) -- whose mean is within one standard error of the best point's mean.
+    """
     cfg = settings(cfg)
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
     values = list(cv.scheme.values or [])
-    at = {repr(p): [i for i, s in enumerate(cv.splits) if s.point == p] for p in values}
+    simplest = cv.scheme.simplest or "first"
+    columns, mc = sweep_covariance(cv, metric)
+    col = {c: j for j, c in enumerate(columns)}
+    swept = swept_models(cv)
     models_out: dict[str, dict] = {}
-    out = {"axis": cv.scheme.axis, "values": values, "metric": metric, "models": models_out}
-    for key, m in cv.models.items():
-        scores = m.scores[metric]
+    out = {
+        "axis": cv.scheme.axis,
+        "values": values,
+        "metric": metric,
+        "models": models_out,
+        "swept": swept,
+        "simplest": simplest,
+        "question": question(cv),
+        "neighbour_test": "single-step max-t over the adjacent points (selection-aware)",
+        "se": "population (half-sampling)" if cv.variance else "replicates (conditional)",
+    }
+    for key in sorted(cv.models):
         curve = []
         for p in values:
-            v = np.array([scores[i] for i in at[repr(p)] if scores[i] is not None], dtype=np.float64)
-            sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+            j = col.get((key, p))
             curve.append(
                 {
                     "point": p,
-                    "mean": float(v.mean()) if v.size else None,
-                    "std": sd,
-                    "se": sd / np.sqrt(v.size) if v.size else None,
-                    "n": int(v.size),
+                    "mean": float(mc.means[j]) if j is not None else None,
+                    "se": float(np.sqrt(max(mc.cov[j, j], 0.0))) if j is not None else None,
                 }
             )
         valid = [i for i, c in enumerate(curve) if c["mean"] is not None]
         if not valid:
             models_out[key] = {"curve": curve, "best": None, "one_se": None, "neighbours": []}
             continue
+        if key not in swept:  # the axis does not change this model: its replicates at the first point
+            models_out[key] = {"curve": curve, "best": values[valid[0]], "one_se": None, "neighbours": [],
+                               "swept": False}
+            continue
         best = (max if hib else min)(valid, key=lambda i: curve[i]["mean"])
-        bound = curve[best]["mean"] - curve[best]["se"] if hib else curve[best]["mean"] + curve[best]["se"]
-        one_se = next(i for i in valid if (curve[i]["mean"] >= bound if hib else curve[i]["mean"] <= bound))
+        se_best = curve[best]["se"] or 0.0
+        bound = curve[best]["mean"] - se_best if hib else curve[best]["mean"] + se_best
+        order = valid if simplest == "first" else valid[::-1]
+        one_se = next(i for i in order if (curve[i]["mean"] >= bound if hib else curve[i]["mean"] <= bound))
+        adjacent = [((key, values[i]), (key, values[i + 1])) for i in valid[:-1] if i + 1 in valid]
         rows = []
-        for nb in (best - 1, best + 1):
-            if nb not in valid:
-                continue
-            view = _select(cv, {k: at[repr(values[best])] for k in cv.models})  # the inner replicates
-            sa = np.array([scores[i] for i in at[repr(values[best])]], dtype=np.float64)
-            sb = np.array([scores[i] for i in at[repr(values[nb])]], dtype=np.float64)
-            test = resolve_test(cfg, view)
-            func = registry.get(test).func
-            if test == "corrected_resampled_ttest":
-                n_tr = np.array([s.n_train for s in view.splits], float)
-                n_te = np.array([s.n_test for s in view.splits], float)
-                res = func(sa, sb, n_tr, n_te)
-            elif test.startswith("cv52"):
-                order = _split_order(view)
-                res = func(sa[order], sb[order])
-            else:
-                res = func(sa, sb)
-            rows.append(
-                {
-                    "best": values[best],
-                    "neighbour": values[nb],
-                    "test": test,
-                    "mean_difference": float(sa.mean() - sb.mean()),
-                    "statistic": _finite(float(res.statistic)),
-                    "pvalue": float(res.pvalue),
-                }
-            )
-        adjusted, _ = _adjust([r["pvalue"] for r in rows], cfg["correction"])
-        for r, p in zip(rows, adjusted):
-            r["pvalue_adjusted"] = p
-            r["significant"] = is_significant(p, cfg["alpha"])
-        models_out[key] = {"curve": curve, "best": values[best], "one_se": values[one_se], "neighbours": rows}
+        if adjacent:
+            padj = _family_pvalues(mc, col, adjacent, derive_seed(int(cv.scheme.seed or 0), "sweep", cv.dataset, key))
+            by_pair = {(a[1], b[1]): float(p) for (a, b), p in zip(adjacent, padj)}
+            for nb in (best - 1, best + 1):
+                if nb not in valid:
+                    continue
+                lo, hi = (nb, best) if nb < best else (best, nb)
+                p_adj = by_pair.get((values[lo], values[hi]))
+                if p_adj is None:
+                    continue
+                jb, jn = col[(key, values[best])], col[(key, values[nb])]
+                diff, var = mc.pair(jb, jn)
+                rows.append(
+                    {
+                        "best": values[best],
+                        "neighbour": values[nb],
+                        "test": "max_t_adjacent",
+                        "mean_difference": diff,
+                        "statistic": _finite(diff / np.sqrt(var)) if var > 0 else None,
+                        "pvalue": p_adj,
+                        "pvalue_adjusted": p_adj,
+                        "significant": is_significant(p_adj, cfg["alpha"]),
+                        "family": len(adjacent),
+                    }
+                )
+        models_out[key] = {
+            "curve": curve,
+            "best": values[best],
+            "one_se": values[one_se],
+            "neighbours": rows,
+            "swept": True,
+        }
     return out
 
 
 def best_point_view(cv: records.EvaluationResult, sweep: dict) -> records.EvaluationResult:
-    """Each model at its best point of the sweep, paired by replicate: the rows of the between-model tests."""
+    """Each model at its best point of the sweep (a model the axis does not change: its first point), paired by
+    replicate: the view the between-model rows, the Bayesian table and the summary read."""
     values = list(cv.scheme.values or [])
-    idx = {}
+    idx, points = {}, {}
     for key in cv.models:
         best = sweep["models"][key]["best"]
         point = values[0] if best is None else best
+        points[key] = point
         idx[key] = [i for i, s in enumerate(cv.splits) if s.point == point]
-    view = _select(cv, idx)
+    n = min(len(v) for v in idx.values())
+    idx = {k: v[:n] for k, v in idx.items()}
+    view = _select(cv, idx, points)
     return dataclasses.replace(view, scheme=dataclasses.replace(cv.scheme, design="sweep"))
+
+
+def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: list[dict], cfg: dict) -> list[dict]:
+    """The between-model rows of a sweep, with the selection inside the null: the p-value of models A and B at
+    their best points is the single-step max-t over every point combination that could have been chosen
+    (all points of a swept model, the first point of one the axis does not change), then adjusted over the
+    model pairs by ``stats.correction``. Means, differences and intervals stay those of the best points."""
+    cfg = settings(cfg)
+    metric = cv.primary_metric
+    hib = cv.greater_is_better[metric]
+    values = list(cv.scheme.values or [])
+    columns, mc = sweep_covariance(cv, metric)
+    if mc is None:
+        return view_rows
+    col = {c: j for j, c in enumerate(columns)}
+    swept = set(sweep.get("swept") or [])
+    rows = []
+    for r in view_rows:
+        r = dict(r)
+        if r.get("pvalue") is None:
+            rows.append(r)
+            continue
+        a, b = r["model_a"], r["model_b"]
+        pa = [p for p in values if (a, p) in col] if a in swept else [sweep["models"][a]["best"]]
+        pb = [p for p in values if (b, p) in col] if b in swept else [sweep["models"][b]["best"]]
+        family = [((a, p), (b, q)) for p in pa for q in pb]
+        chosen = ((a, sweep["models"][a]["best"]), (b, sweep["models"][b]["best"]))
+        if chosen not in family or any(x not in col for pair in family for x in pair):
+            rows.append(r)
+            continue
+        padj = _family_pvalues(mc, col, family, derive_seed(int(cv.scheme.seed or 0), "sweep_models", cv.dataset, a, b))
+        r["pvalue"] = float(padj[family.index(chosen)])
+        r["selection"] = f"single-step max-t over {len(family)} point combination(s)"
+        rows.append(r)
+    _finish_rows(rows, cfg, hib)
+    return rows

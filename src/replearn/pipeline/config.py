@@ -354,6 +354,14 @@ SCHEMA = {
         "repeats": Range(int, 1, 1000),
         "n_jobs": int,
         "progress": (bool, Choice(["auto"], "progress")),
+        "half_sampling": Optional_(
+            {
+                "subsamples": Range(int, 0, 1000, why="0: no population variance (the corrected t's heuristic)"),
+                "repeats": Range(int, 2, 100, why="inner repeats; 2 or more estimate the inner split noise"),
+                "folds": Range(int, 2, 100),
+                "fraction": Optional_(Range(float, 0.2, 0.8, why="subsample size over the training part")),
+            }
+        ),
     },
     "design": {
         "name": Choice(DESIGNS, "design"),
@@ -363,6 +371,7 @@ SCHEMA = {
         "axis": Optional_(str),
         "values": Optional_(ListOf((int, float, str))),
         "replicates": Optional_(Choice(["cv", "seeds"], "replicates of a sweep")),
+        "simplest": Optional_(Choice(["first", "last"], "end of design.values with the simplest model")),
     },
     "stats": {
         "alpha": Range(float, 0.0, 1.0, open_lo=True, open_hi=True),
@@ -760,10 +769,14 @@ def _check_resources(params: dict, errors: list[str]) -> None:
     """Refuse, before any work, settings whose cost is far beyond an experiment (limits documented above)."""
     cv = params["cv"]
     fits = cv["folds"] * cv["repeats"]
-    if fits > MAX_CV_FITS:
+    hs = cv.get("half_sampling") or {}
+    half = int(hs.get("subsamples", 0) or 0) * int(hs.get("repeats", 0) or 0) * int(hs.get("folds", 0) or 0)
+    if fits + half > MAX_CV_FITS:
         errors.append(
-            f"cv: folds x repeats = {fits:,} fits per model and dataset, above the limit of "
-            f"{MAX_CV_FITS:,} (config.MAX_CV_FITS); lower cv.repeats or cv.folds"
+            f"cv: folds x repeats = {fits:,} fits"
+            + (f" + {half:,} half-sampling fits" if half else "")
+            + f" per model and dataset, above the limit of {MAX_CV_FITS:,} (config.MAX_CV_FITS); lower "
+            "cv.repeats or cv.folds" + (" or cv.half_sampling" if half else "")
         )
     resamples = params["stats"].get("resamples") or 0
     for name in params["dataset"]:

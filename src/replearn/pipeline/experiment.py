@@ -243,11 +243,13 @@ def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str)
     )
 
 
-def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto", executor=None):
+def _run(
+    params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto", executor=None, tag=()
+):
     """``cross_validate`` on ``splits``; model seeds derive from names (and the seed replicate / point)."""
     cv = params["cv"]
     metric_names, _ = task_metrics(params, task)
-    tag = () if point is None else ("point", repr(point))
+    tag = tuple(tag) + (() if point is None else ("point", repr(point)))
     seeds = {
         s.key: [derive_seed(params["seed"], "model", name, s.key, *tag, i) for i in range(len(splits))] for s in specs
     }
@@ -264,7 +266,7 @@ def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progre
         model_seeds=seeds,
         n_jobs=cv["n_jobs"],
         progress=progress if cv["progress"] == "auto" else cv["progress"],
-        description=f"crossval {name}" + ("" if point is None else f" @ {point}"),
+        description=f"crossval {name}" + ("" if point is None else f" @ {point}") + (" (half-samples)" if tag else ""),
         executor=executor,
     )
 
@@ -280,6 +282,79 @@ def _subsample(split: Split, size, seed: int) -> Split:
         )
     keep = np.sort(np.random.default_rng(seed).permutation(split.train)[:k])
     return Split(index=split.index, repeat=split.repeat, fold=split.fold, train=keep, test=split.test, seed=split.seed)
+
+
+HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 3, "folds": 5, "fraction": 0.5}
+
+
+def half_sampling_settings(params: dict) -> dict:
+    """``cv.half_sampling`` with defaults; ``subsamples: 0`` switches the population variance off."""
+    return {**HALF_SAMPLING_DEFAULTS, **(params["cv"].get("half_sampling") or {})}
+
+
+def half_sampling_applies(params: dict, inner: str) -> bool:
+    """Whether the design answers the population question with half-samples: cv replicates (design=cv, or a
+    sweep over cv replicates) and seeds with ``resample_split: true``; never seeds on one fixed held-out part
+    (a conditional question) nor an experiment family (problems, not data sets, are its population)."""
+    if half_sampling_settings(params)["subsamples"] == 0:
+        return False
+    design = params.get("design") or {"name": "cv"}
+    return inner == "cv" or bool(inner == "seeds" and design.get("resample_split"))
+
+
+def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], list[dict], int]:
+    """The inner splits of half-sampling (:mod:`replearn.stats.halfsampling`): ``subsamples`` random subsets of
+    ``fraction`` of the training part, each with ``repeats`` x ``folds`` cross-validation inside it only.
+    Returns the splits (in the training part's indices), their (subsample, repeat, fold) ids and the size m."""
+    hs = half_sampling_settings(params)
+    n = int(len(y))
+    m = int(round(hs["fraction"] * n))
+    folds = int(hs["folds"])
+    if not folds <= m <= n - 1:
+        raise ConfigError(
+            f"cv.half_sampling: a subsample of {m} of the {n} training examples of {name!r} cannot hold "
+            f"{folds} folds; lower cv.half_sampling.folds or set cv.half_sampling.subsamples: 0"
+        )
+    classification = meta["task"] == "classification"
+    splits: list[Split] = []
+    ids: list[dict] = []
+    for b in range(int(hs["subsamples"])):
+        seed_b = derive_seed(params["seed"], "half_sampling", name, b)
+        if classification:
+            try:
+                _, sub = train_test_split_indices(y, m, stratify=True, random_state=seed_b)
+            except ValueError:
+                _, sub = train_test_split_indices(y, m, stratify=False, random_state=seed_b)
+        else:
+            _, sub = train_test_split_indices(y, m, stratify=False, random_state=seed_b)
+        ys = y[sub] if classification else np.zeros(sub.size)
+        for r in range(int(hs["repeats"])):
+            seed_r = derive_seed(params["seed"], "half_sampling", name, b, r)
+            scheme = "stratified_kfold" if classification else "kfold"
+            try:
+                inner = make_splits(scheme, ys, folds=folds, seed=seed_r)
+            except ValueError:  # a class with fewer members than folds in this subsample
+                inner = make_splits("kfold", np.zeros(sub.size), folds=folds, seed=seed_r)
+            for f, sp in enumerate(inner):
+                splits.append(
+                    Split(index=len(splits), repeat=r, fold=f, train=sub[sp.train], test=sub[sp.test], seed=seed_r)
+                )
+                ids.append({"subsample": b, "repeat": r, "fold": f})
+    return splits, ids, m
+
+
+def _half_sampling(
+    params, name, X, y, specs, task, meta, *, point=None, transform=None, progress="auto", executor=None
+) -> dict:
+    """Every model fitted on the inner splits of half-sampling: ``{"replicates": [...], "models": {key:
+    {metric: [score per inner split]}}}``. ``transform`` maps a split to the point's (an n_train sweep)."""
+    splits, ids, m = _half_splits(params, name, y, meta)
+    if transform is not None:
+        splits = [transform(s) for s in splits]
+    res = _run(params, name, X, y, splits, specs, task, meta, "split", point=point, progress=progress,
+               executor=executor, tag=("half_sampling",))
+    reps = [dict(i, n_train=int(s["n_train"]), n_test=int(s["n_test"]), point=point) for i, s in zip(ids, res["splits"])]
+    return {"replicates": reps, "models": {k: v["scores"] for k, v in res["models"].items()}, "subsample_size": m}
 
 
 def crossval(
@@ -312,13 +387,21 @@ def crossval(
     metric_names, primary = task_metrics(params, task)
     inner = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
     splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
+    half = half_sampling_applies(params, inner)
+    variance_parts: list[dict] = []
     if design["name"] != "sweep":
         res = _run(params, name, X, y, splits, specs, task, meta, kind, progress=progress, executor=executor)
         replicates = [records.Replicate(kind=kind, **s) for s in res["splits"]]
         models = {k: records.ModelEvaluation(**m) for k, m in res["models"].items()}
+        if half:
+            variance_parts.append(
+                _half_sampling(params, name, X, y, specs, task, meta, progress=progress, executor=executor)
+            )
     else:
         axis, values = design["axis"], list(design["values"])
-        scheme = dataclasses.replace(scheme, design="sweep", axis=axis, values=values)
+        scheme = dataclasses.replace(
+            scheme, design="sweep", axis=axis, values=values, simplest=design.get("simplest") or "first"
+        )
         replicates = []
         merged: dict[str, dict] = {}
         for point in values:
@@ -338,6 +421,21 @@ def crossval(
             res = _run(
                 params, name, Xp, y, sp, specs_p, task, meta, kind, point=point, progress=progress, executor=executor
             )
+            if half:
+                tf = None
+                if axis == "n_train":  # the same fraction of the inner training parts (a count: scaled by m/n)
+                    shrink = float(half_sampling_settings(params)["fraction"])
+
+                    def tf(s, point=point, shrink=shrink):
+                        size = point if isinstance(point, float) else max(1, min(s.train.size, round(point * shrink)))
+                        return _subsample(s, size, derive_seed(params["seed"], "n_train_half", name, s.index))
+
+                variance_parts.append(
+                    _half_sampling(
+                        params, name, Xp, y, specs_p, task, meta, point=point, transform=tf, progress=progress,
+                        executor=executor,
+                    )
+                )
             for s in res["splits"]:
                 meta_s = dict(s, index=len(replicates))
                 replicates.append(records.Replicate(kind="sweep", point=point, **meta_s))
@@ -371,7 +469,30 @@ def crossval(
         greater_is_better={m: greater_is_better(m) for m in metric_names},
         splits=replicates,
         models=models,
+        variance=_variance_record(params, variance_parts, len(y)) if variance_parts else None,
     )
+
+
+def _variance_record(params: dict, parts: list[dict], n: int) -> dict:
+    """:attr:`records.EvaluationResult.variance`: the half-sampling fits of every point, in one record."""
+    hs = half_sampling_settings(params)
+    replicates = [r for p in parts for r in p["replicates"]]
+    models: dict[str, dict[str, list]] = {}
+    for p in parts:
+        for key, scores in p["models"].items():
+            acc = models.setdefault(key, {k: [] for k in scores})
+            for metric, values in scores.items():
+                acc[metric].extend(values)
+    return {
+        "method": "half_sampling",
+        "n_examples": int(n),
+        "subsample_size": int(parts[0]["subsample_size"]),
+        "subsamples": int(hs["subsamples"]),
+        "repeats": int(hs["repeats"]),
+        "folds": int(hs["folds"]),
+        "replicates": replicates,
+        "models": models,
+    }
 
 
 def crossval_summary(result: records.EvaluationResult) -> dict:

@@ -21,7 +21,9 @@ Experiment families (:mod:`replearn.pipeline.families`: agents on environments, 
 their replicates are seeds, their "models" the family's units. Version 3 added what only they fill in:
 ``EvaluationResult.family`` (the family's name, task, problem description and scaling axis),
 ``ModelEvaluation.curves``/``curve_label``/``extras`` (per replicate: the learning curve and the small numbers a
-report draws) and ``TrainResult.family``. Wall-clock time is never part of a record.
+report draws) and ``TrainResult.family``. Version 4 added ``EvaluationResult.variance``: the half-sampling
+fits from which the significance stage estimates how much a result would move with another data set.
+Wall-clock time is never part of a record.
 
 Every file carries ``schema_version``; reading a file of another version, or one missing a field,
 raises :class:`ResultSchemaError` naming the file and the field (rerun the producing stage). JSON
@@ -40,7 +42,7 @@ from typing import Any
 
 from ..exceptions import ReplearnError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 REPLICATE_KINDS = ("split", "seed", "sweep")
 
 
@@ -74,6 +76,7 @@ class Scheme:
     design: str = "cv"
     axis: str | None = None  # sweep: what varies (a hyperparameter "model.param", "n_train", ...)
     values: list | None = None  # sweep: the points, in order
+    simplest: str | None = None  # sweep: "first" or "last" -- the end of ``values`` with the simplest model
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,11 @@ class EvaluationResult:
     classes: list[str] | None = None
     #: families only: {"name", "task", "problem" (describe(problem)), "scale_by", "scale_metrics"}
     family: dict | None = None
+    #: the fits that estimate the data-sampling variance (version 4; None: a conditional design): ``{"method":
+    #: "half_sampling", "n_examples", "subsample_size", "subsamples", "repeats", "folds", "replicates": [{
+    #: "subsample", "repeat", "fold", "n_train", "n_test", "point"}], "models": {key: {metric: [score per
+    #: replicate]}}}`` (:mod:`replearn.stats.halfsampling`)
+    variance: dict | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property

@@ -13,7 +13,7 @@ design                                     functions
 two models, one test set                   mcnemar, permutation_test, paired_bootstrap_test,
                                            paired_ttest (per-example losses), bootstrap_metric
 k models, one test set                     cochrans_q
-two models, (repeated) CV on one data set  corrected_resampled_ttest, cv52_ttest, cv52_ftest,
+two models, (repeated) CV on one data set  half_sampling_ttest (population), corrected_resampled_ttest, cv52_ttest, cv52_ftest,
                                            bayesian_correlated_ttest
 two models, N data sets                    wilcoxon, sign_test, bayesian_signed_rank
 k models, N data sets                      friedman, nemenyi_cd / nemenyi_cliques, friedman_posthoc
@@ -25,11 +25,12 @@ effect sizes                               cohens_dz, rank_biserial, cliffs_delt
 
 from ._result import TestResult, to_jsonable
 from .allpairs import bergmann_hommel, exhaustive_sets, shaffer, shaffer_multipliers
-from .bayesian import BayesianResult, bayesian_correlated_ttest, bayesian_signed_rank
+from .bayesian import BayesianResult, bayesian_correlated_ttest, bayesian_signed_rank, bayesian_t_posterior
 from .bootstrap import BootstrapResult, bootstrap_ci, bootstrap_indices, bootstrap_metric, paired_bootstrap_test
 from .cochran import cochrans_q
 from .cv52 import cv52_ftest, cv52_ttest
 from .effect_sizes import cliffs_delta, cohens_dz, paired_differences, rank_biserial
+from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, mean_covariance
 from .friedman import friedman, nemenyi_cd, nemenyi_cliques, nemenyi_pairwise, nemenyi_q, rank_scores
 from .mcnemar import mcnemar
 from .multiple import adjust, bonferroni, bonferroni_dunn, hochberg, holm, hommel
@@ -41,11 +42,13 @@ from .wilcoxon import sign_test, wilcoxon
 __all__ = [
     "BayesianResult",
     "BootstrapResult",
+    "MeanCovariance",
     "PosthocResult",
     "TestResult",
     "adjust",
     "bayesian_correlated_ttest",
     "bayesian_signed_rank",
+    "bayesian_t_posterior",
     "bergmann_hommel",
     "bonferroni",
     "bonferroni_dunn",
@@ -61,10 +64,13 @@ __all__ = [
     "exhaustive_sets",
     "friedman",
     "friedman_posthoc",
+    "half_sampling_ttest",
     "hochberg",
     "holm",
     "hommel",
+    "max_t_adjusted",
     "mcnemar",
+    "mean_covariance",
     "nemenyi_cd",
     "nemenyi_cliques",
     "nemenyi_pairwise",

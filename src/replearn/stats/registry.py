@@ -49,6 +49,16 @@ REGISTRY: dict[str, Procedure] = {
     for p in (
         # two models, one dataset, k-fold / repeated k-fold CV
         _P(
+            "half_sampling_ttest",
+            "cv_pairwise",
+            "half_sampling_ttest",
+            "t-test with half-sampling variance",
+            "Shao & Wu 1989 (delete-d jackknife); Nadeau & Bengio 2003 (variance decomposition)",
+            "resampling splits plus the half-sampling fits (cv.half_sampling): the data-sampling variance "
+            "estimated, not assumed; a claim about datasets of this size from the same distribution",
+            2,
+        ),
+        _P(
             "corrected_resampled_ttest",
             "cv_pairwise",
             "corrected_resampled_ttest",
