@@ -70,7 +70,11 @@ def _broken(params, path, value):
             "k_nearest",
             r"models\.knn\.name: unknown model 'k_nearest'; valid choices: .*gaussian_naive_bayes.*knn",
         ),
-        (("cv", "fodls"), 5, r"cv\.fodls: unknown key; valid keys here: folds, n_jobs, progress, repeats, scheme"),
+        (
+            ("cv", "fodls"),
+            5,
+            r"cv\.fodls: unknown key; valid keys here: folds, half_sampling, n_jobs, progress, repeats, scheme",
+        ),
         (("cv", "folds"), "five", r"cv\.folds: expected an integer in \[2, 1000\], got str 'five'"),
         (("cv", "folds"), True, r"cv\.folds: expected an integer in \[2, 1000\], got bool"),
         (("split", "test_size"), 1.5, r"split\.test_size: expected a finite number in \(0\.0, 1\.0\), got float 1\.5"),
@@ -78,7 +82,7 @@ def _broken(params, path, value):
             ("stats", "pairwise_test"),
             "t_test",
             r"stats\.pairwise_test: unknown pairwise test 't_test'; valid choices: "
-            r"auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, paired_ttest",
+            r"auto, corrected_resampled_ttest, cv52_ftest, cv52_ttest, half_sampling_ttest, paired_ttest",
         ),
         (
             ("cv", "scheme"),

@@ -41,6 +41,7 @@ def _params(base, design: dict, models=("logistic_regression_sga", "knn")) -> di
     for key in models:
         p["models"].update(yaml.safe_load((ROOT / "conf" / "models" / f"{key}.yaml").read_text()))
     p["cv"].update(folds=3, repeats=2, n_jobs=1, progress=False)
+    p["cv"]["half_sampling"] = {"subsamples": 4, "repeats": 2, "folds": 3, "fraction": 0.5}  # small, for speed
     p["design"] = design
     p["tracking"]["enabled"] = False
     return p
@@ -79,10 +80,23 @@ def test_seeds_design_uses_tests_for_independent_replicates(project, base_params
     p = _params(base_params, {"name": "seeds", "n_seeds": 5, "holdout": 0.3, "resample_split": True})
     res = experiment.crossval(p, "iris", root=project, progress=False)
     assert len({tuple(s.test_index) for s in res.splits}) == 5  # resample_split: a new held-out part each
+    # a new held-out part per seed asks about datasets: the half-sampling fits carry the data-sampling variance
+    assert res.variance is not None and res.variance["subsamples"] == p["cv"]["half_sampling"]["subsamples"]
     rows = compare_cv(res, CFG)
-    assert rows and all(r["test"] == "replicate_ttest" for r in rows)
-    assert all(r["test"] != "corrected_resampled_ttest" for r in rows)
+    assert rows and all(r["test"] == "half_sampling_ttest" for r in rows)
     bayes = compare_bayesian(res, {**CFG, "bayesian": True, "rope": 0.01})
+    assert bayes and all(b["test"] == "bayesian_t_posterior" for b in bayes)
+    # one fixed held-out part asks only about that part: independent seeds, paired t, no correlation term
+    fixed = experiment.crossval(
+        _params(base_params, {"name": "seeds", "n_seeds": 5, "holdout": 0.3, "resample_split": False}),
+        "iris",
+        root=project,
+        progress=False,
+    )
+    assert fixed.variance is None
+    rows = compare_cv(fixed, CFG)
+    assert rows and all(r["test"] == "replicate_ttest" for r in rows)
+    bayes = compare_bayesian(fixed, {**CFG, "bayesian": True, "rope": 0.01})
     assert bayes and all(b["rho"] == 0.0 for b in bayes)  # independent replicates: no correlation term
 
 
@@ -111,7 +125,8 @@ def test_sweep_bookkeeping_over_a_hyperparameter(project, base_params):
     knn = sweep["models"]["knn"]
     means = {c["point"]: c["mean"] for c in knn["curve"]}
     assert knn["best"] == max(means, key=means.get)
-    assert all(r["test"] == "corrected_resampled_ttest" for r in knn["neighbours"])
+    # one family of adjacent pairs per model: the best point's tests account for its selection
+    assert all(r["test"] == "max_t_adjacent" and r["family"] == 2 for r in knn["neighbours"])
     best = [c for c in knn["curve"] if c["point"] == knn["best"]][0]
     one_se = [c for c in knn["curve"] if c["point"] == knn["one_se"]][0]
     assert one_se["mean"] >= best["mean"] - best["se"]
@@ -157,7 +172,8 @@ def test_compare_runs_on_every_design(project, base_params):
     sig = compare_records({"iris": res}, {"iris": train}, CFG)
     entry = sig.datasets["iris"]
     assert entry["design"] == "sweep" and entry["sweep"]["axis"] == "n_features"
-    assert entry["replicates"] == "split" and entry["cv"][0]["test"] == "corrected_resampled_ttest"
+    assert entry["replicates"] == "split" and entry["cv"][0]["test"] == "half_sampling_ttest"
+    assert "max-t" in entry["cv"][0]["selection"] and entry["question"] == "population"
 
 
 @pytest.mark.parametrize(

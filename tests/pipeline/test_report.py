@@ -354,7 +354,7 @@ def test_describe_scheme(scheme, n, expected):
 def test_bayesian_table_probabilities_and_verdicts(built):
     _, text, md = built
     iris = _section(text, "iris")
-    assert "<h3>Bayesian comparison (cross-validation)</h3>" in iris
+    assert "<h3>Bayesian comparison</h3>" in iris
     assert "(±0.010)" in iris
     row = re.search(
         r"<tr><td>gaussian_naive_bayes vs logistic_regression</td>.*?</tr>", iris.split("<h3>Bayesian comparison")[1]
@@ -460,11 +460,11 @@ def test_summary_reconciles_frequentist_and_bayesian_verdicts(tmp_path, report_i
             row.update(significant=True, pvalue=0.001, pvalue_adjusted=0.003, winner=best)
     for row in entry["bayesian"]:
         if {row["model_a"], row["model_b"]} == {best, runner}:
-            row.update(p_a_better=0.01, p_equivalent=0.98, p_b_better=0.01)
+            row.update(p_a_better=0.01, p_equivalent=0.98, p_b_better=0.01, decision="equivalent")
     report_inputs["settings"]["plots"] = False
     summary = _summary(_build(tmp_path, **report_inputs).html.read_text(encoding="utf-8"))
     line = next(li for li in summary.split("<li>") if li.startswith("iris:"))
-    assert f"iris: {best} has the best mean cross-validation accuracy" in line
+    assert f"iris: {best} has the best mean accuracy over " in line and "cross-validation splits" in line
     assert "significant by the corrected resampled t-test after Holm (adjusted p = 0.003" in line
     assert "practically equivalent" in line and "disagree in words only" in line
     assert "Holm" in line

@@ -216,7 +216,7 @@ def test_old_configs_still_work_and_switches():
 
 
 def test_relative_rope_scales_with_the_scores():
-    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 3010.0}, task="regression", seed=j) for j in range(3)}
+    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 3010.0}, task="regression", seed=j) for j in range(5)}
     train = {d: _train(["a", "b"], task="regression", seed=j) for j, d in enumerate(cv)}
     absolute = compare(cv, train, CFG)
     relative = compare(cv, train, {**CFG, "rope_scale": "relative"})
@@ -228,11 +228,24 @@ def test_relative_rope_scales_with_the_scores():
 
 
 def test_wins_follow_the_direction_of_the_metric():
-    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 2000.0}, task="regression", seed=j) for j in range(4)}
+    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 2000.0}, task="regression", seed=j) for j in range(5)}
     train = {d: _train(["a", "b"], task="regression", seed=j) for j, d in enumerate(cv)}
     row = compare(cv, train, CFG)["across_pairs"]["rows"][0]
-    assert (row["wins_a"], row["wins_b"]) == (0, 4)  # b has the lower mse everywhere
+    assert (row["wins_a"], row["wins_b"]) == (0, 5)  # b has the lower mse everywhere
     assert row["rank_biserial"] == -1.0 and row["bayesian_signed_rank"]["p_b_better"] > 0.9
+
+
+def test_no_bayesian_signed_rank_below_min_datasets():
+    """Below stats.min_datasets no frequentist test runs across datasets, so no posterior verdict is printed."""
+    cv = {f"d{j}": _cv(f"d{j}", {"a": 3000.0, "b": 2000.0}, task="regression", seed=j) for j in range(4)}
+    train = {d: _train(["a", "b"], task="regression", seed=j) for j, d in enumerate(cv)}
+    pairs = compare(cv, train, CFG)["across_pairs"]
+    assert "bayesian_signed_rank" not in pairs["rows"][0] and "N = 4" in pairs["bayesian_withheld"]
+    pairs = compare(cv, train, {**CFG, "min_datasets": 4})["across_pairs"]
+    assert pairs["bayesian_withheld"] is None and pairs["rows"][0]["bayesian_signed_rank"]["decision"] in (
+        "b_better",
+        "undecided",
+    )
 
 
 def test_few_datasets_give_average_ranks_and_no_test():

@@ -627,7 +627,7 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
             "rank_biserial": float(sign * stats.rank_biserial(a, b)),
             "cliffs_delta": float(sign * stats.cliffs_delta(a, b)),
         }
-        if cfg["bayesian"]:
+        if cfg["bayesian"] and len(datasets) >= int(cfg["min_datasets"]):  # no posterior verdicts below min N
             if cfg["rope_scale"] == "relative":  # differences as fractions of each dataset's mean score of the pair
                 scale = np.maximum(np.abs(a + b) / 2.0, np.finfo(float).tiny)
                 za, zb = a / scale, b / scale
@@ -651,9 +651,21 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
             }
         rows.append(row)
     _finish_rows(rows, cfg, hib)
+    bayes = [r["bayesian_signed_rank"] for r in rows if "bayesian_signed_rank" in r]
+    if bayes:
+        for r in rows:
+            r["bayesian_signed_rank"].update(model_a=r["model_a"], model_b=r["model_b"])
+        bayesian_decisions(bayes, cfg)
+        _nest_bayesian(bayes, rows)
     return {
         "ran": True,
         "reason": None,
+        "bayesian_withheld": (
+            None
+            if not cfg["bayesian"] or len(datasets) >= int(cfg["min_datasets"])
+            else f"only N = {len(datasets)} datasets (stats.min_datasets = {cfg['min_datasets']}): no Bayesian "
+            "signed-rank probabilities, as no frequentist test runs there"
+        ),
         "test": test,
         "metric": metric,
         "datasets": datasets,
@@ -739,8 +751,9 @@ def _nest_bayesian(bayes_rows: list[dict], cv_rows: list[dict]) -> None:
     for br in bayes_rows:
         if br.get("decision") not in ("a_better", "b_better"):
             continue
-        row, _ = next(((r, True) for r in cv_rows if (r["model_a"], r["model_b"]) == (br["model_a"], br["model_b"])),
-                      (None, True))
+        row, _ = next(
+            ((r, True) for r in cv_rows if (r["model_a"], r["model_b"]) == (br["model_a"], br["model_b"])), (None, True)
+        )
         want = br["model_a"] if br["decision"] == "a_better" else br["model_b"]
         if row is None or row.get("winner") != want:
             br["decision"] = "undecided"
@@ -836,7 +849,9 @@ def _select(
         key_of = {(r["subsample"], r["repeat"], r["fold"], repr(r.get("point"))): i for i, r in enumerate(reps)}
         vmodels = {}
         for k, scores in cv.variance["models"].items():
-            pos = [key_of.get((reps[i]["subsample"], reps[i]["repeat"], reps[i]["fold"], repr(points[k]))) for i in base]
+            pos = [
+                key_of.get((reps[i]["subsample"], reps[i]["repeat"], reps[i]["fold"], repr(points[k]))) for i in base
+            ]
             vmodels[k] = {met: [None if j is None else v[j] for j in pos] for met, v in scores.items()}
         variance = {
             **cv.variance,
@@ -882,7 +897,9 @@ def sweep_covariance(cv: records.EvaluationResult, metric: str):
         return [], None
     first = [cv.splits[i] for i in at[repr(values[0])][:n_rep]]
     kind = _inner_kind(cv)
-    repeat = None if kind == "seed" else np.array([s.repeat if s.repeat is not None else j for j, s in enumerate(first)])
+    repeat = (
+        None if kind == "seed" else np.array([s.repeat if s.repeat is not None else j for j, s in enumerate(first)])
+    )
     kw = {}
     if cv.variance and hcols:
         kw = {
@@ -954,8 +971,13 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
             models_out[key] = {"curve": curve, "best": None, "one_se": None, "neighbours": []}
             continue
         if key not in swept:  # the axis does not change this model: its replicates at the first point
-            models_out[key] = {"curve": curve, "best": values[valid[0]], "one_se": None, "neighbours": [],
-                               "swept": False}
+            models_out[key] = {
+                "curve": curve,
+                "best": values[valid[0]],
+                "one_se": None,
+                "neighbours": [],
+                "swept": False,
+            }
             continue
         best = (max if hib else min)(valid, key=lambda i: curve[i]["mean"])
         se_best = curve[best]["se"] or 0.0

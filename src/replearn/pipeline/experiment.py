@@ -243,9 +243,7 @@ def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str)
     )
 
 
-def _run(
-    params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto", executor=None, tag=()
-):
+def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto", executor=None, tag=()):
     """``cross_validate`` on ``splits``; model seeds derive from names (and the seed replicate / point)."""
     cv = params["cv"]
     metric_names, _ = task_metrics(params, task)
@@ -351,10 +349,35 @@ def _half_sampling(
     splits, ids, m = _half_splits(params, name, y, meta)
     if transform is not None:
         splits = [transform(s) for s in splits]
-    res = _run(params, name, X, y, splits, specs, task, meta, "split", point=point, progress=progress,
-               executor=executor, tag=("half_sampling",))
-    reps = [dict(i, n_train=int(s["n_train"]), n_test=int(s["n_test"]), point=point) for i, s in zip(ids, res["splits"])]
+    res = _run(
+        params,
+        name,
+        X,
+        y,
+        splits,
+        specs,
+        task,
+        meta,
+        "split",
+        point=point,
+        progress=progress,
+        executor=executor,
+        tag=("half_sampling",),
+    )
+    reps = [
+        dict(i, n_train=int(s["n_train"]), n_test=int(s["n_test"]), point=point) for i, s in zip(ids, res["splits"])
+    ]
     return {"replicates": reps, "models": {k: v["scores"] for k, v in res["models"].items()}, "subsample_size": m}
+
+
+def _try_half_sampling(*args, **kwargs) -> dict | None:
+    """:func:`_half_sampling`, or None when a fit on a half-sized training set fails (e.g. a single class in a
+    tiny subsample of a sweep's smallest n_train): the dataset is then compared without the data-sampling
+    variance (the corrected resampled t-test), and the report says so."""
+    try:
+        return _half_sampling(*args, **kwargs)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+        return None
 
 
 def crossval(
@@ -395,7 +418,7 @@ def crossval(
         models = {k: records.ModelEvaluation(**m) for k, m in res["models"].items()}
         if half:
             variance_parts.append(
-                _half_sampling(params, name, X, y, specs, task, meta, progress=progress, executor=executor)
+                _try_half_sampling(params, name, X, y, specs, task, meta, progress=progress, executor=executor)
             )
     else:
         axis, values = design["axis"], list(design["values"])
@@ -431,8 +454,17 @@ def crossval(
                         return _subsample(s, size, derive_seed(params["seed"], "n_train_half", name, s.index))
 
                 variance_parts.append(
-                    _half_sampling(
-                        params, name, Xp, y, specs_p, task, meta, point=point, transform=tf, progress=progress,
+                    _try_half_sampling(
+                        params,
+                        name,
+                        Xp,
+                        y,
+                        specs_p,
+                        task,
+                        meta,
+                        point=point,
+                        transform=tf,
+                        progress=progress,
                         executor=executor,
                     )
                 )
@@ -469,7 +501,11 @@ def crossval(
         greater_is_better={m: greater_is_better(m) for m in metric_names},
         splits=replicates,
         models=models,
-        variance=_variance_record(params, variance_parts, len(y)) if variance_parts else None,
+        variance=(
+            _variance_record(params, variance_parts, len(y))
+            if variance_parts and all(p is not None for p in variance_parts)
+            else None
+        ),
     )
 
 

@@ -13,7 +13,8 @@ design                                     functions
 two models, one test set                   mcnemar, permutation_test, paired_bootstrap_test,
                                            paired_ttest (per-example losses), bootstrap_metric
 k models, one test set                     cochrans_q
-two models, (repeated) CV on one data set  half_sampling_ttest (population), corrected_resampled_ttest, cv52_ttest, cv52_ftest,
+two models, (repeated) CV on one data set  half_sampling_ttest (population), corrected_resampled_ttest,
+                                           cv52_ttest, cv52_ftest,
                                            bayesian_correlated_ttest
 two models, N data sets                    wilcoxon, sign_test, bayesian_signed_rank
 k models, N data sets                      friedman, nemenyi_cd / nemenyi_cliques, friedman_posthoc
@@ -30,8 +31,8 @@ from .bootstrap import BootstrapResult, bootstrap_ci, bootstrap_indices, bootstr
 from .cochran import cochrans_q
 from .cv52 import cv52_ftest, cv52_ttest
 from .effect_sizes import cliffs_delta, cohens_dz, paired_differences, rank_biserial
-from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, mean_covariance
 from .friedman import friedman, nemenyi_cd, nemenyi_cliques, nemenyi_pairwise, nemenyi_q, rank_scores
+from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, mean_covariance
 from .mcnemar import mcnemar
 from .multiple import adjust, bonferroni, bonferroni_dunn, hochberg, holm, hommel
 from .permutation import permutation_test

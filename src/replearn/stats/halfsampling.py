@@ -144,9 +144,7 @@ def mean_covariance(
     if not np.all(np.isfinite(h)):
         raise ValueError("half_scores must be finite")
     if n_examples is None or subsample_size is None or not 0 < subsample_size < n_examples:
-        raise ValueError(
-            f"half-sampling needs 0 < subsample_size < n_examples, got {subsample_size} and {n_examples}"
-        )
+        raise ValueError(f"half-sampling needs 0 < subsample_size < n_examples, got {subsample_size} and {n_examples}")
     factor = subsample_size / (n_examples - subsample_size)  # delete-d jackknife: (n - d) / d
     t_s = h.mean(axis=1)  # (B, P): each subsample's estimate
     raw = np.atleast_2d(np.cov(t_s, rowvar=False, ddof=1))
@@ -189,7 +187,9 @@ def half_sampling_ttest(
         raise ValueError(f"a and b must be 1-D arrays of the same length, got {xa.shape} and {xb.shape}")
     ha, hb = np.asarray(half_a, dtype=np.float64), np.asarray(half_b, dtype=np.float64)
     if ha.shape != hb.shape or ha.ndim != 2:
-        raise ValueError(f"half_a and half_b must be (subsamples, repeats) arrays of one shape, got {ha.shape}, {hb.shape}")
+        raise ValueError(
+            f"half_a and half_b must be (subsamples, repeats) arrays of one shape, got {ha.shape}, {hb.shape}"
+        )
     mc = mean_covariance(
         (xa - xb)[:, None],
         repeat=repeat,

@@ -94,6 +94,16 @@ REGISTRY: dict[str, Procedure] = {
             "independent paired replicates; on CV splits it is liberal (overlapping training sets)",
             2,
         ),
+        # a sweep: the best point against its neighbours (not configurable: the sweep design's test)
+        _P(
+            "max_t_adjacent",
+            "sweep",
+            "max_t_adjusted",
+            "single-step max-t test over adjacent points",
+            "Hothorn, Bretz & Westfall 2008",
+            "a sweep's best point against its neighbours, every adjacent pair in one family (selection-aware)",
+            2,
+        ),
         # two models, one dataset, independent replicates
         _P(
             "replicate_ttest",

@@ -20,6 +20,7 @@ from .document import (
     _Paragraph,
     _Table,
 )
+from .summary import scope
 
 
 def _validate_settings(settings: Mapping) -> tuple[str, int, int, bool, tuple[str, ...]]:
@@ -354,12 +355,15 @@ def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: M
     if not rows_in:
         doc.add(_Paragraph("No pairwise cross-validation comparisons were recorded for this dataset."))
         return
+    where, claim = scope(entry, cv)
+    tests = sorted({str(r.get("test")) for r in rows_in if r.get("test")})
+    if tests and (test in (None, "per dataset") or len(tests) > 1):
+        test_name = ", ".join(_test_name(t) for t in tests)
     doc.add(
         _Paragraph(
-            f"Pairwise comparisons on {metric} over the "
-            f"{'seed replicates (paired by seed)' if cv.get('family') else 'cross-validation splits'}: {test_name}, "
-            f"p-values adjusted with {correction}, α = {_alpha(alpha)}. "
-            "The mean difference is model A minus model B; the CI is for that difference."
+            f"Pairwise comparisons on {metric}{where}: {test_name}, "
+            f"p-values adjusted with {correction}, α = {_alpha(alpha)}; {claim}. "
+            "The mean difference is model A minus model B; the CI is for that difference (unadjusted)."
         )
     )
     rows_in = sorted(rows_in, key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
@@ -610,16 +614,31 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
 
 
 def _cv_test_note(test) -> str:
+    if test == "half_sampling_ttest":
+        return (
+            "On one dataset, a verdict about datasets of the same size needs the variance of the whole "
+            "cross-validation estimate over datasets, which no resampling of one dataset shows. replearn estimates "
+            "it by half-sampling (the delete-d jackknife, Shao & Wu 1989): cross-validation inside random halves "
+            "of the training part shows how much the estimate moves with the data. The t-test divides the mean "
+            "difference by that standard error (docs/statistics.md, 'Which test when'); its size and interval "
+            "coverage are measured by make calibration."
+        )
     if test in ("cv52_ttest", "cv52_ftest"):
         return (
             "The 5x2cv tests (Dietterich 1998; Alpaydın 1999) estimate the variance from five repeats of "
             "2-fold cross-validation, whose two training sets never overlap; plain paired t-tests over "
             "folds whose training sets overlap are far too liberal."
         )
+    if test in ("replicate_ttest", "replicate_wilcoxon", "replicate_sign_test"):
+        return (
+            "Seed replicates on one fixed held-out part are independent given that part, so they are paired by "
+            "seed and tested as independent pairs: the verdict is about this held-out part only."
+        )
     return (
         "The corrected resampled t-test (Nadeau & Bengio 2003) inflates the variance of the paired "
         "differences by (1/J + n_test/n_train) because the cross-validation training sets overlap, "
-        "which makes the ordinary paired t-test far too liberal."
+        "which makes the ordinary paired t-test far too liberal; the term is a heuristic, too small for "
+        "unstable learners (1-NN, deep trees), whose type-I error it roughly doubles."
     )
 
 
@@ -654,19 +673,33 @@ def _bayesian_table(doc: _Document, entry: Mapping, significance: Mapping, f: _F
     if not rows_in:
         return
     rope = _rope_text(significance, rows_in[0].get("rope"), f)
-    doc.add(_Heading(3, "Bayesian comparison (cross-validation)"))
+    half = rows_in[0].get("test") == "bayesian_t_posterior"
+    doc.add(_Heading(3, "Bayesian comparison"))
     doc.add(
         _Paragraph(
-            "Bayesian correlated t-test (Benavoli et al. 2017) on the same split scores: the posterior "
-            f"probabilities that model A is better by more than the region of practical equivalence ({rope}), "
-            "that the two are practically equivalent, or that B is better. A verdict needs a probability above "
-            f"{_DECISION:g}; the posterior's scale includes the correlation of overlapping training sets."
+            (
+                "Bayesian t posterior on the half-sampling standard error (the pairwise test's)"
+                if half
+                else "Bayesian correlated t-test (Benavoli et al. 2017) on the same replicate scores"
+            )
+            + ": the posterior probabilities that model A is better by more than the region of practical "
+            f"equivalence ({rope}), that the two are practically equivalent, or that B is better. "
+            f"{(rows_in[0].get('decision_rule') or '').capitalize()}: the same multiplicity control as the "
+            "p-values, so the table never names a winner that the pairwise test does not."
         )
     )
     rows = []
     for r in rows_in:
         a, b = str(r.get("model_a")), str(r.get("model_b"))
-        verdict, strong = _bayes_verdict(a, b, r.get("p_a_better"), r.get("p_equivalent"), r.get("p_b_better"))
+        if r.get("decision") is not None:
+            verdict = {
+                "a_better": f"{a} practically better",
+                "b_better": f"{b} practically better",
+                "equivalent": "practically equivalent",
+            }.get(r["decision"], "no decision")
+            strong = r["decision"] != "undecided"
+        else:
+            verdict, strong = _bayes_verdict(a, b, r.get("p_a_better"), r.get("p_equivalent"), r.get("p_b_better"))
         rows.append(
             (
                 _Cell(f"{a} vs {b}"),
@@ -786,6 +819,8 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
             "Wins count the datasets on which each model is better; effect sizes are positive when model A is better."
         )
     )
+    if pairs.get("bayesian_withheld"):
+        doc.add(_Paragraph(f"Bayesian signed-rank test not run: {pairs['bayesian_withheld']}."))
     rows_in = sorted(pairs.get("rows") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
     bayes = any(r.get("bayesian_signed_rank") for r in rows_in)
     rows = []
@@ -803,7 +838,13 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
         ]
         if bayes:
             br = r.get("bayesian_signed_rank") or {}
-            cells.append(_Cell(" / ".join(f.num(br.get(k)) for k in ("p_a_better", "p_equivalent", "p_b_better"))))
+            probs = " / ".join(f.num(br.get(k)) for k in ("p_a_better", "p_equivalent", "p_b_better"))
+            decision = {
+                "a_better": f"{r.get('model_a')} practically better",
+                "b_better": f"{r.get('model_b')} practically better",
+                "equivalent": "practically equivalent",
+            }.get(br.get("decision"), "no decision")
+            cells.append(_Cell(f"{probs} ({decision})"))
         cells.append(_Cell(_verdict(r), bool(r.get("significant"))))
         rows.append(tuple(cells))
     headers = [
@@ -831,12 +872,16 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
     if not sweep:
         return
     doc.add(_Heading(3, f"Sweep over {sweep.get('axis')}"))
+    order = "the configured order" if sweep.get("simplest", "first") == "first" else "reverse configured order"
+    se = sweep.get("se") or "replicates"
     doc.add(
         _Paragraph(
-            f"Mean {sweep.get('metric')} at each point (± one standard error over the replicates). The best point has "
-            "the best mean; the one-standard-error choice is the first point, in the configured order, whose mean is "
-            "within one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). Between models, each "
-            "model is compared at its own best point."
+            f"Mean {sweep.get('metric')} at each point; standard errors: {se}. The best point has the best mean; "
+            f"the one-standard-error choice is the simplest point (design.simplest: {order}) whose mean is within "
+            "one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). The best point is tested "
+            "against its neighbours inside one family of all adjacent pairs (single-step max-t), and models are "
+            "compared at their best points with every point combination in the null, so choosing the best point "
+            "on the same replicates does not inflate the error rate."
         )
     )
     if image is not None:
@@ -846,7 +891,8 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
         curve = " · ".join(f"{c['point']}: {f.num(c['mean'])}" for c in m.get("curve") or [])
         nb = "; ".join(
             f"vs {r['neighbour']}: Δ = {f.num(r['mean_difference'])}, adjusted p = {f.pvalue(r['pvalue_adjusted'])}"
-            f" ({'significant' if r['significant'] else 'not significant'}, {_label(r['test'])})"
+            f" ({'significant' if r['significant'] else 'not significant'}, {_label(r['test'])}, "
+            f"family of {r.get('family', 1)})"
             for r in m.get("neighbours") or []
         )
         rows.append(

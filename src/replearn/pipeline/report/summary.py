@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from ...stats.registry import label
 from .document import _DASH, _Fmt
 
-DECISION = 0.95  # posterior probability needed for a Bayesian verdict (Benavoli et al. 2017)
-
 
 def _mean(values) -> float | None:
     vals = [v for v in values if v is not None]
@@ -31,28 +29,61 @@ def _pair_row(rows, a: str, b: str) -> tuple[Mapping | None, bool]:
     return None, True
 
 
+def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
+    """(where the means come from, what a verdict claims) for the dataset's design -- the one wording of the
+    question each design answers, shared by the summary and the sections."""
+    q = entry.get("question")
+    n = entry.get("n_replicates") or len(cv.get("splits") or []) or ""
+    n = f"{n} " if n else ""
+    design = entry.get("design") or (cv.get("scheme") or {}).get("design") or "cv"
+    sweep = " at each model's best point of the sweep" if entry.get("sweep") else ""
+    if q == "problem" or cv.get("family"):
+        return f" over {n}seeds{sweep}", "a claim about this problem, over seeds"
+    if q == "split":
+        return (
+            f" over {n}seeds on one fixed held-out part{sweep}",
+            "a claim about this held-out part only (conditional on the split: another split or dataset may "
+            "differ; design.resample_split=true asks about datasets)",
+        )
+    if q == "population":
+        seeds = design == "seeds" or entry.get("replicates") == "seed"
+        where = f" over {n}seeds, each on a new held-out part" if seeds else f" over {n}cross-validation splits"
+        return (
+            where + sweep,
+            "a claim about datasets of this size from the same distribution, with the half-sampling variance",
+        )
+    return (
+        f" over {n}cross-validation splits{sweep}",
+        "the corrected resampled t-test's heuristic stands in for the data-sampling variance (liberal for "
+        "unstable learners such as 1-NN or deep trees; cv.half_sampling estimates it)",
+    )
+
+
 def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> str:
     """One dataset's verdict: the best model on the primary metric and what the tests say together."""
     metric = cv.get("primary_metric") or significance.get("metric")
     higher = (cv.get("greater_is_better") or {}).get(metric, True)
     excluded = set((significance.get("excluded") or {}).get(name) or [])
-    raw = {
-        m: _mean(v.get("scores", {}).get(metric) or [])
-        for m, v in (cv.get("models") or {}).items()
-        if m not in excluded
-    }
+    if entry.get("means"):  # the view the tests used (a sweep: each model at its best point)
+        raw = {m: v for m, v in entry["means"].items() if m not in excluded}
+    else:
+        raw = {
+            m: _mean(v.get("scores", {}).get(metric) or [])
+            for m, v in (cv.get("models") or {}).items()
+            if m not in excluded
+        }
     means: dict[str, float] = {m: v for m, v in raw.items() if v is not None and math.isfinite(v)}
     if not means:
         return f"{name}: no model has a {metric} score to compare."
     ordered = sorted(means, key=lambda m: (-means[m] if higher else means[m], m))
     best = ordered[0]
+    where, claim = scope(entry, cv)
     if len(ordered) == 1:
         return f"{name}: {best} is the only model with a {metric} score ({f.num(means[best])}); nothing to compare."
     runner = ordered[1]
     diff = abs(means[best] - means[runner])
     head = (
-        f"{name}: {best} has the best mean {'cross-validation ' if not cv.get('family') else ''}{metric}"
-        f"{' over seeds' if cv.get('family') else ''} ({f.num(means[best])}), "
+        f"{name}: {best} has the best mean {metric}{where} ({f.num(means[best])}), "
         f"{f.num(diff)} {'above' if higher else 'below'} the runner-up {runner} ({f.num(means[runner])})"
     )
     row, _ = _pair_row(entry.get("cv"), best, runner)
@@ -61,39 +92,43 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
         return head + "; no pairwise test was recorded."
     if row.get("pvalue") is None and row.get("note"):  # no test could run: say why, claim nothing
         if means[best] == means[runner] and str(row["note"]).startswith("identical"):
-            return (
-                f"{name}: {best} and {runner} share the best mean {metric}"
-                f"{' over seeds' if cv.get('family') else ''} ({f.num(means[best])}): {row['note']}."
-            )
+            shared = f"{name}: {best} and {runner} share the best mean {metric}{where}"
+            return f"{shared} ({f.num(means[best])}): {row['note']}."
         return f"{head}; {row['note']}."
     test = label(row.get("test") or significance.get("pairwise_test"))
     sig = bool(row.get("significant"))
     p_adj = row.get("pvalue_adjusted", row.get("pvalue"))
     alpha = float(significance.get("alpha", 0.05))
+    selection = f", {row['selection']}" if row.get("selection") else ""
     freq = (
-        f"{'significant' if sig else 'not significant'} by the {test} after {correction} "
-        f"(adjusted p = {f.pvalue(p_adj)}, α = {alpha:g})"
+        f"{'significant' if sig else 'not significant'} by the {test} after {correction}{selection} "
+        f"(adjusted p = {f.pvalue(p_adj)}, α = {alpha:g}; {claim})"
     )
+    if sig and row.get("winner") and row["winner"] != best:  # cannot happen with one view; never contradict
+        freq += f"; the test favours {row['winner']}"
     brow, best_is_a = _pair_row(entry.get("bayesian"), best, runner)
     if brow is None:
         return f"{head}; {freq}."
     p_better = brow.get("p_a_better") if best_is_a else brow.get("p_b_better")
-    p_worse = brow.get("p_b_better") if best_is_a else brow.get("p_a_better")
     p_eq = brow.get("p_equivalent")
     rope = brow.get("rope")
     rope_txt = f"±{f.num(rope)}" if rope is not None else _DASH
-    if p_better is not None and p_better >= DECISION:
+    decision = brow.get("decision")
+    if decision is None:  # rows written before decisions were recorded
+        decision = "undecided"
+    best_side = "a_better" if best_is_a else "b_better"
+    if decision == best_side:
         bayes, kind = f"Bayesian: practically better with probability {f.num(p_better)}", "better"
-    elif p_eq is not None and p_eq >= DECISION:
+    elif decision in ("a_better", "b_better"):
+        bayes, kind = f"Bayesian: practically worse with probability {f.num(1 - p_better - p_eq)}", "worse"
+    elif decision == "equivalent":
         bayes, kind = (
-            (f"Bayesian: practically equivalent (within the ROPE {rope_txt}) with probability {f.num(p_eq)}"),
+            f"Bayesian: practically equivalent (within the ROPE {rope_txt}) with probability {f.num(p_eq)}",
             "equivalent",
         )
-    elif p_worse is not None and p_worse >= DECISION:
-        bayes, kind = f"Bayesian: practically worse with probability {f.num(p_worse)}", "worse"
     else:
         bayes, kind = (
-            (f"Bayesian: undecided (P(better) = {f.num(p_better)}, P(equivalent within {rope_txt}) = {f.num(p_eq)})"),
+            f"Bayesian: undecided (P(better) = {f.num(p_better)}, P(equivalent within {rope_txt}) = {f.num(p_eq)})",
             "undecided",
         )
     if sig and kind == "better":
@@ -111,13 +146,8 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
         )
     elif sig and kind == "undecided":
         why = (
-            "the test detects a difference, but the Bayesian analysis cannot yet say whether it exceeds the ROPE "
-            f"({rope_txt})"
-        )
-    elif not sig and kind == "better":
-        why = (
-            f"they disagree: the Bayesian analysis (one pair, no multiplicity adjustment) favours {best}, while the "
-            f"{correction}-adjusted test over all pairs does not reject; treat the difference as suggestive"
+            "the test detects a difference, but the Bayesian analysis cannot say that it exceeds the ROPE "
+            f"({rope_txt}) at the same level"
         )
     else:
         why = "the analyses disagree; see the pairwise and Bayesian tables"
