@@ -900,14 +900,15 @@ def sweep_covariance(cv: records.EvaluationResult, metric: str):
     repeat = (
         None if kind == "seed" else np.array([s.repeat if s.repeat is not None else j for j, s in enumerate(first)])
     )
-    kw = {}
     if cv.variance and hcols:
-        kw = {
-            "half_scores": np.stack(hcols, axis=2),
-            "n_examples": int(cv.variance["n_examples"]),
-            "subsample_size": int(cv.variance["subsample_size"]),
-        }
-    return columns, stats.mean_covariance(np.stack(cols, axis=1), repeat=repeat, **kw)
+        return columns, stats.mean_covariance(
+            np.stack(cols, axis=1),
+            repeat=repeat,
+            half_scores=np.stack(hcols, axis=2),
+            n_examples=int(cv.variance["n_examples"]),
+            subsample_size=int(cv.variance["subsample_size"]),
+        )
+    return columns, stats.mean_covariance(np.stack(cols, axis=1), repeat=repeat)
 
 
 def _family_pvalues(mc, col: dict, pairs: list[tuple], seed: int) -> np.ndarray:

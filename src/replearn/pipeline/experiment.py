@@ -411,7 +411,7 @@ def crossval(
     inner = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
     splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
     half = half_sampling_applies(params, inner)
-    variance_parts: list[dict] = []
+    variance_parts: list[dict | None] = []
     if design["name"] != "sweep":
         res = _run(params, name, X, y, splits, specs, task, meta, kind, progress=progress, executor=executor)
         replicates = [records.Replicate(kind=kind, **s) for s in res["splits"]]
@@ -509,7 +509,7 @@ def crossval(
     )
 
 
-def _variance_record(params: dict, parts: list[dict], n: int) -> dict:
+def _variance_record(params: dict, parts: list, n: int) -> dict:
     """:attr:`records.EvaluationResult.variance`: the half-sampling fits of every point, in one record."""
     hs = half_sampling_settings(params)
     replicates = [r for p in parts for r in p["replicates"]]

@@ -843,7 +843,7 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
                 "a_better": f"{r.get('model_a')} practically better",
                 "b_better": f"{r.get('model_b')} practically better",
                 "equivalent": "practically equivalent",
-            }.get(br.get("decision"), "no decision")
+            }.get(str(br.get("decision")), "no decision")
             cells.append(_Cell(f"{probs} ({decision})"))
         cells.append(_Cell(_verdict(r), bool(r.get("significant"))))
         rows.append(tuple(cells))

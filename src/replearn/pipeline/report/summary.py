@@ -120,7 +120,8 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     if decision == best_side:
         bayes, kind = f"Bayesian: practically better with probability {f.num(p_better)}", "better"
     elif decision in ("a_better", "b_better"):
-        bayes, kind = f"Bayesian: practically worse with probability {f.num(1 - p_better - p_eq)}", "worse"
+        p_worse = brow.get("p_b_better") if best_is_a else brow.get("p_a_better")
+        bayes, kind = f"Bayesian: practically worse with probability {f.num(p_worse)}", "worse"
     elif decision == "equivalent":
         bayes, kind = (
             f"Bayesian: practically equivalent (within the ROPE {rope_txt}) with probability {f.num(p_eq)}",
