@@ -21,6 +21,9 @@ k models, N data sets                      friedman, nemenyi_cd / nemenyi_clique
 p-value adjustment                         bonferroni, bonferroni_dunn, holm, hochberg, hommel,
                                            shaffer, bergmann_hommel (all pairs), adjust
 effect sizes                               cohens_dz, rank_biserial, cliffs_delta
+few runs (seeds x problems)                iqm, stratified_bootstrap_ci, probability_of_improvement(_ci),
+                                           performance_profile, minimum_detectable_effect, paired_t_power,
+                                           smallest_attainable_pvalue, smallest_adjusted_pvalue, min_replicates
 =========================================  =====================================================
 """
 
@@ -31,6 +34,18 @@ from .bootstrap import BootstrapResult, bootstrap_ci, bootstrap_indices, bootstr
 from .cochran import cochrans_q
 from .cv52 import cv52_ftest, cv52_ttest
 from .effect_sizes import cliffs_delta, cohens_dz, paired_differences, rank_biserial
+from .fewruns import (
+    iqm,
+    min_replicates,
+    minimum_detectable_effect,
+    paired_t_power,
+    performance_profile,
+    probability_of_improvement,
+    probability_of_improvement_ci,
+    smallest_adjusted_pvalue,
+    smallest_attainable_pvalue,
+    stratified_bootstrap_ci,
+)
 from .friedman import friedman, nemenyi_cd, nemenyi_cliques, nemenyi_pairwise, nemenyi_q, rank_scores
 from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, mean_covariance
 from .mcnemar import mcnemar
@@ -69,22 +84,32 @@ __all__ = [
     "hochberg",
     "holm",
     "hommel",
+    "iqm",
     "max_t_adjusted",
     "mcnemar",
     "mean_covariance",
+    "min_replicates",
+    "minimum_detectable_effect",
     "nemenyi_cd",
     "nemenyi_cliques",
     "nemenyi_pairwise",
     "nemenyi_q",
     "paired_bootstrap_test",
     "paired_differences",
+    "paired_t_power",
     "paired_ttest",
+    "performance_profile",
     "permutation_test",
+    "probability_of_improvement",
+    "probability_of_improvement_ci",
     "rank_biserial",
     "rank_scores",
     "shaffer",
     "shaffer_multipliers",
     "sign_test",
+    "smallest_adjusted_pvalue",
+    "smallest_attainable_pvalue",
+    "stratified_bootstrap_ci",
     "to_jsonable",
     "wilcoxon",
 ]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-__all__ = ["Procedure", "REGISTRY", "get", "is_significant", "label", "names"]
+__all__ = ["Procedure", "REGISTRY", "get", "is_significant", "label", "names", "replicates_needed"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,11 @@ class Procedure:
     label: str
     citation: str
     applies: str
-    min_n: int = 1  # smallest number of replicates/datasets/examples it is valid for
+    #: smallest number of replicates/datasets/examples it is valid for; for the replicate tests (role
+    #: ``replicate_pairwise``) the smallest number of seeds with which one comparison can reach p <= 0.05
+    #: (replearn.stats.fewruns.min_replicates; the configuration check, :func:`replicates_needed`, also counts the
+    #: correction over the pairs of models and the configured alpha)
+    min_n: int = 1
 
     @property
     def func(self):
@@ -120,8 +124,9 @@ REGISTRY: dict[str, Procedure] = {
             "wilcoxon",
             "Wilcoxon signed-rank test over replicates",
             "Wilcoxon 1945",
-            "independent replicates, paired by seed; no normality assumption",
-            2,
+            "independent replicates, paired by seed; no normality assumption (exact: the smallest two-sided p is "
+            "2/2^n, so it needs 6 seeds to reach 0.05 at all, more after a correction over pairs)",
+            6,
         ),
         _P(
             "replicate_sign_test",
@@ -129,8 +134,9 @@ REGISTRY: dict[str, Procedure] = {
             "sign_test",
             "sign test over replicates",
             "Dixon & Mood 1946",
-            "independent replicates, paired by seed; only the direction of each difference",
-            2,
+            "independent replicates, paired by seed; only the direction of each difference (the smallest "
+            "two-sided p is 2/2^n: 6 seeds to reach 0.05 at all, more after a correction over pairs)",
+            6,
         ),
         # one sealed test set
         _P(
@@ -304,6 +310,18 @@ def label(name: str | None, *, cite: bool = False) -> str:
     if p is None:
         return str(name)
     return f"{p.label} ({p.citation})" if cite and p.citation else p.label
+
+
+def replicates_needed(name: str, alpha: float, n_comparisons: int = 1, correction: str | None = "holm") -> int:
+    """The smallest number of paired replicates with which the replicate test ``name`` can reach ``alpha`` after
+    ``correction`` over ``n_comparisons`` pairs (:func:`replearn.stats.fewruns.min_replicates`; ``min_n`` is its
+    value at alpha = 0.05 for one comparison). The configuration check refuses fewer seeds."""
+    from .fewruns import min_replicates
+
+    p = get(name)
+    if p.role != "replicate_pairwise":
+        raise ValueError(f"{name} is not a test for independent replicates (role {p.role})")
+    return min_replicates(name, alpha, n_comparisons, correction)
 
 
 def is_significant(pvalue: float | None, alpha: float) -> bool:
