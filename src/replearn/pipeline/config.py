@@ -919,3 +919,78 @@ def _check_stats(params: dict, errors: list[str]) -> None:
             )
     elif posthoc == "bonferroni_dunn":
         errors.append("stats.posthoc: bonferroni_dunn compares every model with a control; set stats.control")
+    _check_replicate_test(params, errors)
+
+
+def _models_compared_on(params: dict, name: str, spec) -> int:
+    """How many configured models the significance stage compares on dataset ``name``: those listed in its
+    ``models`` (all by default) that can run on it (a family unit runs only on the problems it supports)."""
+    from . import families
+
+    if not isinstance(spec, dict):
+        return 0
+    only = spec.get("models")
+    keys = [k for k in params["models"] if only is None or k in only]
+    if not families.is_family_source(spec.get("source")):
+        return len(keys)
+    try:
+        fam = families.load(spec["source"])
+        return sum(1 for k in keys if _unit_runs_on(fam, (params["models"][k] or {}).get("name"), spec))
+    except Exception:  # a broken family dataset is reported by _check_family_dataset
+        return 0
+
+
+def _half_sampling_applies(params: dict, inner: str) -> bool:
+    """:func:`replearn.pipeline.experiment.half_sampling_applies`, read from the configuration alone (importing
+    the experiment module here would make every stage depend on it): half-sampling fits are made for cv
+    replicates and for seeds with ``resample_split: true`` unless ``cv.half_sampling.subsamples`` is 0."""
+    if (params["cv"].get("half_sampling") or {}).get("subsamples", 1) == 0:
+        return False
+    design = params.get("design") or {"name": "cv"}
+    return inner == "cv" or bool(inner == "seeds" and design.get("resample_split"))
+
+
+def _check_replicate_test(params: dict, errors: list[str]) -> None:
+    """``stats.replicate_test`` must be able to reject with the configured seeds (issue 22).
+
+    The exact Wilcoxon signed-rank and sign tests on n paired seeds cannot give p < 2/2^n, and a correction over
+    the m pairs of models on a dataset multiplies the smallest p-value by m (Holm, Bonferroni, Shaffer,
+    Bergmann-Hommel): with too few seeds such a test can never reject, so "not significant" would say nothing
+    (:func:`replearn.stats.fewruns.smallest_adjusted_pvalue`). Checked for the datasets on which the test is
+    used: seed replicates (design=seeds, or a sweep with ``replicates: seeds``) of an experiment family, or of a
+    table without the half-sampling fits (``resample_split: false`` or ``cv.half_sampling.subsamples: 0``)."""
+    from ..stats import fewruns
+    from ..stats.registry import replicates_needed
+    from . import families
+
+    st, design = params["stats"], params.get("design") or {"name": "cv"}
+    test = st.get("replicate_test") or "replicate_ttest"
+    inner = (design.get("replicates") or "cv") if design.get("name") == "sweep" else design.get("name")
+    if inner != "seeds" or test not in fewruns.RANK_TESTS:
+        return
+    n = int(design.get("n_seeds") or 10)
+    alpha, correction = float(st["alpha"]), st["correction"]
+    tabular_uses_it = not _half_sampling_applies(params, inner)
+    worst = None  # (pairs, dataset) with the most pairs among the datasets the test runs on
+    for name, spec in params["dataset"].items():
+        family = isinstance(spec, dict) and families.is_family_source(spec.get("source"))
+        if not (family or tabular_uses_it):
+            continue
+        k = _models_compared_on(params, name, spec)
+        m = k * (k - 1) // 2
+        if m >= 1 and (worst is None or m > worst[0]):
+            worst = (m, name)
+    if worst is None:
+        return
+    m, name = worst
+    p_min = fewruns.smallest_adjusted_pvalue(test, n, m, correction)
+    if p_min <= alpha:
+        return
+    need = replicates_needed(test, alpha, m, correction)
+    pairs = f"{m} pair{'s' if m != 1 else ''}"
+    after = "without a correction" if correction == "none" else f"after {correction}"
+    errors.append(
+        f"stats.replicate_test: {test} cannot reach alpha = {alpha:g} with design.n_seeds = {n} and {pairs} "
+        f"{after} (smallest attainable adjusted p = {p_min:.4g}, on dataset {name!r}); "
+        f"use at least {need} seeds or replicate_test: replicate_ttest"
+    )
