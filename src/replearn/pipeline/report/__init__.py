@@ -11,7 +11,8 @@ byte-deterministic (see :mod:`replearn.pipeline.report.plots`). Rerunning with t
 writes byte-identical files.
 
 The package: :mod:`.document` (the document model and formatting), :mod:`.sections` (one builder per
-part of the report), :mod:`.summary` (the verdicts at the top), :mod:`.html` and :mod:`.markdown` (the
+part of the report), :mod:`.fewruns` (IQM, bootstrap intervals, probability of improvement and detectable effects
+for seed replicates), :mod:`.summary` (the verdicts at the top), :mod:`.html` and :mod:`.markdown` (the
 renderers), :mod:`.plots` and :mod:`.figures` (the deterministic PNG plots).
 """
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import family_figures as _family_figures
+from . import fewruns as _fewruns
 from . import figures as _figures
 from . import plots as _plots
 from .document import _Cell, _Document, _Fmt, _Heading, _Image, _List, _Paragraph, _Table
@@ -220,6 +222,7 @@ def build_report(
             )
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
+        _fewruns.dataset_section(doc, ds, cv, entry, significance, f)  # seed replicates: IQM, PoI, detectable effect
         if family:
             doc.add(
                 _Paragraph(
@@ -247,6 +250,16 @@ def build_report(
             )
             _family_scaling_section(
                 doc, fam_name, axis, rows, f, _Image(rel, f"{fam_name} metrics against {axis}") if rel else None
+            )
+        fam_ds = [d for d in order if (crossval[d].get("family") or {}).get("name") == fam_name]
+        few = _fewruns.family_numbers(fam_name, {d: crossval[d] for d in fam_ds}, significance)
+        if few is not None:  # >= 2 problems: aggregate IQM and the performance profile
+            rel = plot(
+                f"profile_{_slug(fam_name)}.png",
+                lambda p, few=few: _plots._save(_fewruns.profile_figure(few), p, dpi),
+            )
+            _fewruns.family_section(
+                doc, few, f, _Image(rel, f"Performance profile of the {fam_name} family") if rel else None
             )
         draw_family = _family_figures.FIGURES.get(fam_name)
         if draw_family is not None and make_plots:  # pictures particular to the family (bounds, samples)
