@@ -205,7 +205,7 @@ def performance_profile(scores, taus, *, low=None, high=None) -> np.ndarray:
 def _resolve(statistic) -> tuple[str, Callable[..., float], Callable[..., np.ndarray]]:
     """``(name, f(*arrays) -> float, batch(*B-stacked arrays) -> (B,) values)`` for a statistic."""
     if isinstance(statistic, str):
-        by_name = {
+        by_name: dict[str, Callable[..., float]] = {
             "iqm": iqm,
             "mean": lambda a: float(np.mean(a)),
             "median": lambda a: float(np.median(a)),
@@ -214,13 +214,13 @@ def _resolve(statistic) -> tuple[str, Callable[..., float], Callable[..., np.nda
         if statistic not in by_name:
             raise ValueError(f"unknown statistic {statistic!r}; use one of {sorted(by_name)} or a callable")
         func = by_name[statistic]
-        batch = {
+        batches: dict[str, Callable[..., np.ndarray]] = {
             "iqm": _iqm_batch,
             "mean": lambda s: s.reshape(s.shape[0], -1).mean(axis=1),
             "median": lambda s: np.median(s.reshape(s.shape[0], -1), axis=1),
             "probability_of_improvement": _poi_batch,
-        }[statistic]
-        return statistic, func, batch
+        }
+        return statistic, func, batches[statistic]
     if not callable(statistic):
         raise ValueError(f"statistic must be a name or a callable, got {statistic!r}")
     if statistic is iqm:

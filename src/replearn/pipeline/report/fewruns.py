@@ -90,7 +90,7 @@ def dataset_numbers(dataset: str, cv: Mapping, entry: Mapping, significance: Map
     "model_b", "poi", "ci"}], "undetected": [{"model_a", "model_b", "test", "n", "pairs", "correction",
     "pvalue_adjusted", "level", "mde_sd", "sd", "mde", "reachable", "p_min"}]}`` (units and pairs sorted by name;
     ``undetected`` lists the pairs the significance stage tested and did not tell apart)."""
-    metric = entry.get("metric") or cv.get("primary_metric") or significance.get("metric")
+    metric = str(entry.get("metric") or cv.get("primary_metric") or significance.get("metric"))
     greater = bool((cv.get("greater_is_better") or {}).get(metric, True))
     seed = _seed(significance)
     units = []
@@ -270,7 +270,7 @@ def family_numbers(family: str, crossval: Mapping[str, Mapping], significance: M
     metrics = []
     for d in datasets:
         cv = crossval[d]
-        metric = cv.get("primary_metric")
+        metric = str(cv.get("primary_metric"))
         if metric not in metrics:
             metrics.append(metric)
         greater = bool((cv.get("greater_is_better") or {}).get(metric, True))
