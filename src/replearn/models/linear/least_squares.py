@@ -301,7 +301,12 @@ def _check_X_y_multi(X, y, estimator) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _lstsq(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    w, *_ = scipy.linalg.lstsq(X, y, check_finite=False)
+    """The minimum-norm least-squares solution: singular values below ``max(n, d) * eps * s_max`` count as zero
+    (numpy's ``rcond`` default). SciPy's default cutoff (``eps * s_max``) keeps the rounding noise of a duplicated
+    column as a tiny singular value and returns coefficients of order 1e12 that cancel, not the minimum-norm
+    solution that the double-descent and implicit-regularization claims (CS229 §9.2) rest on."""
+    cond = max(X.shape) * np.finfo(np.float64).eps
+    w, *_ = scipy.linalg.lstsq(X, y, cond=cond, check_finite=False)
     return w
 
 
