@@ -52,13 +52,14 @@ def test_half_sampling_ttest_is_antisymmetric_and_its_interval_is_centred():
     r1 = stats.half_sampling_ttest(a, b, half_a=ha, half_b=hb, **kw)
     r2 = stats.half_sampling_ttest(b, a, half_a=hb, half_b=ha, **kw)
     assert r1.statistic == pytest.approx(-r2.statistic) and r1.pvalue == pytest.approx(r2.pvalue)
-    assert r1.df == 19
+    vb, vw = r1.extra["variance_between"], r1.extra["variance_within"]
+    assert r1.df == pytest.approx((vb + vw) ** 2 / (vb**2 / 19 + vw**2 / 2))  # Satterthwaite: 3 repeats
     se = r1.extra["standard_error"]
     assert se**2 == pytest.approx(r1.extra["variance_between"] + r1.extra["variance_within"])
-    assert r1.pvalue == pytest.approx(2 * sps.t.sf(abs(np.mean(a - b)) / se, 19))
+    assert r1.pvalue == pytest.approx(2 * sps.t.sf(abs(np.mean(a - b)) / se, r1.df))
     lo, hi = r1.ci
     assert (lo + hi) / 2 == pytest.approx(np.mean(a - b))
-    assert hi - lo == pytest.approx(2 * sps.t.ppf(0.975, 19) * se)
+    assert hi - lo == pytest.approx(2 * sps.t.ppf(0.975, r1.df) * se)
 
 
 def test_half_sampling_ttest_refuses_bad_shapes():
