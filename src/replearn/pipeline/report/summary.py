@@ -19,6 +19,11 @@ def _mean(values) -> float | None:
     return sum(vals) / len(vals) if vals and len(vals) == len(values) else None
 
 
+def _eq(text: str) -> str:
+    """"= 0.012", or "< 0.001" for a p-value printed as "<0.001"."""
+    return f"< {text[1:]}" if text.startswith("<") else f"= {text}"
+
+
 def _pair_row(rows, a: str, b: str) -> tuple[Mapping | None, bool]:
     """The row comparing ``a`` and ``b`` and whether ``a`` is its model A."""
     for r in rows or []:
@@ -102,7 +107,7 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     selection = f", {row['selection']}" if row.get("selection") else ""
     freq = (
         f"{'significant' if sig else 'not significant'} by the {test} after {correction}{selection} "
-        f"(adjusted p = {f.pvalue(p_adj)}, α = {alpha:g}; {claim})"
+        f"(adjusted p {_eq(f.pvalue(p_adj))}, α = {alpha:g}; {claim})"
     )
     if sig and row.get("winner") and row["winner"] != best:  # cannot happen with one view; never contradict
         freq += f"; the test favours {row['winner']}"
