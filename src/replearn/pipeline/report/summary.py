@@ -20,7 +20,7 @@ def _mean(values) -> float | None:
 
 
 def _eq(text: str) -> str:
-    """"= 0.012", or "< 0.001" for a p-value printed as "<0.001"."""
+    """ "= 0.012", or "< 0.001" for a p-value printed as "<0.001"."""
     return f"< {text[1:]}" if text.startswith("<") else f"= {text}"
 
 
