@@ -98,6 +98,13 @@ def test_seeds_design_uses_tests_for_independent_replicates(project, base_params
     assert rows and all(r["test"] == "replicate_ttest" for r in rows)
     bayes = compare_bayesian(fixed, {**CFG, "bayesian": True, "rope": 0.01})
     assert bayes and all(b["rho"] == 0.0 for b in bayes)  # independent replicates: no correlation term
+    # a new held-out part per seed without half-sampling is repeated hold-out: never the plain paired t over it
+    off = _params(base_params, {"name": "seeds", "n_seeds": 5, "holdout": 0.3, "resample_split": True})
+    off["cv"]["half_sampling"]["subsamples"] = 0
+    res = experiment.crossval(off, "iris", root=project, progress=False)
+    assert res.variance is None
+    assert all(r["test"] == "corrected_resampled_ttest" for r in compare_cv(res, CFG))
+    assert all(b["rho"] > 0 for b in compare_bayesian(res, {**CFG, "bayesian": True, "rope": 0.01}))
 
 
 def test_deterministic_models_under_the_seeds_design_are_not_declared_different(project, base_params):

@@ -79,7 +79,15 @@ def question(cv: records.EvaluationResult) -> str:
     if cv.variance:
         return "population"
     kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
-    return "split" if kind == "seed" else "resampling"
+    return "split" if kind == "seed" and not resampled_split(cv) else "resampling"
+
+
+def resampled_split(cv: records.EvaluationResult) -> bool:
+    """Whether seed replicates were scored on different held-out parts (``design.resample_split: true``): their
+    training sets overlap like repeated hold-out splits, so a paired t over them would be Dietterich's resampled
+    t (far too liberal); without half-sampling they get the corrected resampled t-test instead."""
+    parts = {tuple(s.test_index) for s in cv.splits if s.test_index is not None}
+    return len(parts) > 1
 
 
 def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
@@ -96,6 +104,8 @@ def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
         return "half_sampling_ttest"
     kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
     if kind == "seed" and not cv.variance:
+        if resampled_split(cv) and not cv.family:
+            return "corrected_resampled_ttest"
         return cfg["replicate_test"]
     return resolve_pairwise_test(cfg, cv.scheme.name)
 
@@ -138,7 +148,8 @@ def half_scores(cv: records.EvaluationResult, metric: str, point=None) -> dict[s
 
 
 def _repeat_ids(cv: records.EvaluationResult) -> np.ndarray | None:
-    """The repeat of each split (folds of one repeat share it); None for independent replicates (seeds)."""
+    """The repeat of each split (folds of one repeat share it); None for independent replicates (seeds, or
+    one hold-out per replicate)."""
     kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
     if kind == "seed":
         return None
@@ -267,7 +278,7 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
     n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
     kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
-    independent = kind == "seed"  # independent replicates: no correlation between them
+    independent = kind == "seed" and (cv.family is not None or not resampled_split(cv))  # one held-out part
     test = resolve_test(cfg, cv)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows = []

@@ -57,8 +57,9 @@ def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
             where + sweep,
             "a claim about datasets of this size from the same distribution, with the half-sampling variance",
         )
+    seeds = design == "seeds" or entry.get("replicates") == "seed"
     return (
-        f" over {n}cross-validation splits{sweep}",
+        (f" over {n}seeds, each on a new held-out part" if seeds else f" over {n}cross-validation splits") + sweep,
         "the corrected resampled t-test's heuristic stands in for the data-sampling variance (liberal for "
         "unstable learners such as 1-NN or deep trees; cv.half_sampling estimates it)",
     )
