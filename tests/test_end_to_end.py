@@ -108,7 +108,8 @@ def test_pipeline_end_to_end(tmp_path):
     assert sorted(cv["iris"]) == ["gaussian_naive_bayes", "knn", "logistic_regression"]
     assert 0.8 < cv["iris"]["knn"]["accuracy_mean"] <= 1.0
     sig = json.loads((proj / "results" / "significance.json").read_text())
-    assert sig["pairwise_test"] == "corrected_resampled_ttest" and len(sig["datasets"]["iris"]["cv"]) == 3
+    assert sig["pairwise_test"] == "half_sampling_ttest" and len(sig["datasets"]["iris"]["cv"]) == 3
+    assert sig["datasets"]["iris"]["question"] == "population"  # a claim about datasets, by half-sampling
     across = sig["across_datasets"]  # 2 datasets x 3 models: ranks only, no test below stats.min_datasets
     assert not across["ran"] and across["n_datasets"] == 2 and len(across["average_ranks"]) == 3
     runs = _mlflow_runs(proj)
