@@ -1,0 +1,954 @@
+"""Calibration of the pipeline's printed verdicts: the proof ships with the project (issue 22).
+
+:mod:`benchmarks.calibration` measures the statistical tests one by one. This harness measures what a user
+reads: synthetic experiments are turned into the records the crossval stage writes (schema 4, with the
+half-sampling fits), run through the significance stage's own :func:`replearn.pipeline.compare.compare` (or
+:func:`~replearn.pipeline.compare.compare_across` / :func:`~replearn.pipeline.compare.compare_across_pairs`
+across datasets) with the default ``stats`` settings (``conf/stats/default.yaml``, sealed-test-set tests off),
+and the report's own :func:`replearn.pipeline.report.summary.summary_lines`. For every design x learner class
+it counts
+
+* **size** -- how often the report prints *any* verdict ("significant", "X better than Y", "practically
+  better/worse", a significant Friedman test, a best point significantly better than a neighbour) when no
+  model is better in the population the design asks about;
+* **coverage** -- how often the printed 95 % interval of the pair (``row["ci"]``) holds the true difference
+  (under the null 0; under the alternative the true accuracy gap at the design's training size, measured on
+  large independent samples);
+* **power** -- how often it prints the right verdict under one documented alternative.
+
+Bands: size in [3.5 %, 6.5 %] (tests on discrete statistics -- the exact signed-rank and sign tests, ranks
+across datasets: at most 6.5 %), coverage in [93 %, 97 %]. ``--check`` widens each band by 3 Monte-Carlo
+standard errors ``sqrt(p (1 - p) / reps)`` (p the nominal 5 % or 95 %) and exits non-zero listing every cell
+outside. A few cells are documentation only (no band): the conditional design asked about the population.
+
+Data and learners are those of :mod:`benchmarks.calibration` (``draw``, ``sqdist``, ``nn_correct``,
+``centroid_correct``, ``bagged_nn_correct``): ``y = +/-1``, ``x_j = mu_j y + N(0, 1)``, n = 150 examples per
+data set, mu = 0.9; every replication draws a fresh data set (vectorised over replications). Splits are
+unstratified (the pipeline stratifies classification splits; with balanced random labels the difference is
+immaterial) and shared by the replications of one chunk (the data are exchangeable).
+
+Designs (docs/statistics.md, "Which test when"):
+
+1. ``cv`` -- 10 x 10-fold CV (kind "split", scheme "repeated_kfold") + half-sampling (B = 20 subsets of n/2,
+   3 x 5-fold inside each): ``half_sampling_ttest``.
+2. ``seeds, resample_split`` -- 10 replicates, each a new random 25 % held-out part (kind "seed", scheme
+   "seeds", ``test_index`` recorded) + half-sampling.
+3. ``seeds, fixed split`` -- 10 seeds on one held-out part, no half-sampling (``replicate_ttest``, the
+   conditional question): the null is the same learner with two seeds; the rate for two different but equally
+   good learners is documented separately (a correct answer about the split, not a population error).
+4. ``sweep`` -- 10 x 10-fold CV at each of 5 points of ``knn.pair`` (a flat true curve: 1-NN on 5 equally
+   informative feature pairs) and a second model (1-NN on a sixth pair), with half-sampling at every point:
+   the best point against its neighbours (max-t) and the models at their best points.
+5. ``family`` -- two units on one problem over 5 or 10 seeds (kind "seed", scheme "unit_seeds"), returns
+   i.i.d. normal or failure-prone (a 20 % chance of a failed run 4 sd below): ``replicate_ttest``.
+6. ``across datasets`` -- score tables of k = 4 models on N = 14 datasets (dataset effect N(0.8, 0.1), model
+   noise N(0, 0.02), as in :mod:`benchmarks.calibration`): Friedman + post-hoc and the pairwise Wilcoxon /
+   Bayesian signed-rank rows; and N = 3 (< ``stats.min_datasets``), where no test and no Bayesian verdict may
+   be printed at all.
+
+Run: ``python -m benchmarks.calibration_pipeline`` (1000 replications per cell), ``--quick`` (the CI subset,
+200), ``--reps N``, ``--check``, ``--jobs``. Writes ``benchmarks/results/local/calibration_pipeline.json``
+(untracked) and prints a Markdown table. Everything is seeded (``--seed``); results do not depend on ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from replearn.evaluation.splits import Split, make_splits, train_test_split_indices
+from replearn.pipeline import compare as pc
+from replearn.pipeline import records
+from replearn.pipeline.report.document import _Fmt
+from replearn.pipeline.report.summary import summary_lines
+from replearn.pipeline.seeding import derive_seed
+
+from .calibration import bagged_nn_correct, centroid_correct, draw, nn_correct, sqdist
+from .common import RESULTS_DIR  # untracked benchmarks/results/local/
+
+RESULTS = RESULTS_DIR / "calibration_pipeline.json"
+ROOT = Path(__file__).resolve().parents[1]
+ALPHA = 0.05
+N = 150  # examples per data set
+MU, MU_ALT = 0.9, 0.7  # signal of an informative feature; of a weaker one (the alternatives)
+CV_FOLDS, CV_REPEATS = 10, 10
+HALF = {"subsamples": 20, "repeats": 3, "folds": 5, "fraction": 0.5}  # the pipeline's defaults
+N_SEEDS, HOLDOUT = 10, 0.25
+SIZE_BAND = (0.035, 0.065)
+SIZE_BAND_DISCRETE = (0.0, 0.065)
+COVERAGE_BAND = (0.93, 0.97)
+NO_VERDICT_BAND = (0.0, 0.0)  # a rule, not a rate: never, whatever the Monte-Carlo error
+WIDEN = 3.0  # Monte-Carlo standard errors added to each side of a band by --check
+CHUNK = 50  # replications simulated at once (vectorised)
+FMT = _Fmt(3)
+
+
+def stats_config() -> dict:
+    """The default ``stats`` settings of the project, with the sealed-test-set tests off (no test set here)."""
+    cfg = yaml.safe_load((ROOT / "conf" / "stats" / "default.yaml").read_text(encoding="utf-8"))
+    return pc.settings({**cfg, "test_set_test": "none", "test_set_metric_test": "none"})
+
+
+# ----------------------------------------------------------------------------- learner classes
+@dataclass(frozen=True)
+class LearnerClass:
+    """Models as ``key -> (kind, features)``: kind "nn" (1-NN), "centroid" (nearest centroid) or "bagged"
+    (bagged 1-NN, 7 bootstrap 1-NNs drawn with a seed per model and replicate, as the pipeline seeds models)."""
+
+    label: str
+    models: dict[str, tuple[str, tuple[int, ...]]]
+    n_features: int
+    alt_mu: tuple[float, ...] | None = None  # the documented alternative (None: none exists)
+    better: str | None = None  # the model that is better under the alternative
+    worse: tuple[str, ...] = ()  # the models it beats
+    alternative: str = ""
+
+    def mu(self, alt: bool) -> np.ndarray:
+        return np.array(self.alt_mu if alt else (MU,) * self.n_features, dtype=np.float64)
+
+
+CLASSES = {
+    "nn_disjoint": LearnerClass(
+        "1-NN, disjoint features",
+        {"a": ("nn", (0, 1)), "b": ("nn", (2, 3))},
+        4,
+        (MU, MU, MU_ALT, MU_ALT),
+        "a",
+        ("b",),
+        "b's features weaker: mu = (0.9, 0.9, 0.7, 0.7)",
+    ),
+    "nn_shared": LearnerClass(
+        "1-NN, shared features",
+        {"a": ("nn", (0, 1, 2)), "b": ("nn", (0, 1, 3))},
+        4,
+        (MU, MU, MU, 0.5),
+        "a",
+        ("b",),
+        "b's own feature weaker: mu = (0.9, 0.9, 0.9, 0.5)",
+    ),
+    "centroid": LearnerClass(
+        "nearest centroid (stable)",
+        {"a": ("centroid", (0, 1)), "b": ("centroid", (2, 3))},
+        4,
+        (MU, MU, MU_ALT, MU_ALT),
+        "a",
+        ("b",),
+        "b's features weaker: mu = (0.9, 0.9, 0.7, 0.7)",
+    ),
+    "bagged_seeds": LearnerClass(
+        "bagged 1-NN, two seeds (seed-only)",
+        {"a": ("bagged", (0, 1)), "b": ("bagged", (0, 1))},
+        2,
+        None,
+        alternative="none: the two models are one learner",
+    ),
+    "three_nn": LearnerClass(
+        "3 models: 1-NN on 3 disjoint pairs",
+        {"a": ("nn", (0, 1)), "b": ("nn", (2, 3)), "c": ("nn", (4, 5))},
+        6,
+        (MU, MU, MU, MU, MU_ALT, MU_ALT),
+        "a",
+        ("c",),
+        "c's features weaker: mu = (0.9, 0.9, 0.9, 0.9, 0.7, 0.7); power: a named better than c",
+    ),
+    # the fixed-split design's alternative and its "population null": two different stochastic learners
+    "bagged_disjoint": LearnerClass(
+        "bagged 1-NN, disjoint features",
+        {"a": ("bagged", (0, 1)), "b": ("bagged", (2, 3))},
+        4,
+        (MU, MU, MU_ALT, MU_ALT),
+        "a",
+        ("b",),
+        "b's features weaker: mu = (0.9, 0.9, 0.7, 0.7)",
+    ),
+}
+SWEEP_POINTS = [1, 2, 3, 4, 5]  # knn.pair: 1-NN on feature pair p (features 2p-2, 2p-1)
+SWEEP_ALT_MU = (MU_ALT, MU_ALT, MU_ALT, MU_ALT, MU, MU, MU_ALT, MU_ALT, MU_ALT, MU_ALT, MU_ALT, MU_ALT)
+
+
+class Scorer:
+    """Accuracies (reps,) of every model on a split, for one chunk of data sets ``x`` (reps, n, f)."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, models: dict[str, tuple[str, tuple[int, ...]]], seed: int):
+        self.x, self.y, self.models, self.seed = x, y, models, seed
+        self._dist: dict[tuple[int, ...], np.ndarray] = {}
+
+    def dist(self, feats: tuple[int, ...]) -> np.ndarray:
+        if feats not in self._dist:
+            self._dist[feats] = sqdist(self.x, list(feats))
+        return self._dist[feats]
+
+    def correct(self, key: str, train: np.ndarray, test: np.ndarray, tag) -> np.ndarray:
+        kind, feats = self.models[key]
+        if kind == "nn":
+            return nn_correct(self.dist(feats), self.y, train, test)
+        if kind == "centroid":
+            return centroid_correct(self.x, self.y, feats, train, test).astype(np.float64)
+        return bagged_nn_correct(self.dist(feats), self.y, train, test, derive_seed(self.seed, "model", key, *tag))
+
+    def scores(self, key: str, splits: list[Split], tag=()) -> np.ndarray:
+        """(reps, len(splits)) accuracies; ``tag`` + the split index seed a stochastic model."""
+        return np.stack(
+            [self.correct(key, s.train, s.test, (*tag, i)).mean(axis=1) for i, s in enumerate(splits)], axis=1
+        )
+
+
+def _nn_test_correct(x: np.ndarray, y: np.ndarray, feats, n_train: int) -> np.ndarray:
+    """(reps, n_test) correctness of 1-NN trained on the first ``n_train`` examples, tested on the rest (the
+    distances of test to training examples only: :func:`nn_correct` would need all n x n)."""
+    z = x[:, :, list(feats)]
+    tr, te = z[:, :n_train], z[:, n_train:]
+    d = (te**2).sum(-1)[:, :, None] + (tr**2).sum(-1)[:, None, :] - 2 * np.einsum("rif,rjf->rij", te, tr)
+    pred = np.take_along_axis(y[:, :n_train], np.argmin(d, axis=2), axis=1)
+    return (pred == y[:, n_train:]).astype(np.float64)
+
+
+def true_gap(cls: LearnerClass, n_train: int, seed: int, *, reps: int = 2000, n_test: int = 500) -> float:
+    """E[acc(better) - acc(worse[0])] under the alternative for training sets of ``n_train``, on independent
+    test sets (``reps`` data sets of ``n_train + n_test``), as ``benchmarks.calibration.true_accuracy_gap``."""
+    rng = np.random.default_rng(seed)
+    train, test = np.arange(n_train), np.arange(n_train, n_train + n_test)
+    gaps = []
+    for c in range(0, reps, 50):
+        x, y = draw(rng, min(50, reps - c), n_train + n_test, cls.mu(True))
+        acc = []
+        for key in (cls.better, cls.worse[0]):
+            kind, feats = cls.models[key]
+            if kind == "nn":
+                acc.append(_nn_test_correct(x, y, feats, n_train).mean(axis=1))
+            elif kind == "centroid":
+                acc.append(centroid_correct(x, y, feats, train, test).mean(axis=1))
+            else:
+                raise ValueError(f"no true gap for {kind} learners")
+        gaps.append(acc[0] - acc[1])
+    return float(np.mean(np.concatenate(gaps)))
+
+
+# ----------------------------------------------------------------------------- layouts (the crossval stage)
+def zeros(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=np.float64)  # float targets: make_splits splits without stratification
+
+
+def cv_splits(seed: int) -> list[Split]:
+    return make_splits("repeated_kfold", zeros(N), folds=CV_FOLDS, repeats=CV_REPEATS, seed=seed)
+
+
+def seed_splits(seed: int, resample: bool) -> list[Split]:
+    """As ``experiment._seed_splits``: ``N_SEEDS`` hold-outs of 25 %, one per replicate or one fixed part."""
+    out = []
+    for r in range(N_SEEDS):
+        s = derive_seed(seed, "seeds", "split", r if resample else "fixed")
+        train, test = train_test_split_indices(zeros(N), HOLDOUT, stratify=False, random_state=s)
+        out.append(Split(index=r, repeat=r, fold=0, train=np.sort(train), test=np.sort(test), seed=s))
+    return out
+
+
+def half_splits(seed: int) -> tuple[list[Split], list[dict], int]:
+    """As ``experiment._half_splits``: B subsets of m = n/2, R x K-fold CV inside each."""
+    m = int(round(HALF["fraction"] * N))
+    splits, ids = [], []
+    for b in range(HALF["subsamples"]):
+        _, sub = train_test_split_indices(zeros(N), m, stratify=False, random_state=derive_seed(seed, "half", b))
+        for r in range(HALF["repeats"]):
+            inner = make_splits("kfold", zeros(m), folds=HALF["folds"], seed=derive_seed(seed, "half", b, r))
+            for f, sp in enumerate(inner):
+                train, test = sub[sp.train], sub[sp.test]
+                splits.append(Split(index=len(splits), repeat=r, fold=f, train=train, test=test, seed=0))
+                ids.append({"subsample": b, "repeat": r, "fold": f})
+    return splits, ids, m
+
+
+def replicates(splits: list[Split], kind: str, *, test_index: bool, point=None, start: int = 0) -> list[dict]:
+    return [
+        {
+            "index": start + i,
+            "kind": kind,
+            "n_train": int(s.train.size),
+            "n_test": int(s.test.size),
+            "seed": int(s.seed),
+            "repeat": int(s.repeat),
+            "fold": int(s.fold),
+            "point": point,
+            "test_index": [int(j) for j in s.test] if test_index else None,
+        }
+        for i, s in enumerate(splits)
+    ]
+
+
+def variance_record(half: list[Split], ids: list[dict], m: int, scores: dict[str, list], points=(None,)) -> dict:
+    """:attr:`records.EvaluationResult.variance` as ``experiment._variance_record`` writes it."""
+    reps = [
+        dict(i, n_train=int(s.train.size), n_test=int(s.test.size), point=p) for p in points for i, s in zip(ids, half)
+    ]
+    return {
+        "method": "half_sampling",
+        "n_examples": N,
+        "subsample_size": m,
+        "subsamples": HALF["subsamples"],
+        "repeats": HALF["repeats"],
+        "folds": HALF["folds"],
+        "replicates": reps,
+        "models": {k: {"accuracy": v} for k, v in scores.items()},
+    }
+
+
+def evaluation(
+    name: str,
+    scheme: records.Scheme,
+    reps: list[dict],
+    scores: dict[str, list],
+    *,
+    n_examples: int = N,
+    variance: dict | None = None,
+    family: dict | None = None,
+    metric: str = "accuracy",
+) -> records.EvaluationResult:
+    return records.EvaluationResult(
+        dataset=name,
+        task="classification" if family is None else family["task"],
+        n_examples=n_examples,
+        scheme=scheme,
+        metrics=[metric],
+        primary_metric=metric,
+        greater_is_better={metric: True},
+        splits=[records.Replicate(**r) for r in reps],
+        models={
+            k: records.ModelEvaluation(
+                registry_name=k,
+                params={},
+                scores={metric: [float(v) for v in s]},
+                n_iter=[None] * len(s),
+                converged=[True] * len(s),
+            )
+            for k, s in scores.items()
+        },
+        classes=["-1", "1"] if family is None else None,
+        family=family,
+        variance=variance,
+    )
+
+
+def train_result(name: str, models, family: str | None = None) -> records.TrainResult:
+    """A train record without test-set predictions (the sealed-test-set tests are off)."""
+    return records.TrainResult(
+        dataset=name,
+        task="classification",
+        y_true=[],
+        models={k: records.TrainedModel(converged=True, n_iter=None) for k in models},
+        family=family,
+    )
+
+
+# ----------------------------------------------------------------------------- what the report prints
+_LINE_VERDICT = (
+    re.compile(r"(?<!not )significant by the"),  # a dataset line's frequentist verdict
+    re.compile(r"practically (better|worse)"),  # its Bayesian verdict
+    re.compile(r"\S better than \S"),  # across datasets: post-hoc or pairwise winners
+    re.compile(r": significant\b"),  # across datasets: a significant Friedman test
+    re.compile(r"the test favours"),
+)
+
+
+def line_says_verdict(line: str) -> bool:
+    """Whether a summary line claims a difference ("significant", "X better than Y", "practically better")."""
+    return any(p.search(line) for p in _LINE_VERDICT)
+
+
+def printed_verdicts(sig: dict, lines: list[str]) -> dict[str, bool]:
+    """Which parts of the report claim a difference: the pairwise rows, the Bayesian rows, a sweep's
+    best-vs-neighbour rows, the across-datasets tests and rows, and the summary lines."""
+    rows = bayes = neighbours = False
+    for entry in (sig.get("datasets") or {}).values():
+        rows |= any(r.get("significant") for r in entry.get("cv") or [])
+        rows |= any(r.get("significant") for r in entry.get("test_set") or [])
+        rows |= any(r.get("significant") for r in (entry.get("test_set_metric") or {}).get("rows") or [])
+        bayes |= any(r.get("decision") in ("a_better", "b_better") for r in entry.get("bayesian") or [])
+        for m in ((entry.get("sweep") or {}).get("models") or {}).values():
+            neighbours |= any(r.get("significant") for r in m.get("neighbours") or [])
+    across = sig.get("across_datasets") or {}
+    friedman = bool(across.get("ran") and across.get("significant"))
+    posthoc = any(c.get("significant") for c in (across.get("posthoc") or {}).get("comparisons") or [])
+    pair_rows = (sig.get("across_pairs") or {}).get("rows") or []
+    pairs = any(r.get("significant") for r in pair_rows)
+    pairs_bayes = any(
+        (r.get("bayesian_signed_rank") or {}).get("decision") in ("a_better", "b_better") for r in pair_rows
+    )
+    in_lines = any(line_says_verdict(line) for line in lines)
+    out = {
+        "rows": rows,
+        "bayesian": bayes,
+        "neighbours": neighbours,
+        "friedman": friedman,
+        "posthoc": posthoc,
+        "pairs": pairs,
+        "pairs_bayesian": pairs_bayes,
+        "lines": in_lines,
+    }
+    out["any"] = any(out.values())
+    return out
+
+
+def pair_row(rows: list[dict], a: str, b: str) -> dict | None:
+    return next((r for r in rows if (r["model_a"], r["model_b"]) == (a, b)), None)
+
+
+def names_winner(rows: list[dict], winner: str, losers) -> bool:
+    """Whether a significant row names ``winner`` better than one of ``losers``."""
+    return any(
+        r.get("significant") and r.get("winner") == winner and {r["model_a"], r["model_b"]} & set(losers) for r in rows
+    )
+
+
+def covers(row: dict | None, truth: float) -> bool | None:
+    """Whether the row's printed interval of E[a - b] holds ``truth`` (None: no interval printed)."""
+    if row is None or row.get("ci") is None:
+        return None
+    lo, hi = row["ci"]
+    return bool(lo <= truth <= hi)
+
+
+def run_compare(crossval: dict[str, records.EvaluationResult], cfg: dict, seed: int, family: str | None = None):
+    """The significance stage's ``compare`` and the report's summary lines on these records."""
+    train = {d: train_result(d, cv.models, family) for d, cv in crossval.items()}
+    sig = pc.compare(crossval, train, cfg, seed=seed)
+    plain = {d: records.to_dict(cv) for d, cv in crossval.items()}
+    return sig, summary_lines(plain, sig, FMT, sorted(crossval))
+
+
+# ----------------------------------------------------------------------------- the cells
+@dataclass(frozen=True)
+class Cell:
+    """One design x learner class: the simulation is ``sim(cell, alt, reps, seed, cfg) -> outcomes``."""
+
+    key: str
+    design: str
+    label: str
+    band: tuple[float, float] | None  # the size band (None: documentation only)
+    sim: str
+    cls: str | None = None
+    options: dict = field(default_factory=dict)
+    alternative: str = ""
+    coverage: bool = True  # an interval is printed
+
+
+def outcome(sig: dict, lines: list[str], verdict: bool, power: bool | None, cover: bool | None) -> dict:
+    return {"verdict": bool(verdict), "power": power, "cover": cover}
+
+
+def sim_learners(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+    """Designs cv, seeds (resampled or fixed split): ``reps`` data sets through compare + summary_lines."""
+    cls = CLASSES[cell.cls]
+    design = cell.options["design"]
+    rng = np.random.default_rng(derive_seed(seed, "data"))
+    x, y = draw(rng, reps, N, cls.mu(alt))
+    sc = Scorer(x, y, cls.models, derive_seed(seed, "models"))
+    if design == "cv":
+        splits = cv_splits(derive_seed(seed, "cv"))
+        kind, scheme = "split", records.Scheme("repeated_kfold", CV_FOLDS, CV_REPEATS, seed, "cv")
+    else:
+        splits = seed_splits(derive_seed(seed, "seeds"), resample=design == "seeds_resample")
+        kind, scheme = "seed", records.Scheme("seeds", None, N_SEEDS, seed, "seeds")
+    reps_meta = replicates(splits, kind, test_index=True)
+    main = {k: sc.scores(k, splits, ("main",)) for k in cls.models}
+    half = None
+    if design != "seeds_fixed":
+        hs, ids, m = half_splits(derive_seed(seed, "half"))
+        half = {k: sc.scores(k, hs, ("half",)) for k in cls.models}
+    truth = cell.options.get("truth_alt") if alt else 0.0
+    pair = (cls.better, cls.worse[0]) if alt else ("a", "b")
+    out = []
+    for r in range(reps):
+        var = None
+        if half is not None:
+            var = variance_record(hs, ids, m, {k: half[k][r] for k in cls.models})
+        cv = evaluation("d", scheme, reps_meta, {k: main[k][r] for k in cls.models}, variance=var)
+        sig, lines = run_compare({"d": cv}, cfg, derive_seed(seed, "compare", r))
+        v = printed_verdicts(sig, lines)
+        rows = sig["datasets"]["d"]["cv"]
+        power = names_winner(rows, cls.better, cls.worse) if alt else None
+        cover = covers(pair_row(rows, *pair), truth) if cell.coverage and truth is not None else None
+        out.append(outcome(sig, lines, v["any"], power, cover))
+    return out
+
+
+def sim_sweep(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+    """design=sweep over 10 x 10-fold CV: knn at 5 points (1-NN on feature pair p) and "other" (1-NN on a
+    sixth pair), half-sampling at every point."""
+    models = {f"knn@{p}": ("nn", (2 * p - 2, 2 * p - 1)) for p in SWEEP_POINTS} | {"other": ("nn", (10, 11))}
+    mu = np.array(SWEEP_ALT_MU if alt else (MU,) * 12)
+    rng = np.random.default_rng(derive_seed(seed, "data"))
+    x, y = draw(rng, reps, N, mu)
+    sc = Scorer(x, y, models, derive_seed(seed, "models"))
+    splits = cv_splits(derive_seed(seed, "cv"))
+    hs, ids, m = half_splits(derive_seed(seed, "half"))
+    main = {k: sc.scores(k, splits) for k in models}
+    half = {k: sc.scores(k, hs) for k in models}
+    scheme = records.Scheme(
+        "repeated_kfold", CV_FOLDS, CV_REPEATS, seed, "sweep", "knn.pair", list(SWEEP_POINTS), "first"
+    )
+    meta = []
+    for p in SWEEP_POINTS:
+        meta += replicates(splits, "sweep", test_index=False, point=p, start=len(meta))
+    peak = 3  # the alternative's best point
+    out = []
+    for r in range(reps):
+        scores = {
+            "knn": np.concatenate([main[f"knn@{p}"][r] for p in SWEEP_POINTS]),
+            "other": np.tile(main["other"][r], len(SWEEP_POINTS)),
+        }
+        hscores = {
+            "knn": np.concatenate([half[f"knn@{p}"][r] for p in SWEEP_POINTS]),
+            "other": np.tile(half["other"][r], len(SWEEP_POINTS)),
+        }
+        var = variance_record(hs, ids, m, hscores, points=SWEEP_POINTS)
+        cv = evaluation("d", scheme, meta, scores, variance=var)
+        sig, lines = run_compare({"d": cv}, cfg, derive_seed(seed, "compare", r))
+        v = printed_verdicts(sig, lines)
+        entry = sig["datasets"]["d"]
+        knn = entry["sweep"]["models"]["knn"]
+        rows = entry["cv"]
+        if cell.options["part"] == "neighbours":
+            verdict = v["neighbours"]
+            power = bool(knn["best"] == peak and v["neighbours"]) if alt else None
+            cover = None
+        else:
+            verdict = v["rows"] or v["bayesian"] or v["lines"]
+            power = names_winner(rows, "knn", ("other",)) if alt else None
+            truth = cell.options["truth_alt"] if alt else 0.0
+            cover = covers(pair_row(rows, "knn", "other"), truth)
+        out.append(outcome(sig, lines, verdict, power, cover))
+    return out
+
+
+def family_returns(rng: np.random.Generator, shape, failures: bool) -> np.ndarray:
+    """i.i.d. returns with sd 1: normal, or failure-prone (a failed run, with probability 0.2, 4 sd lower)."""
+    z = rng.normal(size=shape)
+    if not failures:
+        return z
+    fail = rng.random(shape) < 0.2
+    raw = z - 4.0 * fail
+    return (raw + 0.8) / np.sqrt(1.0 + 16 * 0.2 * 0.8)  # mean 0, sd 1
+
+
+def sim_family(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+    """Two units on one problem over n seeds (scheme "unit_seeds"); the alternative: unit a better by 1 sd."""
+    n_seeds, failures = cell.options["n_seeds"], cell.options["failures"]
+    rng = np.random.default_rng(derive_seed(seed, "returns"))
+    ra = family_returns(rng, (reps, n_seeds), failures) + (1.0 if alt else 0.0)
+    rb = family_returns(rng, (reps, n_seeds), failures)
+    family = {
+        "name": "rl",
+        "task": "control",
+        "problem": {},
+        "resampled_problem": False,
+        "scale_by": None,
+        "scale_metrics": [],
+    }
+    scheme = records.Scheme("unit_seeds", None, n_seeds, seed, "seeds")
+    meta = [
+        {"index": i, "kind": "seed", "n_train": 0, "n_test": 0, "seed": i, "repeat": i, "fold": 0, "point": None}
+        for i in range(n_seeds)
+    ]
+    out = []
+    for r in range(reps):
+        cv = evaluation("problem", scheme, meta, {"a": ra[r], "b": rb[r]}, n_examples=0, family=family, metric="return")
+        sig, lines = run_compare({"problem": cv}, cfg, derive_seed(seed, "compare", r), family="rl")
+        v = printed_verdicts(sig, lines)
+        rows = sig["datasets"]["problem"]["cv"]
+        power = names_winner(rows, "a", ("b",)) if alt else None
+        out.append(outcome(sig, lines, v["any"], power, covers(pair_row(rows, "a", "b"), 1.0 if alt else 0.0)))
+    return out
+
+
+def sim_across(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+    """k = 4 models on N datasets (score tables as ``benchmarks.calibration.across_dataset_tests``), through
+    ``compare_across`` and ``compare_across_pairs`` on EvaluationResults and the summary's across line."""
+    n_data, k, shift = cell.options["n_datasets"], 4, 0.02
+    rng = np.random.default_rng(derive_seed(seed, "scores"))
+    base = rng.normal(0.8, 0.1, (reps, n_data, 1))
+    scores = base + rng.normal(0, 0.02, (reps, n_data, k))
+    if alt:
+        scores[:, :, -1] += shift
+    names = [f"m{j + 1}" for j in range(k)]
+    scheme = records.Scheme("repeated_kfold", CV_FOLDS, 1, seed, "cv")
+    meta = [{"index": i, "kind": "split", "n_train": 135, "n_test": 15, "repeat": 0, "fold": i} for i in range(2)]
+    out = []
+    for r in range(reps):
+        crossval = {
+            f"d{j:02d}": evaluation(f"d{j:02d}", scheme, meta, {m: [scores[r, j, i]] * 2 for i, m in enumerate(names)})
+            for j in range(n_data)
+        }
+        sig = {
+            "alpha": cfg["alpha"],
+            "correction": cfg["correction"],
+            "datasets": {},
+            "across_datasets": pc.compare_across(crossval, cfg),
+            "across_pairs": pc.compare_across_pairs(crossval, cfg, seed=derive_seed(seed, "pairs", r)),
+        }
+        plain = {d: records.to_dict(cv) for d, cv in crossval.items()}
+        lines = summary_lines(plain, sig, FMT, [])
+        v = printed_verdicts(sig, lines)
+        if cell.options.get("no_test"):  # below min_datasets: no test, no Bayesian probability at all
+            pair_rows = sig["across_pairs"].get("rows") or []
+            verdict = (
+                v["any"]
+                or bool(sig["across_datasets"].get("ran"))
+                or any("bayesian_signed_rank" in row for row in pair_rows)
+                or any("Bayesian" in line for line in lines)
+            )
+        else:
+            verdict = v["any"]
+        power = None
+        if alt:
+            ph = (sig["across_datasets"].get("posthoc") or {}).get("comparisons") or []
+            by_posthoc = any(
+                c.get("significant")
+                and names[-1] in (c["a"], c["b"])
+                and (c["rank_a"] < c["rank_b"]) == (c["a"] == names[-1])
+                for c in ph
+            )
+            power = by_posthoc or names_winner(sig["across_pairs"].get("rows") or [], names[-1], names[:-1])
+        out.append(outcome(sig, lines, verdict, power, None))
+    return out
+
+
+SIMS = {"learners": sim_learners, "sweep": sim_sweep, "family": sim_family, "across": sim_across}
+
+
+def cells() -> list[Cell]:
+    out = []
+    for design, label in (("cv", "cv (10x10, half-sampling)"), ("seeds_resample", "seeds, resample_split")):
+        for key in ("nn_disjoint", "nn_shared", "centroid", "bagged_seeds", "three_nn"):
+            cls = CLASSES[key]
+            out.append(
+                Cell(
+                    f"{design}/{key}",
+                    label,
+                    cls.label,
+                    SIZE_BAND,
+                    "learners",
+                    key,
+                    {"design": design},
+                    cls.alternative,
+                )
+            )
+    out.append(
+        Cell(
+            "seeds_fixed/bagged_seeds",
+            "seeds, fixed split",
+            CLASSES["bagged_seeds"].label,
+            SIZE_BAND,
+            "learners",
+            "bagged_seeds",
+            {"design": "seeds_fixed"},
+            "see the next row",
+        )
+    )
+    out.append(
+        Cell(
+            "seeds_fixed/bagged_disjoint",
+            "seeds, fixed split",
+            "bagged 1-NN, disjoint features: conditional design on population null",
+            None,
+            "learners",
+            "bagged_disjoint",
+            {"design": "seeds_fixed"},
+            CLASSES["bagged_disjoint"].alternative,
+            coverage=False,  # the conditional truth (this split's expected difference) is not the population's
+        )
+    )
+    sweep_alt = "knn.pair 3 best (mu 0.9, the other pairs and model 'other' 0.7)"
+    out.append(
+        Cell(
+            "sweep/neighbours",
+            "sweep (10x10 at 5 points)",
+            "1-NN, flat curve: best point vs neighbours (max-t)",
+            SIZE_BAND,
+            "sweep",
+            options={"part": "neighbours"},
+            alternative=sweep_alt + "; power: point 3 chosen and a neighbour verdict",
+            coverage=False,
+        )
+    )
+    out.append(
+        Cell(
+            "sweep/models",
+            "sweep (10x10 at 5 points)",
+            "1-NN, flat curve: models at their best points",
+            SIZE_BAND,
+            "sweep",
+            options={"part": "models"},
+            alternative=sweep_alt + "; power: knn named better than other",
+        )
+    )
+    for failures in (False, True):
+        for n_seeds in (5, 10):
+            kind = "failure-prone" if failures else "normal"
+            out.append(
+                Cell(
+                    f"family/{kind}/{n_seeds}",
+                    f"family ({n_seeds} seeds)",
+                    f"two units, {kind} returns",
+                    SIZE_BAND,
+                    "family",
+                    options={"n_seeds": n_seeds, "failures": failures},
+                    alternative="unit a better by 1 sd",
+                )
+            )
+    out.append(
+        Cell(
+            "across/14",
+            "across datasets (N = 14)",
+            "4 models: Friedman + post-hoc, pairwise Wilcoxon + Bayesian signed-rank",
+            SIZE_BAND_DISCRETE,
+            "across",
+            options={"n_datasets": 14},
+            alternative="m4 better by 0.02 on every dataset",
+            coverage=False,
+        )
+    )
+    out.append(
+        Cell(
+            "across/3",
+            "across datasets (N = 3 < min_datasets)",
+            "4 models: no test and no Bayesian verdict may be printed",
+            NO_VERDICT_BAND,
+            "across",
+            options={"n_datasets": 3, "no_test": True},
+            alternative="m4 better by 0.02 (still no verdict may be printed)",
+            coverage=False,
+        )
+    )
+    return out
+
+
+# ----------------------------------------------------------------------------- driver
+def true_gaps(seed: int) -> dict[str, float]:
+    """The alternatives' true accuracy gaps at the training sizes of the designs (cv: 135, seeds: 112)."""
+    n_cv = N - N // CV_FOLDS
+    n_seeds = N - int(np.ceil(HOLDOUT * N))
+    out = {}
+    for key, cls in CLASSES.items():
+        if cls.alt_mu is None or key in ("bagged_disjoint", "three_nn"):
+            continue
+        out[f"cv/{key}"] = true_gap(cls, n_cv, derive_seed(seed, "gap", key, n_cv))
+        out[f"seeds/{key}"] = true_gap(cls, n_seeds, derive_seed(seed, "gap", key, n_seeds))
+    # three_nn's a vs c and the sweep's peak vs "other" are nn_disjoint's a vs b: 1-NN on a pair with mu 0.9 vs
+    # 1-NN on a pair with mu 0.7; bagged_disjoint has no interval to cover (the fixed split's question)
+    for size in ("cv", "seeds"):
+        out[f"{size}/three_nn"] = out[f"{size}/nn_disjoint"]
+    out["sweep"] = out["cv/nn_disjoint"]
+    return out
+
+
+def _task(args) -> tuple[str, bool, int, list[dict]]:
+    cell, alt, chunk, n, seed, gaps = args
+    cfg = stats_config()
+    opts = dict(cell.options)
+    if cell.sim == "learners" and cell.coverage and CLASSES[cell.cls].alt_mu is not None:
+        opts["truth_alt"] = gaps["cv/" + cell.cls] if opts["design"] == "cv" else gaps["seeds/" + cell.cls]
+    if cell.sim == "sweep":
+        opts["truth_alt"] = gaps["sweep"]
+    c = Cell(**{**cell.__dict__, "options": opts})
+    out = SIMS[cell.sim](c, alt, n, derive_seed(seed, cell.key, "alt" if alt else "null", chunk), cfg)
+    return cell.key, alt, chunk, out
+
+
+def _one_thread() -> None:
+    """One BLAS thread per worker process: the workers already use every core."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return
+    threadpool_limits(1)
+
+
+def has_alternative(cell: Cell) -> bool:
+    return cell.sim != "learners" or CLASSES[cell.cls].alt_mu is not None
+
+
+def mc_se(p: float, reps: int) -> float:
+    return float(np.sqrt(p * (1.0 - p) / reps))
+
+
+def widened(band: tuple[float, float], nominal: float, reps: int) -> tuple[float, float]:
+    """The band widened by WIDEN Monte-Carlo standard errors of a rate ``nominal`` (a rule band stays)."""
+    if band == NO_VERDICT_BAND:
+        return band
+    w = WIDEN * mc_se(nominal, reps)
+    return (max(0.0, band[0] - w), min(1.0, band[1] + w))
+
+
+def summarise(cell: Cell, null: list[dict], alt: list[dict] | None) -> dict:
+    reps = len(null)
+    size = float(np.mean([o["verdict"] for o in null]))
+    cov_null = [o["cover"] for o in null if o["cover"] is not None]
+    cov_alt = [o["cover"] for o in alt or [] if o["cover"] is not None]
+    row = {
+        "key": cell.key,
+        "design": cell.design,
+        "learner": cell.label,
+        "replications": reps,
+        "size": size,
+        "size_band": list(cell.band) if cell.band else None,
+        "size_band_widened": list(widened(cell.band, ALPHA, reps)) if cell.band else None,
+        "coverage_null": float(np.mean(cov_null)) if cov_null else None,
+        "coverage_alternative": float(np.mean(cov_alt)) if cov_alt else None,
+        "coverage_band": list(COVERAGE_BAND) if cell.coverage and cell.band else None,
+        "power": float(np.mean([o["power"] for o in alt])) if alt else None,
+        "alternative": cell.alternative,
+        "verdict_under_alternative": float(np.mean([o["verdict"] for o in alt])) if alt else None,
+    }
+    if cell.band is None:
+        row["conditional_design_on_population_null"] = size
+    out_of_band = []
+    if cell.band:
+        lo, hi = row["size_band_widened"]
+        if not lo <= size <= hi:
+            out_of_band.append(f"size {100 * size:.1f}% outside [{100 * lo:.1f}%, {100 * hi:.1f}%]")
+        if cell.band == NO_VERDICT_BAND and alt and row["verdict_under_alternative"] > 0:
+            rate = 100 * row["verdict_under_alternative"]
+            out_of_band.append(f"a verdict printed under the alternative ({rate:.1f}%)")
+        if row["coverage_band"]:
+            for what, cov, n in (("null", cov_null, len(cov_null)), ("alternative", cov_alt, len(cov_alt))):
+                if not cov:
+                    continue
+                clo, chi = widened(COVERAGE_BAND, 1 - ALPHA, n)
+                c = float(np.mean(cov))
+                if not clo <= c <= chi:
+                    out_of_band.append(f"coverage ({what}) {100 * c:.1f}% outside [{100 * clo:.1f}%, {100 * chi:.1f}%]")
+    row["out_of_band"] = out_of_band
+    return row
+
+
+def run(reps: int, seed: int, jobs: int = 2, only: list[str] | None = None) -> dict:
+    start = time.perf_counter()
+    selected = [c for c in cells() if not only or any(c.key.startswith(o) for o in only)]
+    gaps = true_gaps(derive_seed(seed, "true_gaps"))
+    tasks = []
+    for cell in selected:
+        for alt in (False, True) if has_alternative(cell) else (False,):
+            for chunk, lo in enumerate(range(0, reps, CHUNK)):
+                tasks.append((cell, alt, chunk, min(CHUNK, reps - lo), seed, gaps))
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_one_thread) as ex:
+            done = list(ex.map(_task, tasks))
+    else:
+        done = [_task(t) for t in tasks]
+    outcomes: dict[tuple[str, bool], dict[int, list[dict]]] = {}
+    for key, alt, chunk, out in done:
+        outcomes.setdefault((key, alt), {})[chunk] = out
+    rows = []
+    for cell in selected:
+        null = [o for c in sorted(outcomes[(cell.key, False)]) for o in outcomes[(cell.key, False)][c]]
+        alt = None
+        if (cell.key, True) in outcomes:
+            alt = [o for c in sorted(outcomes[(cell.key, True)]) for o in outcomes[(cell.key, True)][c]]
+        rows.append(summarise(cell, null, alt))
+    return {
+        "alpha": ALPHA,
+        "replications": reps,
+        "seed": seed,
+        "bands": {
+            "size": list(SIZE_BAND),
+            "size_discrete": list(SIZE_BAND_DISCRETE),
+            "coverage": list(COVERAGE_BAND),
+            "widened_by_monte_carlo_se": WIDEN,
+        },
+        "setup": {
+            "n_examples": N,
+            "mu": MU,
+            "mu_alternative": MU_ALT,
+            "cv": f"{CV_REPEATS} x {CV_FOLDS}-fold",
+            "half_sampling": HALF,
+            "seeds": {"n_seeds": N_SEEDS, "holdout": HOLDOUT},
+            "stats": stats_config(),
+            "true_gaps": gaps,
+        },
+        "seconds": round(time.perf_counter() - start, 1),
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "jobs": jobs,
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+        },
+        "results": rows,
+    }
+
+
+def out_of_band(res: dict) -> list[str]:
+    """Every cell outside its widened band, as ``"<cell>: <what>"``."""
+    return [f"{r['key']}: {what}" for r in res["results"] for what in r["out_of_band"]]
+
+
+def markdown(res: dict) -> str:
+    def pct(v):
+        return "—" if v is None else f"{100 * v:.1f}%"
+
+    def band(b):
+        return "—" if b is None else f"[{100 * b[0]:.1f}%, {100 * b[1]:.1f}%]"
+
+    lines = [
+        f"{res['replications']} replications per cell, alpha = {res['alpha']}, seed {res['seed']}; size bands widened "
+        f"by {res['bands']['widened_by_monte_carlo_se']:g} Monte-Carlo standard errors "
+        f"({100 * WIDEN * mc_se(ALPHA, res['replications']):.1f} points).",
+        "",
+        "| design | learner class | size | band (widened) | coverage null / alt. | power | conditional design on "
+        "population null | in band |",
+        "|---|---|---:|---|---:|---:|---:|---|",
+    ]
+    for r in res["results"]:
+        cond = r.get("conditional_design_on_population_null")
+        size = "—" if cond is not None else pct(r["size"])
+        status = "out: " + "; ".join(r["out_of_band"]) if r["out_of_band"] else "in"
+        if r["size_band"] is None:
+            status = "no band"
+        lines.append(
+            f"| {r['design']} | {r['learner']} | {size} | {band(r['size_band_widened'])} "
+            f"| {pct(r['coverage_null'])} / {pct(r['coverage_alternative'])} | {pct(r['power'])} | {pct(cond)} "
+            f"| {status} |"
+        )
+    lines += ["", "Alternatives (power): " + "; ".join(f"{r['key']}: {r['alternative']}" for r in res["results"])]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the CI subset: 200 replications per cell")
+    parser.add_argument("--reps", type=int, default=None, help="replications per cell (overrides --quick)")
+    parser.add_argument("--seed", type=int, default=20240622)
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    parser.add_argument("--cells", nargs="*", default=None, help="only the cells whose key starts with one of these")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a cell is outside its widened band")
+    parser.add_argument("--no-write", action="store_true", help=f"do not write {RESULTS}")
+    args = parser.parse_args(argv)
+    reps = args.reps or (200 if args.quick else 1000)
+    res = run(reps, args.seed, jobs=args.jobs, only=args.cells)
+    if not args.no_write:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    print(markdown(res))
+    print(f"\n({res['seconds']} s, {args.jobs} job(s))")
+    if args.check:
+        bad = out_of_band(res)
+        if bad:
+            print("\nOut of band:\n" + "\n".join(f"  {b}" for b in bad), file=sys.stderr)
+            return 1
+        print("\nEvery cell is inside its band.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
