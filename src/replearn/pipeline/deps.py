@@ -38,9 +38,22 @@ def _module_file(src: Path, module: str) -> Path | None:
     return None
 
 
+_PARSED: dict[tuple[str, int, int], ast.AST] = {}
+
+
+def _parse(path: Path) -> ast.AST:
+    """``ast.parse`` of a file, once per version of it (keyed by path, size and modification time): a check
+    follows the same modules from every stage script, and re-parsing them dominated its run time."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    if key not in _PARSED:
+        _PARSED[key] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return _PARSED[key]
+
+
 def _imported_modules(path: Path, module: str) -> set[str]:
     """Every ``replearn`` module named by an import statement in ``path`` (the module ``module``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(path)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -59,7 +72,7 @@ def _imported_modules(path: Path, module: str) -> set[str]:
 
 def _files_used_by_path(path: Path) -> list[Path]:
     """Sibling modules that ``path`` names as strings (run by path, never imported: MLflow's models-from-code)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _parse(path)
     names = {
         n.value
         for n in ast.walk(tree)
