@@ -90,6 +90,8 @@ SIZE_BAND_DISCRETE = (0.0, 0.065)
 COVERAGE_BAND = (0.93, 0.97)
 NO_VERDICT_BAND = (0.0, 0.0)  # a rule, not a rate: never, whatever the Monte-Carlo error
 WIDEN = 3.0  # Monte-Carlo standard errors added to each side of a band by --check
+FAMILY_EFFECT = 1.0  # the families' alternative: unit a better by one sd of a run's return
+ACROSS_SHIFT = 0.02  # across datasets: the last model better by this on every dataset
 CHUNK = 50  # replications simulated at once (vectorised)
 FMT = _Fmt(3)
 
@@ -174,6 +176,7 @@ CLASSES = {
     ),
 }
 SWEEP_POINTS = [1, 2, 3, 4, 5]  # knn.pair: 1-NN on feature pair p (features 2p-2, 2p-1)
+SWEEP_PEAK = 3  # the alternative's best point
 SWEEP_ALT_MU = (MU_ALT, MU_ALT, MU_ALT, MU_ALT, MU, MU, MU_ALT, MU_ALT, MU_ALT, MU_ALT, MU_ALT, MU_ALT)
 
 
@@ -426,30 +429,26 @@ def run_compare(crossval: dict[str, records.EvaluationResult], cfg: dict, seed: 
     return sig, summary_lines(plain, sig, FMT, sorted(crossval))
 
 
-# ----------------------------------------------------------------------------- the cells
+# ----------------------------------------------------------------------------- the simulations
 @dataclass(frozen=True)
-class Cell:
-    """One design x learner class: the simulation is ``sim(cell, alt, reps, seed, cfg) -> outcomes``."""
+class Sim:
+    """One simulated design: ``SIMS[func](sim, alt, reps, seed, cfg, truth)`` returns, per replication, the
+    outcome of every ``part`` it measures (``{"verdict", "power", "cover"}``); cells read one part each."""
 
     key: str
-    design: str
-    label: str
-    band: tuple[float, float] | None  # the size band (None: documentation only)
-    sim: str
-    cls: str | None = None
+    func: str
     options: dict = field(default_factory=dict)
-    alternative: str = ""
-    coverage: bool = True  # an interval is printed
+    alternative: bool = True  # an alternative run exists (power)
 
 
-def outcome(sig: dict, lines: list[str], verdict: bool, power: bool | None, cover: bool | None) -> dict:
-    return {"verdict": bool(verdict), "power": power, "cover": cover}
+def outcome(verdict: bool, power: bool | None = None, cover: bool | None = None) -> dict:
+    return {"verdict": bool(verdict), "power": None if power is None else bool(power), "cover": cover}
 
 
-def sim_learners(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+def sim_learners(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: float | None) -> list[dict]:
     """Designs cv, seeds (resampled or fixed split): ``reps`` data sets through compare + summary_lines."""
-    cls = CLASSES[cell.cls]
-    design = cell.options["design"]
+    cls = CLASSES[sim.options["cls"]]
+    design = sim.options["design"]
     rng = np.random.default_rng(derive_seed(seed, "data"))
     x, y = draw(rng, reps, N, cls.mu(alt))
     sc = Scorer(x, y, cls.models, derive_seed(seed, "models"))
@@ -465,7 +464,6 @@ def sim_learners(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list
     if design != "seeds_fixed":
         hs, ids, m = half_splits(derive_seed(seed, "half"))
         half = {k: sc.scores(k, hs, ("half",)) for k in cls.models}
-    truth = cell.options.get("truth_alt") if alt else 0.0
     pair = (cls.better, cls.worse[0]) if alt else ("a", "b")
     out = []
     for r in range(reps):
@@ -477,14 +475,15 @@ def sim_learners(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list
         v = printed_verdicts(sig, lines)
         rows = sig["datasets"]["d"]["cv"]
         power = names_winner(rows, cls.better, cls.worse) if alt else None
-        cover = covers(pair_row(rows, *pair), truth) if cell.coverage and truth is not None else None
-        out.append(outcome(sig, lines, v["any"], power, cover))
+        cover = covers(pair_row(rows, *pair), truth) if truth is not None else None
+        out.append({"all": outcome(v["any"], power, cover)})
     return out
 
 
-def sim_sweep(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+def sim_sweep(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: float | None) -> list[dict]:
     """design=sweep over 10 x 10-fold CV: knn at 5 points (1-NN on feature pair p) and "other" (1-NN on a
-    sixth pair), half-sampling at every point."""
+    sixth pair), half-sampling at every point. Parts: "neighbours" (best point vs its neighbours) and "models"
+    (the models at their best points: rows, Bayesian rows, summary line)."""
     models = {f"knn@{p}": ("nn", (2 * p - 2, 2 * p - 1)) for p in SWEEP_POINTS} | {"other": ("nn", (10, 11))}
     mu = np.array(SWEEP_ALT_MU if alt else (MU,) * 12)
     rng = np.random.default_rng(derive_seed(seed, "data"))
@@ -497,15 +496,14 @@ def sim_sweep(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[di
     scheme = records.Scheme(
         "repeated_kfold", CV_FOLDS, CV_REPEATS, seed, "sweep", "knn.pair", list(SWEEP_POINTS), "first"
     )
-    meta = []
+    meta: list[dict] = []
     for p in SWEEP_POINTS:
         meta += replicates(splits, "sweep", test_index=False, point=p, start=len(meta))
-    peak = 3  # the alternative's best point
     out = []
     for r in range(reps):
         scores = {
             "knn": np.concatenate([main[f"knn@{p}"][r] for p in SWEEP_POINTS]),
-            "other": np.tile(main["other"][r], len(SWEEP_POINTS)),
+            "other": np.tile(main["other"][r], len(SWEEP_POINTS)),  # refitted alike at every point
         }
         hscores = {
             "knn": np.concatenate([half[f"knn@{p}"][r] for p in SWEEP_POINTS]),
@@ -516,36 +514,36 @@ def sim_sweep(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[di
         sig, lines = run_compare({"d": cv}, cfg, derive_seed(seed, "compare", r))
         v = printed_verdicts(sig, lines)
         entry = sig["datasets"]["d"]
-        knn = entry["sweep"]["models"]["knn"]
         rows = entry["cv"]
-        if cell.options["part"] == "neighbours":
-            verdict = v["neighbours"]
-            power = bool(knn["best"] == peak and v["neighbours"]) if alt else None
-            cover = None
-        else:
-            verdict = v["rows"] or v["bayesian"] or v["lines"]
-            power = names_winner(rows, "knn", ("other",)) if alt else None
-            truth = cell.options["truth_alt"] if alt else 0.0
-            cover = covers(pair_row(rows, "knn", "other"), truth)
-        out.append(outcome(sig, lines, verdict, power, cover))
+        best = entry["sweep"]["models"]["knn"]["best"]
+        out.append(
+            {
+                "neighbours": outcome(v["neighbours"], (best == SWEEP_PEAK and v["neighbours"]) if alt else None),
+                "models": outcome(
+                    v["rows"] or v["bayesian"] or v["lines"],
+                    names_winner(rows, "knn", ("other",)) if alt else None,
+                    covers(pair_row(rows, "knn", "other"), truth) if truth is not None else None,
+                ),
+            }
+        )
     return out
 
 
 def family_returns(rng: np.random.Generator, shape, failures: bool) -> np.ndarray:
-    """i.i.d. returns with sd 1: normal, or failure-prone (a failed run, with probability 0.2, 4 sd lower)."""
+    """i.i.d. returns with mean 0 and sd 1: normal, or failure-prone (with probability 0.2 a failed run, 4
+    within-run sd lower), standardised."""
     z = rng.normal(size=shape)
     if not failures:
         return z
     fail = rng.random(shape) < 0.2
-    raw = z - 4.0 * fail
-    return (raw + 0.8) / np.sqrt(1.0 + 16 * 0.2 * 0.8)  # mean 0, sd 1
+    return (z - 4.0 * fail + 0.8) / np.sqrt(1.0 + 16 * 0.2 * 0.8)
 
 
-def sim_family(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+def sim_family(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: float | None) -> list[dict]:
     """Two units on one problem over n seeds (scheme "unit_seeds"); the alternative: unit a better by 1 sd."""
-    n_seeds, failures = cell.options["n_seeds"], cell.options["failures"]
+    n_seeds, failures = sim.options["n_seeds"], sim.options["failures"]
     rng = np.random.default_rng(derive_seed(seed, "returns"))
-    ra = family_returns(rng, (reps, n_seeds), failures) + (1.0 if alt else 0.0)
+    ra = family_returns(rng, (reps, n_seeds), failures) + (FAMILY_EFFECT if alt else 0.0)
     rb = family_returns(rng, (reps, n_seeds), failures)
     family = {
         "name": "rl",
@@ -567,19 +565,21 @@ def sim_family(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[d
         v = printed_verdicts(sig, lines)
         rows = sig["datasets"]["problem"]["cv"]
         power = names_winner(rows, "a", ("b",)) if alt else None
-        out.append(outcome(sig, lines, v["any"], power, covers(pair_row(rows, "a", "b"), 1.0 if alt else 0.0)))
+        out.append({"all": outcome(v["any"], power, covers(pair_row(rows, "a", "b"), FAMILY_EFFECT if alt else 0.0))})
     return out
 
 
-def sim_across(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[dict]:
+def sim_across(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: float | None) -> list[dict]:
     """k = 4 models on N datasets (score tables as ``benchmarks.calibration.across_dataset_tests``), through
-    ``compare_across`` and ``compare_across_pairs`` on EvaluationResults and the summary's across line."""
-    n_data, k, shift = cell.options["n_datasets"], 4, 0.02
+    ``compare_across`` and ``compare_across_pairs`` on EvaluationResults and the summary's across line.
+    Parts: "any" verdict, "friedman_posthoc" (Friedman significant or a post-hoc pair), "pairs" (a pairwise
+    Wilcoxon row or a Bayesian signed-rank verdict), "no_test" (any test, Bayesian probability or verdict)."""
+    n_data, k = sim.options["n_datasets"], 4
     rng = np.random.default_rng(derive_seed(seed, "scores"))
     base = rng.normal(0.8, 0.1, (reps, n_data, 1))
     scores = base + rng.normal(0, 0.02, (reps, n_data, k))
     if alt:
-        scores[:, :, -1] += shift
+        scores[:, :, -1] += ACROSS_SHIFT
     names = [f"m{j + 1}" for j in range(k)]
     scheme = records.Scheme("repeated_kfold", CV_FOLDS, 1, seed, "cv")
     meta = [{"index": i, "kind": "split", "n_train": 135, "n_test": 15, "repeat": 0, "fold": i} for i in range(2)]
@@ -597,18 +597,15 @@ def sim_across(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[d
             "across_pairs": pc.compare_across_pairs(crossval, cfg, seed=derive_seed(seed, "pairs", r)),
         }
         plain = {d: records.to_dict(cv) for d, cv in crossval.items()}
-        lines = summary_lines(plain, sig, FMT, [])
+        lines = summary_lines(plain, sig, FMT, [])  # the across line only: no per-dataset test ran
         v = printed_verdicts(sig, lines)
-        if cell.options.get("no_test"):  # below min_datasets: no test, no Bayesian probability at all
-            pair_rows = sig["across_pairs"].get("rows") or []
-            verdict = (
-                v["any"]
-                or bool(sig["across_datasets"].get("ran"))
-                or any("bayesian_signed_rank" in row for row in pair_rows)
-                or any("Bayesian" in line for line in lines)
-            )
-        else:
-            verdict = v["any"]
+        pair_rows = sig["across_pairs"].get("rows") or []
+        any_test = (
+            v["any"]
+            or bool(sig["across_datasets"].get("ran"))
+            or any("bayesian_signed_rank" in row for row in pair_rows)
+            or any("Bayesian" in line for line in lines)
+        )
         power = None
         if alt:
             ph = (sig["across_datasets"].get("posthoc") or {}).get("comparisons") or []
@@ -618,30 +615,68 @@ def sim_across(cell: Cell, alt: bool, reps: int, seed: int, cfg: dict) -> list[d
                 and (c["rank_a"] < c["rank_b"]) == (c["a"] == names[-1])
                 for c in ph
             )
-            power = by_posthoc or names_winner(sig["across_pairs"].get("rows") or [], names[-1], names[:-1])
-        out.append(outcome(sig, lines, verdict, power, None))
+            power = by_posthoc or names_winner(pair_rows, names[-1], names[:-1])
+        out.append(
+            {
+                "any": outcome(v["any"], power),
+                "friedman_posthoc": outcome(v["friedman"] or v["posthoc"]),
+                "pairs": outcome(v["pairs"] or v["pairs_bayesian"]),
+                "no_test": outcome(any_test, power),
+            }
+        )
     return out
 
 
-SIMS = {"learners": sim_learners, "sweep": sim_sweep, "family": sim_family, "across": sim_across}
+SIM_FUNCS = {"learners": sim_learners, "sweep": sim_sweep, "family": sim_family, "across": sim_across}
+
+
+# ----------------------------------------------------------------------------- the cells of the table
+@dataclass(frozen=True)
+class Cell:
+    """One row of the table: a part of a simulation, its size band (None: documentation only)."""
+
+    key: str
+    design: str
+    label: str
+    band: tuple[float, float] | None
+    sim: str
+    part: str = "all"
+    alternative: str = ""
+    coverage: bool = True  # a printed interval is checked against the truth
+    conditional: bool = False  # the fixed-split design asked the population question (documentation)
+
+
+def sims() -> dict[str, Sim]:
+    out = {}
+    for design in ("cv", "seeds_resample"):
+        for key in LEARNER_CELLS:
+            out[f"{design}/{key}"] = Sim(
+                f"{design}/{key}", "learners", {"design": design, "cls": key}, CLASSES[key].alt_mu is not None
+            )
+    for key in ("bagged_seeds", "bagged_disjoint"):
+        out[f"seeds_fixed/{key}"] = Sim(
+            f"seeds_fixed/{key}", "learners", {"design": "seeds_fixed", "cls": key}, CLASSES[key].alt_mu is not None
+        )
+    out["sweep"] = Sim("sweep", "sweep")
+    for failures in (False, True):
+        for n_seeds in (5, 10):
+            key = f"family/{'failure-prone' if failures else 'normal'}/{n_seeds}"
+            out[key] = Sim(key, "family", {"n_seeds": n_seeds, "failures": failures})
+    out["across/14"] = Sim("across/14", "across", {"n_datasets": 14})
+    out["across/3"] = Sim("across/3", "across", {"n_datasets": 3})
+    return out
+
+
+LEARNER_CELLS = ("nn_disjoint", "nn_shared", "centroid", "bagged_seeds", "three_nn")
 
 
 def cells() -> list[Cell]:
     out = []
     for design, label in (("cv", "cv (10x10, half-sampling)"), ("seeds_resample", "seeds, resample_split")):
-        for key in ("nn_disjoint", "nn_shared", "centroid", "bagged_seeds", "three_nn"):
+        for key in LEARNER_CELLS:
             cls = CLASSES[key]
             out.append(
-                Cell(
-                    f"{design}/{key}",
-                    label,
-                    cls.label,
-                    SIZE_BAND,
-                    "learners",
-                    key,
-                    {"design": design},
-                    cls.alternative,
-                )
+                Cell(f"{design}/{key}", label, cls.label, SIZE_BAND, f"{design}/{key}", alternative=cls.alternative)
             )
     out.append(
         Cell(
@@ -649,26 +684,23 @@ def cells() -> list[Cell]:
             "seeds, fixed split",
             CLASSES["bagged_seeds"].label,
             SIZE_BAND,
-            "learners",
-            "bagged_seeds",
-            {"design": "seeds_fixed"},
-            "see the next row",
+            "seeds_fixed/bagged_seeds",
+            alternative=CLASSES["bagged_seeds"].alternative,
         )
     )
     out.append(
         Cell(
             "seeds_fixed/bagged_disjoint",
             "seeds, fixed split",
-            "bagged 1-NN, disjoint features: conditional design on population null",
+            "bagged 1-NN, disjoint features (conditional design on population null)",
             None,
-            "learners",
-            "bagged_disjoint",
-            {"design": "seeds_fixed"},
-            CLASSES["bagged_disjoint"].alternative,
+            "seeds_fixed/bagged_disjoint",
+            alternative=CLASSES["bagged_disjoint"].alternative,
             coverage=False,  # the conditional truth (this split's expected difference) is not the population's
+            conditional=True,
         )
     )
-    sweep_alt = "knn.pair 3 best (mu 0.9, the other pairs and model 'other' 0.7)"
+    sweep_alt = "knn.pair 3 best (mu 0.9; the other pairs and model 'other' 0.7)"
     out.append(
         Cell(
             "sweep/neighbours",
@@ -676,8 +708,8 @@ def cells() -> list[Cell]:
             "1-NN, flat curve: best point vs neighbours (max-t)",
             SIZE_BAND,
             "sweep",
-            options={"part": "neighbours"},
-            alternative=sweep_alt + "; power: point 3 chosen and a neighbour verdict",
+            "neighbours",
+            sweep_alt + "; power: point 3 chosen and a neighbour verdict",
             coverage=False,
         )
     )
@@ -688,8 +720,8 @@ def cells() -> list[Cell]:
             "1-NN, flat curve: models at their best points",
             SIZE_BAND,
             "sweep",
-            options={"part": "models"},
-            alternative=sweep_alt + "; power: knn named better than other",
+            "models",
+            sweep_alt + "; power: knn named better than other",
         )
     )
     for failures in (False, True):
@@ -701,32 +733,47 @@ def cells() -> list[Cell]:
                     f"family ({n_seeds} seeds)",
                     f"two units, {kind} returns",
                     SIZE_BAND,
-                    "family",
-                    options={"n_seeds": n_seeds, "failures": failures},
+                    f"family/{kind}/{n_seeds}",
                     alternative="unit a better by 1 sd",
                 )
             )
+    across_alt = f"m4 better by {ACROSS_SHIFT} on every dataset; power: m4 named better than another model"
     out.append(
         Cell(
             "across/14",
             "across datasets (N = 14)",
-            "4 models: Friedman + post-hoc, pairwise Wilcoxon + Bayesian signed-rank",
+            "4 models: any verdict (Friedman, post-hoc, pairwise Wilcoxon, Bayesian signed-rank)",
             SIZE_BAND_DISCRETE,
-            "across",
-            options={"n_datasets": 14},
-            alternative="m4 better by 0.02 on every dataset",
+            "across/14",
+            "any",
+            across_alt,
             coverage=False,
         )
     )
+    for part, label in (
+        ("friedman_posthoc", "4 models: Friedman + post-hoc (the summary line)"),
+        ("pairs", "4 models: pairwise Wilcoxon rows + Bayesian signed-rank"),
+    ):
+        out.append(
+            Cell(
+                f"across/14/{part}",
+                "across datasets (N = 14)",
+                label,
+                SIZE_BAND_DISCRETE,
+                "across/14",
+                part,
+                coverage=False,
+            )
+        )
     out.append(
         Cell(
             "across/3",
             "across datasets (N = 3 < min_datasets)",
-            "4 models: no test and no Bayesian verdict may be printed",
+            "4 models: no test, no Bayesian probability, no verdict",
             NO_VERDICT_BAND,
-            "across",
-            options={"n_datasets": 3, "no_test": True},
-            alternative="m4 better by 0.02 (still no verdict may be printed)",
+            "across/3",
+            "no_test",
+            f"m4 better by {ACROSS_SHIFT} (still nothing may be printed)",
             coverage=False,
         )
     )
@@ -739,30 +786,25 @@ def true_gaps(seed: int) -> dict[str, float]:
     n_cv = N - N // CV_FOLDS
     n_seeds = N - int(np.ceil(HOLDOUT * N))
     out = {}
-    for key, cls in CLASSES.items():
-        if cls.alt_mu is None or key in ("bagged_disjoint", "three_nn"):
-            continue
-        out[f"cv/{key}"] = true_gap(cls, n_cv, derive_seed(seed, "gap", key, n_cv))
-        out[f"seeds/{key}"] = true_gap(cls, n_seeds, derive_seed(seed, "gap", key, n_seeds))
+    for key in ("nn_disjoint", "nn_shared", "centroid"):
+        out[f"cv/{key}"] = true_gap(CLASSES[key], n_cv, derive_seed(seed, "gap", key, n_cv))
+        out[f"seeds_resample/{key}"] = true_gap(CLASSES[key], n_seeds, derive_seed(seed, "gap", key, n_seeds))
     # three_nn's a vs c and the sweep's peak vs "other" are nn_disjoint's a vs b: 1-NN on a pair with mu 0.9 vs
     # 1-NN on a pair with mu 0.7; bagged_disjoint has no interval to cover (the fixed split's question)
-    for size in ("cv", "seeds"):
-        out[f"{size}/three_nn"] = out[f"{size}/nn_disjoint"]
+    for design in ("cv", "seeds_resample"):
+        out[f"{design}/three_nn"] = out[f"{design}/nn_disjoint"]
     out["sweep"] = out["cv/nn_disjoint"]
     return out
 
 
 def _task(args) -> tuple[str, bool, int, list[dict]]:
-    cell, alt, chunk, n, seed, gaps = args
+    sim, alt, chunk, n, seed, gaps = args
     cfg = stats_config()
-    opts = dict(cell.options)
-    if cell.sim == "learners" and cell.coverage and CLASSES[cell.cls].alt_mu is not None:
-        opts["truth_alt"] = gaps["cv/" + cell.cls] if opts["design"] == "cv" else gaps["seeds/" + cell.cls]
-    if cell.sim == "sweep":
-        opts["truth_alt"] = gaps["sweep"]
-    c = Cell(**{**cell.__dict__, "options": opts})
-    out = SIMS[cell.sim](c, alt, n, derive_seed(seed, cell.key, "alt" if alt else "null", chunk), cfg)
-    return cell.key, alt, chunk, out
+    truth = (gaps.get(sim.key) if alt else 0.0) if sim.func in ("learners", "sweep") else None
+    if sim.key.startswith("seeds_fixed/") and sim.key != "seeds_fixed/bagged_seeds":
+        truth = None  # the conditional question: its truth is this split's, not the population's
+    out = SIM_FUNCS[sim.func](sim, alt, n, derive_seed(seed, sim.key, "alt" if alt else "null", chunk), cfg, truth)
+    return sim.key, alt, chunk, out
 
 
 def _one_thread() -> None:
@@ -772,10 +814,6 @@ def _one_thread() -> None:
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
         return
     threadpool_limits(1)
-
-
-def has_alternative(cell: Cell) -> bool:
-    return cell.sim != "learners" or CLASSES[cell.cls].alt_mu is not None
 
 
 def mc_se(p: float, reps: int) -> float:
@@ -790,72 +828,73 @@ def widened(band: tuple[float, float], nominal: float, reps: int) -> tuple[float
     return (max(0.0, band[0] - w), min(1.0, band[1] + w))
 
 
+def _rate(values) -> float | None:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
+
+
 def summarise(cell: Cell, null: list[dict], alt: list[dict] | None) -> dict:
-    reps = len(null)
-    size = float(np.mean([o["verdict"] for o in null]))
-    cov_null = [o["cover"] for o in null if o["cover"] is not None]
-    cov_alt = [o["cover"] for o in alt or [] if o["cover"] is not None]
+    """The row of one cell from the outcomes of its part, with what lies outside the widened bands."""
+    null_o = [o[cell.part] for o in null]
+    alt_o = [o[cell.part] for o in alt] if alt else []
+    reps = len(null_o)
+    size = float(np.mean([o["verdict"] for o in null_o]))
+    cov_null = [o["cover"] for o in null_o if o["cover"] is not None] if cell.coverage else []
+    cov_alt = [o["cover"] for o in alt_o if o["cover"] is not None] if cell.coverage else []
     row = {
         "key": cell.key,
         "design": cell.design,
         "learner": cell.label,
         "replications": reps,
-        "size": size,
-        "size_band": list(cell.band) if cell.band else None,
-        "size_band_widened": list(widened(cell.band, ALPHA, reps)) if cell.band else None,
-        "coverage_null": float(np.mean(cov_null)) if cov_null else None,
-        "coverage_alternative": float(np.mean(cov_alt)) if cov_alt else None,
-        "coverage_band": list(COVERAGE_BAND) if cell.coverage and cell.band else None,
-        "power": float(np.mean([o["power"] for o in alt])) if alt else None,
+        "size": size if not cell.conditional else None,
+        "size_band": list(cell.band) if cell.band is not None else None,
+        "size_band_widened": list(widened(cell.band, ALPHA, reps)) if cell.band is not None else None,
+        "coverage_null": _rate(cov_null),
+        "coverage_alternative": _rate(cov_alt),
+        "coverage_band": list(COVERAGE_BAND) if (cov_null or cov_alt) and cell.band is not None else None,
+        "power": _rate([o["power"] for o in alt_o]),
         "alternative": cell.alternative,
-        "verdict_under_alternative": float(np.mean([o["verdict"] for o in alt])) if alt else None,
+        "verdict_under_alternative": _rate([o["verdict"] for o in alt_o]),
+        "conditional_design_on_population_null": size if cell.conditional else None,
     }
-    if cell.band is None:
-        row["conditional_design_on_population_null"] = size
-    out_of_band = []
-    if cell.band:
+    bad = []
+    if cell.band is not None:
         lo, hi = row["size_band_widened"]
         if not lo <= size <= hi:
-            out_of_band.append(f"size {100 * size:.1f}% outside [{100 * lo:.1f}%, {100 * hi:.1f}%]")
-        if cell.band == NO_VERDICT_BAND and alt and row["verdict_under_alternative"] > 0:
-            rate = 100 * row["verdict_under_alternative"]
-            out_of_band.append(f"a verdict printed under the alternative ({rate:.1f}%)")
-        if row["coverage_band"]:
-            for what, cov, n in (("null", cov_null, len(cov_null)), ("alternative", cov_alt, len(cov_alt))):
-                if not cov:
-                    continue
-                clo, chi = widened(COVERAGE_BAND, 1 - ALPHA, n)
+            bad.append(f"size {100 * size:.1f}% outside [{100 * lo:.1f}%, {100 * hi:.1f}%]")
+        if cell.band == NO_VERDICT_BAND and alt_o and row["verdict_under_alternative"] > 0:
+            bad.append(f"something printed under the alternative ({100 * row['verdict_under_alternative']:.1f}%)")
+        for what, cov in (("null", cov_null), ("alternative", cov_alt)):
+            if cov:
+                clo, chi = widened(COVERAGE_BAND, 1 - ALPHA, len(cov))
                 c = float(np.mean(cov))
                 if not clo <= c <= chi:
-                    out_of_band.append(f"coverage ({what}) {100 * c:.1f}% outside [{100 * clo:.1f}%, {100 * chi:.1f}%]")
-    row["out_of_band"] = out_of_band
+                    bad.append(f"coverage ({what}) {100 * c:.1f}% outside [{100 * clo:.1f}%, {100 * chi:.1f}%]")
+    row["out_of_band"] = bad
     return row
 
 
 def run(reps: int, seed: int, jobs: int = 2, only: list[str] | None = None) -> dict:
+    """Every cell (or those whose key starts with one of ``only``) with ``reps`` replications."""
     start = time.perf_counter()
     selected = [c for c in cells() if not only or any(c.key.startswith(o) for o in only)]
-    gaps = true_gaps(derive_seed(seed, "true_gaps"))
+    all_sims = sims()
+    needed = [all_sims[k] for k in dict.fromkeys(c.sim for c in selected)]
+    gaps = true_gaps(derive_seed(seed, "true_gaps")) if any(s.func in ("learners", "sweep") for s in needed) else {}
     tasks = []
-    for cell in selected:
-        for alt in (False, True) if has_alternative(cell) else (False,):
+    for sim in needed:
+        for alt in (False, True) if sim.alternative else (False,):
             for chunk, lo in enumerate(range(0, reps, CHUNK)):
-                tasks.append((cell, alt, chunk, min(CHUNK, reps - lo), seed, gaps))
+                tasks.append((sim, alt, chunk, min(CHUNK, reps - lo), seed, gaps))
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs, initializer=_one_thread) as ex:
             done = list(ex.map(_task, tasks))
     else:
         done = [_task(t) for t in tasks]
-    outcomes: dict[tuple[str, bool], dict[int, list[dict]]] = {}
-    for key, alt, chunk, out in done:
-        outcomes.setdefault((key, alt), {})[chunk] = out
-    rows = []
-    for cell in selected:
-        null = [o for c in sorted(outcomes[(cell.key, False)]) for o in outcomes[(cell.key, False)][c]]
-        alt = None
-        if (cell.key, True) in outcomes:
-            alt = [o for c in sorted(outcomes[(cell.key, True)]) for o in outcomes[(cell.key, True)][c]]
-        rows.append(summarise(cell, null, alt))
+    outcomes: dict[tuple[str, bool], list[dict]] = {}
+    for key, alt, _chunk, out in sorted(done, key=lambda d: (d[0], d[1], d[2])):
+        outcomes.setdefault((key, alt), []).extend(out)
+    rows = [summarise(c, outcomes[(c.sim, False)], outcomes.get((c.sim, True))) for c in selected]
     return {
         "alpha": ALPHA,
         "replications": reps,
@@ -873,6 +912,8 @@ def run(reps: int, seed: int, jobs: int = 2, only: list[str] | None = None) -> d
             "cv": f"{CV_REPEATS} x {CV_FOLDS}-fold",
             "half_sampling": HALF,
             "seeds": {"n_seeds": N_SEEDS, "holdout": HOLDOUT},
+            "family_effect_sd": FAMILY_EFFECT,
+            "across_shift": ACROSS_SHIFT,
             "stats": stats_config(),
             "true_gaps": gaps,
         },
@@ -901,26 +942,26 @@ def markdown(res: dict) -> str:
         return "—" if b is None else f"[{100 * b[0]:.1f}%, {100 * b[1]:.1f}%]"
 
     lines = [
-        f"{res['replications']} replications per cell, alpha = {res['alpha']}, seed {res['seed']}; size bands widened "
-        f"by {res['bands']['widened_by_monte_carlo_se']:g} Monte-Carlo standard errors "
-        f"({100 * WIDEN * mc_se(ALPHA, res['replications']):.1f} points).",
+        f"{res['replications']} replications per cell, alpha = {res['alpha']}, seed {res['seed']}. Bands: size "
+        f"{band(res['bands']['size'])} (discrete tests: at most {100 * res['bands']['size_discrete'][1]:.1f}%), "
+        f"coverage {band(res['bands']['coverage'])}, each widened by {res['bands']['widened_by_monte_carlo_se']:g} "
+        f"Monte-Carlo standard errors ({100 * WIDEN * mc_se(ALPHA, res['replications']):.1f} points here).",
         "",
         "| design | learner class | size | band (widened) | coverage null / alt. | power | conditional design on "
         "population null | in band |",
         "|---|---|---:|---|---:|---:|---:|---|",
     ]
     for r in res["results"]:
-        cond = r.get("conditional_design_on_population_null")
-        size = "—" if cond is not None else pct(r["size"])
         status = "out: " + "; ".join(r["out_of_band"]) if r["out_of_band"] else "in"
         if r["size_band"] is None:
             status = "no band"
         lines.append(
-            f"| {r['design']} | {r['learner']} | {size} | {band(r['size_band_widened'])} "
-            f"| {pct(r['coverage_null'])} / {pct(r['coverage_alternative'])} | {pct(r['power'])} | {pct(cond)} "
-            f"| {status} |"
+            f"| {r['design']} | {r['learner']} | {pct(r['size'])} | {band(r['size_band_widened'])} "
+            f"| {pct(r['coverage_null'])} / {pct(r['coverage_alternative'])} | {pct(r['power'])} "
+            f"| {pct(r['conditional_design_on_population_null'])} | {status} |"
         )
-    lines += ["", "Alternatives (power): " + "; ".join(f"{r['key']}: {r['alternative']}" for r in res["results"])]
+    lines += ["", "Alternatives (power):"]
+    lines += [f"- {r['key']}: {r['alternative']}" for r in res["results"] if r["alternative"]]
     return "\n".join(lines)
 
 
