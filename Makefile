@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration bench-docs bench-check install-services services services-down services-status
+.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
@@ -24,7 +24,8 @@ help:
 	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
 	@echo "make bench-check  fresh run vs the committed results; fails when a case is >25% slower relative to scikit-learn"
 	@echo "make bench-docs   run the benchmarks and publish them (benchmarks/results/*.json, docs/performance.md)"
-	@echo "make calibration  type-I error and power of the significance tests (docs/statistics.md)"
+	@echo "make calibration  type-I error and power of the tests, and of the report's verdicts per design (docs/statistics.md)"
+	@echo "make calibration-check  the CI subset of the verdicts' calibration; fails when a cell leaves its band"
 	@echo "make constraints  regenerate $(CONSTRAINTS) from a fresh resolve"
 	@echo "make services     start PostgreSQL, S3 (moto), an MLflow server and Dask on 127.0.0.1 (docs/scaling.md)"
 	@echo "make services-status / services-down   what runs where / stop exactly what services started"
@@ -99,8 +100,16 @@ bench-check: install-test
 bench-docs: bench
 	$(BIN)/python -m benchmarks.summary --publish
 
+# The tests one by one (benchmarks.calibration), then the verdicts the report prints, through the pipeline's own
+# compare and summary functions, for every design x learner class (benchmarks.calibration_pipeline, 1000
+# replications per cell); both write to benchmarks/results/local/.
 calibration: install-test
 	$(BIN)/python -m benchmarks.calibration
+	$(BIN)/python -m benchmarks.calibration_pipeline
+
+# CI's gate (.ci/run): 200 replications per cell, fixed seeds, bands widened by 3 Monte-Carlo standard errors.
+calibration-check: install-test
+	$(BIN)/python -m benchmarks.calibration_pipeline --quick --check
 
 # Resolve the declared ranges afresh in a scratch venv and pin the result.
 constraints:
