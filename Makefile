@@ -107,7 +107,8 @@ calibration: install-test
 	$(BIN)/python -m benchmarks.calibration
 	$(BIN)/python -m benchmarks.calibration_pipeline
 
-# CI's gate (.ci/run): 200 replications per cell, fixed seeds, bands widened by 3 Monte-Carlo standard errors.
+# CI's gate (.ci/run): 400 replications per cell (2.5 min on 2 cores), fixed seeds, bands widened by 3 Monte-Carlo
+# standard errors.
 calibration-check: install-test
 	$(BIN)/python -m benchmarks.calibration_pipeline --quick --check
 
