@@ -71,6 +71,7 @@ import yaml
 from replearn.evaluation.splits import Split, make_splits, train_test_split_indices
 from replearn.pipeline import compare as pc
 from replearn.pipeline import records
+from replearn.pipeline.experiment import HALF_SAMPLING_DEFAULTS
 from replearn.pipeline.report.document import _Fmt
 from replearn.pipeline.report.summary import summary_lines
 from replearn.pipeline.seeding import derive_seed
@@ -84,7 +85,7 @@ ALPHA = 0.05
 N = 150  # examples per data set
 MU, MU_ALT = 0.9, 0.7  # signal of an informative feature; of a weaker one (the alternatives)
 CV_FOLDS, CV_REPEATS = 10, 10
-HALF = {"subsamples": 20, "repeats": 3, "folds": 5, "fraction": 0.5}  # the pipeline's defaults
+HALF = dict(HALF_SAMPLING_DEFAULTS)  # the pipeline's cv.half_sampling: 20 subsets of n/2, 3 x 5-fold inside
 N_SEEDS, HOLDOUT = 10, 0.25
 SIZE_BAND = (0.035, 0.065)
 SIZE_BAND_DISCRETE = (0.0, 0.065)
@@ -435,7 +436,7 @@ def run_compare(crossval: dict[str, records.EvaluationResult], cfg: dict, seed: 
 # ----------------------------------------------------------------------------- the simulations
 @dataclass(frozen=True)
 class Sim:
-    """One simulated design: ``SIMS[func](sim, alt, reps, seed, cfg, truth)`` returns, per replication, the
+    """One simulated design: ``SIM_FUNCS[func](sim, alt, reps, seed, cfg, truth)`` returns, per replication, the
     outcome of every ``part`` it measures (``{"verdict", "power", "cover"}``); cells read one part each."""
 
     key: str
