@@ -107,7 +107,7 @@ calibration: install-test
 	$(BIN)/python -m benchmarks.calibration
 	$(BIN)/python -m benchmarks.calibration_pipeline
 
-# CI's gate (.ci/run): 400 replications per cell (2.5 min on 2 cores), fixed seeds, bands widened by 3 Monte-Carlo
+# CI's gate (.ci/run): 300 replications per cell (2-3.5 min on 2 cores), fixed seeds, bands widened by 3 Monte-Carlo
 # standard errors.
 calibration-check: install-test
 	$(BIN)/python -m benchmarks.calibration_pipeline --quick --check

@@ -47,7 +47,7 @@ Designs (docs/statistics.md, "Which test when"):
    be printed at all.
 
 Run: ``python -m benchmarks.calibration_pipeline`` (1000 replications per cell, about 6 minutes on 2 cores),
-``--quick`` (CI's gate: every cell with 400 replications, about 2.5 minutes), ``--reps N``, ``--check``,
+``--quick`` (CI's gate: every cell with 300 replications, 2-3.5 minutes), ``--reps N``, ``--check``,
 ``--jobs``, ``--cells``. Writes ``benchmarks/results/local/calibration_pipeline.json`` (untracked) and prints a
 Markdown table. Everything is seeded (``--seed``); results do not depend on ``--jobs``.
 """
@@ -95,7 +95,7 @@ WIDEN = 3.0  # Monte-Carlo standard errors added to each side of a band by --che
 FAMILY_EFFECT = 1.0  # the families' alternative: unit a better by one sd of a run's return
 ACROSS_SHIFT = 0.02  # across datasets: the last model better by this on every dataset
 CHUNK = 50  # replications simulated at once (vectorised)
-FULL_REPS, QUICK_REPS = 1000, 400  # replications per cell (--quick: 145 s measured on 2 cores)
+FULL_REPS, QUICK_REPS = 1000, 300  # replications per cell (--quick: 2-3.5 min measured on this shared 2-core machine)
 GAP_REPS = 2000  # data sets (of n_train + 500 test examples) behind each true accuracy gap
 FMT = _Fmt(3)
 
