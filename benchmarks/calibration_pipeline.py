@@ -29,8 +29,9 @@ immaterial) and shared by the replications of one chunk (the data are exchangeab
 
 Designs (docs/statistics.md, "Which test when"):
 
-1. ``cv`` -- 10 x 10-fold CV (kind "split", scheme "repeated_kfold") + half-sampling (B = 20 subsets of n/2,
-   3 x 5-fold inside each): ``half_sampling_ttest``.
+1. ``cv`` -- 10 x 10-fold CV (kind "split", scheme "repeated_kfold") + half-sampling with the pipeline's
+   default ``cv.half_sampling`` (read from :mod:`replearn.pipeline.experiment`: B subsets of a fraction of the
+   data, repeats x folds CV inside each; recorded in the JSON's setup): ``half_sampling_ttest``.
 2. ``seeds, resample_split`` -- 10 replicates, each a new random 25 % held-out part (kind "seed", scheme
    "seeds", ``test_index`` recorded) + half-sampling.
 3. ``seeds, fixed split`` -- 10 seeds on one held-out part, no half-sampling (``replicate_ttest``, the
@@ -70,8 +71,7 @@ import yaml
 
 from replearn.evaluation.splits import Split, make_splits, train_test_split_indices
 from replearn.pipeline import compare as pc
-from replearn.pipeline import records
-from replearn.pipeline.experiment import HALF_SAMPLING_DEFAULTS
+from replearn.pipeline import experiment, records
 from replearn.pipeline.report.document import _Fmt
 from replearn.pipeline.report.summary import summary_lines
 from replearn.pipeline.seeding import derive_seed
@@ -85,7 +85,6 @@ ALPHA = 0.05
 N = 150  # examples per data set
 MU, MU_ALT = 0.9, 0.7  # signal of an informative feature; of a weaker one (the alternatives)
 CV_FOLDS, CV_REPEATS = 10, 10
-HALF = dict(HALF_SAMPLING_DEFAULTS)  # the pipeline's cv.half_sampling: 20 subsets of n/2, 3 x 5-fold inside
 N_SEEDS, HOLDOUT = 10, 0.25
 SIZE_BAND = (0.035, 0.065)
 SIZE_BAND_DISCRETE = (0.0, 0.065)
@@ -261,19 +260,33 @@ def seed_splits(seed: int, resample: bool) -> list[Split]:
     return out
 
 
-def half_splits(seed: int) -> tuple[list[Split], list[dict], int]:
-    """As ``experiment._half_splits``: B subsets of m = n/2, R x K-fold CV inside each."""
-    m = int(round(HALF["fraction"] * N))
+def half_settings(kind: str) -> dict:
+    """The pipeline's default ``cv.half_sampling`` for main replicates of ``kind`` ("split": k-fold, "seed":
+    resampled hold-outs), read from :mod:`replearn.pipeline.experiment` so the harness measures what the
+    pipeline runs: B subsets of ``fraction`` n, ``repeats`` x ``folds``-fold CV inside each (the inner folds by
+    the kind of the main replicates where the pipeline chooses them so)."""
+    hs = dict(experiment.HALF_SAMPLING_DEFAULTS)
+    by_kind = getattr(experiment, "half_sampling_folds", None)
+    hs["folds"] = int(by_kind(hs, kind)) if by_kind is not None else int(hs["folds"])
+    hs["subsample_size"] = int(round(hs["fraction"] * N))
+    return hs
+
+
+def half_splits(seed: int, kind: str) -> tuple[list[Split], list[dict], dict]:
+    """As ``experiment._half_splits``: B subsets of m = fraction n, R x K-fold CV inside each. Returns the
+    splits, their (subsample, repeat, fold) ids and the settings (:func:`half_settings`)."""
+    hs = half_settings(kind)
+    m = hs["subsample_size"]
     splits, ids = [], []
-    for b in range(HALF["subsamples"]):
+    for b in range(hs["subsamples"]):
         _, sub = train_test_split_indices(zeros(N), m, stratify=False, random_state=derive_seed(seed, "half", b))
-        for r in range(HALF["repeats"]):
-            inner = make_splits("kfold", zeros(m), folds=HALF["folds"], seed=derive_seed(seed, "half", b, r))
+        for r in range(hs["repeats"]):
+            inner = make_splits("kfold", zeros(m), folds=hs["folds"], seed=derive_seed(seed, "half", b, r))
             for f, sp in enumerate(inner):
                 train, test = sub[sp.train], sub[sp.test]
                 splits.append(Split(index=len(splits), repeat=r, fold=f, train=train, test=test, seed=0))
                 ids.append({"subsample": b, "repeat": r, "fold": f})
-    return splits, ids, m
+    return splits, ids, hs
 
 
 def replicates(splits: list[Split], kind: str, *, test_index: bool, point=None, start: int = 0) -> list[dict]:
@@ -293,7 +306,7 @@ def replicates(splits: list[Split], kind: str, *, test_index: bool, point=None, 
     ]
 
 
-def variance_record(half: list[Split], ids: list[dict], m: int, scores: dict[str, list], points=(None,)) -> dict:
+def variance_record(half: list[Split], ids: list[dict], hs: dict, scores: dict[str, list], points=(None,)) -> dict:
     """:attr:`records.EvaluationResult.variance` as ``experiment._variance_record`` writes it."""
     reps = [
         dict(i, n_train=int(s.train.size), n_test=int(s.test.size), point=p) for p in points for i, s in zip(ids, half)
@@ -301,10 +314,10 @@ def variance_record(half: list[Split], ids: list[dict], m: int, scores: dict[str
     return {
         "method": "half_sampling",
         "n_examples": N,
-        "subsample_size": m,
-        "subsamples": HALF["subsamples"],
-        "repeats": HALF["repeats"],
-        "folds": HALF["folds"],
+        "subsample_size": hs["subsample_size"],
+        "subsamples": hs["subsamples"],
+        "repeats": hs["repeats"],
+        "folds": hs["folds"],
         "replicates": reps,
         "models": {k: {"accuracy": v} for k, v in scores.items()},
     }
@@ -466,14 +479,14 @@ def sim_learners(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: fl
     main = {k: sc.scores(k, splits, ("main",)) for k in cls.models}
     half = None
     if design != "seeds_fixed":
-        hs, ids, m = half_splits(derive_seed(seed, "half"))
+        hs, ids, hset = half_splits(derive_seed(seed, "half"), kind)
         half = {k: sc.scores(k, hs, ("half",)) for k in cls.models}
     pair = (cls.better, cls.worse[0]) if alt else ("a", "b")
     out = []
     for r in range(reps):
         var = None
         if half is not None:
-            var = variance_record(hs, ids, m, {k: half[k][r] for k in cls.models})
+            var = variance_record(hs, ids, hset, {k: half[k][r] for k in cls.models})
         cv = evaluation("d", scheme, reps_meta, {k: main[k][r] for k in cls.models}, variance=var)
         sig, lines = run_compare({"d": cv}, cfg, derive_seed(seed, "compare", r))
         v = printed_verdicts(sig, lines)
@@ -494,7 +507,7 @@ def sim_sweep(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: float
     x, y = draw(rng, reps, N, mu)
     sc = Scorer(x, y, models, derive_seed(seed, "models"))
     splits = cv_splits(derive_seed(seed, "cv"))
-    hs, ids, m = half_splits(derive_seed(seed, "half"))
+    hs, ids, hset = half_splits(derive_seed(seed, "half"), "split")
     main = {k: sc.scores(k, splits) for k in models}
     half = {k: sc.scores(k, hs) for k in models}
     scheme = records.Scheme(
@@ -513,7 +526,7 @@ def sim_sweep(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: float
             "knn": np.concatenate([half[f"knn@{p}"][r] for p in SWEEP_POINTS]),
             "other": np.tile(half["other"][r], len(SWEEP_POINTS)),
         }
-        var = variance_record(hs, ids, m, hscores, points=SWEEP_POINTS)
+        var = variance_record(hs, ids, hset, hscores, points=SWEEP_POINTS)
         cv = evaluation("d", scheme, meta, scores, variance=var)
         sig, lines = run_compare({"d": cv}, cfg, derive_seed(seed, "compare", r))
         v = printed_verdicts(sig, lines)
@@ -922,7 +935,7 @@ def run(reps: int, seed: int, jobs: int = 2, only: list[str] | None = None) -> d
             "mu": MU,
             "mu_alternative": MU_ALT,
             "cv": f"{CV_REPEATS} x {CV_FOLDS}-fold",
-            "half_sampling": HALF,
+            "half_sampling": {"cv and sweep": half_settings("split"), "seeds, resample_split": half_settings("seed")},
             "seeds": {"n_seeds": N_SEEDS, "holdout": HOLDOUT},
             "family_effect_sd": FAMILY_EFFECT,
             "across_shift": ACROSS_SHIFT,
