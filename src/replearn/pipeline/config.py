@@ -358,7 +358,7 @@ SCHEMA = {
             {
                 "subsamples": Range(int, 0, 1000, why="0: no population variance (the corrected t's heuristic)"),
                 "repeats": Range(int, 2, 100, why="inner repeats; 2 or more estimate the inner split noise"),
-                "folds": Range(int, 2, 100),
+                "folds": Optional_(Range(int, 2, 100, why="null: 5 for k-fold splits, 3 for resampled seeds")),
                 "fraction": Optional_(Range(float, 0.2, 0.8, why="subsample size over the training part")),
             }
         ),
@@ -770,7 +770,7 @@ def _check_resources(params: dict, errors: list[str]) -> None:
     cv = params["cv"]
     fits = cv["folds"] * cv["repeats"]
     hs = cv.get("half_sampling") or {}
-    half = int(hs.get("subsamples", 0) or 0) * int(hs.get("repeats", 0) or 0) * int(hs.get("folds", 0) or 0)
+    half = int(hs.get("subsamples", 0) or 0) * int(hs.get("repeats", 0) or 0) * int(hs.get("folds") or 5)
     if fits + half > MAX_CV_FITS:
         errors.append(
             f"cv: folds x repeats = {fits:,} fits"

@@ -282,7 +282,16 @@ def _subsample(split: Split, size, seed: int) -> Split:
     return Split(index=split.index, repeat=split.repeat, fold=split.fold, train=keep, test=split.test, seed=split.seed)
 
 
-HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 3, "folds": 5, "fraction": 0.5}
+HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 3, "folds": None, "fraction": 1 / 3}
+#: ``cv.half_sampling.folds: null``: the inner folds by the kind of the main replicates, as calibrated by
+#: ``make calibration`` (docs/statistics.md): 5 inside the subsets for k-fold splits, 3 for seeds on resampled
+#: hold-outs (a larger held-out part, whose data-sampling variance 5 inner folds overstate by a fifth for 1-NN).
+AUTO_INNER_FOLDS = {"split": 5, "seed": 3}
+
+
+def half_sampling_folds(hs: dict, kind: str) -> int:
+    """The inner folds of half-sampling for main replicates of ``kind`` ("split" or "seed")."""
+    return int(hs["folds"]) if hs.get("folds") else AUTO_INNER_FOLDS[kind]
 
 
 def half_sampling_settings(params: dict) -> dict:
@@ -307,7 +316,9 @@ def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], l
     hs = half_sampling_settings(params)
     n = int(len(y))
     m = int(round(hs["fraction"] * n))
-    folds = int(hs["folds"])
+    design = params.get("design") or {"name": "cv"}
+    inner_kind = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
+    folds = half_sampling_folds(hs, "seed" if inner_kind == "seeds" else "split")
     if not folds <= m <= n - 1:
         raise ConfigError(
             f"cv.half_sampling: a subsample of {m} of the {n} training examples of {name!r} cannot hold "
@@ -367,7 +378,13 @@ def _half_sampling(
     reps = [
         dict(i, n_train=int(s["n_train"]), n_test=int(s["n_test"]), point=point) for i, s in zip(ids, res["splits"])
     ]
-    return {"replicates": reps, "models": {k: v["scores"] for k, v in res["models"].items()}, "subsample_size": m}
+    folds = 1 + max(r["fold"] for r in ids)
+    return {
+        "replicates": reps,
+        "models": {k: v["scores"] for k, v in res["models"].items()},
+        "subsample_size": m,
+        "folds": folds,
+    }
 
 
 def _try_half_sampling(*args, **kwargs) -> dict | None:
@@ -525,7 +542,7 @@ def _variance_record(params: dict, parts: list, n: int) -> dict:
         "subsample_size": int(parts[0]["subsample_size"]),
         "subsamples": int(hs["subsamples"]),
         "repeats": int(hs["repeats"]),
-        "folds": int(hs["folds"]),
+        "folds": int(parts[0]["folds"]),
         "replicates": replicates,
         "models": models,
     }
