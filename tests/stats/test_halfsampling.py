@@ -121,3 +121,11 @@ def test_bayesian_decisions_use_the_same_multiplicity_as_the_pvalues():
     fewer = [{"p_a_better": 0.96, "p_equivalent": 0.03, "p_b_better": 0.01}]
     bayesian_decisions(fewer, {"alpha": 0.05, "correction": "holm"})
     assert fewer[0]["decision"] == "undecided"  # 0.96 < 1 - alpha/2: the old 0.95 threshold is gone
+
+
+def test_max_t_critical_is_the_simultaneous_quantile():
+    assert stats.max_t_critical([[1.0]], 19, 0.05, n_sim=200_000, seed=3) == pytest.approx(
+        sps.t.ppf(0.975, 19), abs=0.02
+    )
+    sidak = sps.norm.ppf(1 - (1 - (1 - 0.05) ** (1 / 3)) / 2)  # three independent contrasts
+    assert stats.max_t_critical(np.eye(3), np.inf, 0.05, n_sim=200_000, seed=3) == pytest.approx(sidak, abs=0.02)

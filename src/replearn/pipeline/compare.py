@@ -922,16 +922,27 @@ def sweep_covariance(cv: records.EvaluationResult, metric: str):
     return columns, stats.mean_covariance(np.stack(cols, axis=1), repeat=repeat)
 
 
-def _family_pvalues(mc, col: dict, pairs: list[tuple], seed: int) -> np.ndarray:
-    """Single-step max-t adjusted p-values of the contrasts ``col[a] - col[b]`` for (a, b) in ``pairs``."""
-    m = len(mc.means)
-    weights = np.zeros((len(pairs), m))
+def _family_weights(mc, col: dict, pairs: list[tuple]) -> np.ndarray:
+    weights = np.zeros((len(pairs), len(mc.means)))
     for j, (a, b) in enumerate(pairs):
         weights[j, col[a]] += 1.0
         weights[j, col[b]] -= 1.0
-    est = weights @ mc.means
-    cov = weights @ mc.cov @ weights.T
-    return stats.max_t_adjusted(est, cov, mc.df, seed=seed)
+    return weights
+
+
+def _family_pvalues(mc, col: dict, pairs: list[tuple], seed: int) -> np.ndarray:
+    """Single-step max-t adjusted p-values of the contrasts ``col[a] - col[b]`` for (a, b) in ``pairs``."""
+    weights = _family_weights(mc, col, pairs)
+    return stats.max_t_adjusted(weights @ mc.means, weights @ mc.cov @ weights.T, mc.df, seed=seed)
+
+
+def _family_interval(mc, col: dict, pairs: list[tuple], chosen: tuple, alpha: float, seed: int) -> list[float]:
+    """The selected contrast's simultaneous ``1 - alpha`` interval over the family (max-t critical value)."""
+    weights = _family_weights(mc, col, pairs)
+    c = stats.max_t_critical(weights @ mc.cov @ weights.T, mc.df, alpha, seed=seed)
+    est, var = mc.contrast(weights[pairs.index(chosen)])
+    h = c * float(np.sqrt(var))
+    return [est - h, est + h]
 
 
 def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
@@ -1077,8 +1088,10 @@ def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: l
         if chosen not in family or any(x not in col for pair in family for x in pair):
             rows.append(r)
             continue
-        padj = _family_pvalues(mc, col, family, derive_seed(int(cv.scheme.seed or 0), "sweep_models", cv.dataset, a, b))
+        fam_seed = derive_seed(int(cv.scheme.seed or 0), "sweep_models", cv.dataset, a, b)
+        padj = _family_pvalues(mc, col, family, fam_seed)
         r["pvalue"] = float(padj[family.index(chosen)])
+        r["ci"] = _family_interval(mc, col, family, chosen, float(cfg["alpha"]), fam_seed)
         r["selection"] = f"single-step max-t over {len(family)} point combination(s)"
         rows.append(r)
     _finish_rows(rows, cfg, hib)

@@ -47,7 +47,7 @@ from .fewruns import (
     stratified_bootstrap_ci,
 )
 from .friedman import friedman, nemenyi_cd, nemenyi_cliques, nemenyi_pairwise, nemenyi_q, rank_scores
-from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, mean_covariance
+from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, max_t_critical, mean_covariance
 from .mcnemar import mcnemar
 from .multiple import adjust, bonferroni, bonferroni_dunn, hochberg, holm, hommel
 from .permutation import permutation_test
@@ -86,6 +86,7 @@ __all__ = [
     "hommel",
     "iqm",
     "max_t_adjusted",
+    "max_t_critical",
     "mcnemar",
     "mean_covariance",
     "min_replicates",

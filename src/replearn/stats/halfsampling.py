@@ -49,7 +49,7 @@ from ._result import TestResult
 from .effect_sizes import _ratio
 from .ttests import _check_options, _t_ci, _t_pvalue
 
-__all__ = ["MeanCovariance", "half_sampling_ttest", "max_t_adjusted", "mean_covariance"]
+__all__ = ["MeanCovariance", "half_sampling_ttest", "max_t_adjusted", "max_t_critical", "mean_covariance"]
 
 
 @dataclass(frozen=True)
@@ -260,7 +260,17 @@ def half_sampling_ttest(
     )
 
 
-def max_t_adjusted(estimates, cov, df: float, *, n_sim: int = 20000, seed: int = 0) -> np.ndarray:
+def max_t_critical(cov, df: float, alpha: float = 0.05, *, n_sim: int = 20000, seed: int = 0) -> float:
+    """The ``1 - alpha`` quantile of ``max_k |T_k|`` (see :func:`max_t_adjusted`): ``estimate +/- c * se`` are
+    simultaneous intervals of the family, which cover together -- and so each selected one -- with
+    probability ``1 - alpha``."""
+    m = np.atleast_2d(np.asarray(cov, dtype=np.float64)).shape[0]
+    return float(max_t_adjusted(np.zeros(m), cov, df, n_sim=n_sim, seed=seed, critical=alpha)[0])
+
+
+def max_t_adjusted(
+    estimates, cov, df: float, *, n_sim: int = 20000, seed: int = 0, critical: float | None = None
+) -> np.ndarray:
     """Single-step max-t adjusted p-values of a family of contrasts (Hothorn, Bretz & Westfall 2008).
 
     ``estimates`` -- the m contrast estimates, ``cov`` their m x m covariance, ``df`` its degrees of freedom.
@@ -279,7 +289,7 @@ def max_t_adjusted(estimates, cov, df: float, *, n_sim: int = 20000, seed: int =
     t_obs = np.where(sd > 0, np.abs(est) / np.where(sd > 0, sd, 1.0), np.where(est == 0, 0.0, np.inf))
     ok = sd > 0
     if not ok.any():
-        return np.where(t_obs > 0, 0.0, 1.0)
+        return np.array([0.0]) if critical is not None else np.where(t_obs > 0, 0.0, 1.0)
     corr = c[np.ix_(ok, ok)] / np.outer(sd[ok], sd[ok])
     w, v = np.linalg.eigh((corr + corr.T) / 2.0)
     root = v * np.sqrt(np.maximum(w, 0.0))
@@ -288,5 +298,7 @@ def max_t_adjusted(estimates, cov, df: float, *, n_sim: int = 20000, seed: int =
     scale = np.sqrt(rng.chisquare(df, n_sim) / df) if np.isfinite(df) else np.ones(n_sim)
     tmax = np.max(np.abs(z), axis=1) / scale
     tmax.sort()
+    if critical is not None:  # the simultaneous (1 - critical) quantile of max |T|, for intervals
+        return np.array([float(np.quantile(tmax, 1.0 - critical))])
     exceed = n_sim - np.searchsorted(tmax, t_obs, side="left")  # draws with max |T| >= t_obs
     return np.minimum(1.0, (exceed + 1.0) / (n_sim + 1.0))
