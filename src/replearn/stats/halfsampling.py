@@ -31,7 +31,7 @@ examples.  Its variance over data sets and splits is
 
 The test is then ``t = d_bar / sqrt(between + within)`` on Satterthwaite's degrees of freedom (``B - 1`` for
 ``between``, the repeats' for ``within``), and the interval ``d_bar +/- t_df sqrt(between + within)``.
-Measured by ``make calibration`` (docs/statistics.md) with B = 20 subsets of n/2 and 3 x 5-fold inside each
+Measured by ``make calibration`` (docs/statistics.md) with B = 20 subsets of n/3 and 3 x 5-fold inside each
 (300 extra fits per model) for 1-NN, nearest-centroid and seed-only learners, where the corrected resampled
 t-test rejects 11 %, 3.5 % and 0 % of true nulls.
 

@@ -618,7 +618,7 @@ def _cv_test_note(test) -> str:
         return (
             "On one dataset, a verdict about datasets of the same size needs the variance of the whole "
             "cross-validation estimate over datasets, which no resampling of one dataset shows. replearn estimates "
-            "it by half-sampling (the delete-d jackknife, Shao & Wu 1989): cross-validation inside random halves "
+            "it by half-sampling (the delete-d jackknife, Shao & Wu 1989): cross-validation inside random subsets "
             "of the training part shows how much the estimate moves with the data. The t-test divides the mean "
             "difference by that standard error (docs/statistics.md, 'Which test when'); its size and interval "
             "coverage are measured by make calibration."
