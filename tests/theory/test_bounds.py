@@ -8,6 +8,7 @@ import pytest
 from replearn.theory import (
     complete_tree_class_size,
     conjunction_class_size,
+    deviates,
     erm_generalization_bound,
     hoeffding_bound,
     hoeffding_sample_size,
@@ -67,6 +68,33 @@ def test_hoeffding_simulation_respects_the_bound():
     np.testing.assert_allclose(sim.bound, np.minimum(1, 2 * np.exp(-0.02 * np.array([10, 50, 200, 800]))))
     again = hoeffding_simulation(phi=0.3, n=[10, 50, 200, 800], gamma=0.1, n_trials=4000, random_state=0)
     np.testing.assert_array_equal(sim.deviation_rate, again.deviation_rate)
+
+
+def _exact_deviation_probability(n, phi, gamma):
+    """P(|K/n - phi| > gamma) for K ~ Binomial(n, phi), from integer boundaries (no floating-point ties)."""
+    from fractions import Fraction
+
+    from scipy import stats as sps
+
+    p, g = Fraction(phi).limit_denominator(10**6), Fraction(gamma).limit_denominator(10**6)
+    return sum(sps.binom.pmf(k, n, phi) for k in range(n + 1) if abs(Fraction(k, n) - p) > g)
+
+
+def test_exact_ties_are_not_deviations():
+    """phi = 0.3, gamma = 0.1, n = 20: k = 8 (0.4) and k = 4 (0.2) lie exactly gamma away: neither deviates."""
+    assert not deviates(8, 20, 0.3, 0.1) and not deviates(4, 20, 0.3, 0.1)
+    assert deviates(9, 20, 0.3, 0.1) and deviates(3, 20, 0.3, 0.1)
+    assert abs(8 / 20 - 0.3) > 0.1  # the floating-point comparison this replaces gets k = 8 wrong
+
+
+@pytest.mark.parametrize("n", [20, 50])
+def test_hoeffding_simulation_matches_the_exact_probability(n):
+    exact = _exact_deviation_probability(n, 0.3, 0.1)
+    sim = hoeffding_simulation(phi=0.3, n=[n], gamma=0.1, n_trials=200_000, random_state=1)
+    se = np.sqrt(exact * (1 - exact) / 200_000)
+    assert abs(sim.deviation_rate[0] - exact) < 4 * se
+    if n == 20:
+        assert exact == pytest.approx(0.2204, abs=5e-4)
 
 
 def test_errors():

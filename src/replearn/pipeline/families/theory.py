@@ -43,7 +43,7 @@ import numpy as np
 
 from ..._constraints import Interval
 from ...exceptions import ConfigError
-from ...theory import hoeffding_bound, test_set_bound, uniform_convergence_gap
+from ...theory import deviates, hoeffding_bound, test_set_bound, uniform_convergence_gap
 from ..config import Optional_, Range
 from . import Outcome, Unit, check_dataset, load, resolve_unit_params
 
@@ -149,12 +149,13 @@ def _deviation_scores(bound: float, deviations: np.ndarray, delta: float, violat
 def _run_hoeffding_coins(hp: dict, sim: Simulation, seed: int) -> Outcome:
     p = _resolve("hoeffding_coins", hp)
     rng = np.random.default_rng(seed)
-    phi_hat = rng.binomial(sim.n, sim.coin_bias, size=sim.trials) / sim.n
+    counts = rng.binomial(sim.n, sim.coin_bias, size=sim.trials)
+    phi_hat = counts / sim.n
     dev = np.abs(phi_hat - sim.coin_bias)
     bound = uniform_convergence_gap(sim.n, sim.delta, 1)  # Hoeffding solved for the deviation at level delta
     scores = _deviation_scores(bound, dev, sim.delta, dev > bound)
     scores["prob_bound"] = min(1.0, hoeffding_bound(sim.n, p["gamma"]))
-    scores["prob_measured"] = float(np.mean(dev > p["gamma"]))
+    scores["prob_measured"] = float(np.mean(deviates(counts, sim.n, sim.coin_bias, p["gamma"])))  # exact ties
     return Outcome(scores=scores, n_iter=sim.trials, extra={"mean_deviation": float(dev.mean()), "gamma": p["gamma"]})
 
 
