@@ -30,7 +30,7 @@ immaterial) and shared by the replications of one chunk (the data are exchangeab
 Designs (docs/statistics.md, "Which test when"):
 
 1. ``cv`` -- 10 x 10-fold CV (kind "split", scheme "repeated_kfold") + half-sampling with the pipeline's
-   default ``cv.half_sampling`` (read from :mod:`replearn.pipeline.experiment`: B subsets of a fraction of the
+   default ``cv.half_sampling`` (read from :mod:`replearn.pipeline.designs`: B subsets of a fraction of the
    data, repeats x folds CV inside each; recorded in the JSON's setup): ``half_sampling_ttest``.
 2. ``seeds, resample_split`` -- 10 replicates, each a new random 25 % held-out part (kind "seed", scheme
    "seeds", ``test_index`` recorded) + half-sampling.
@@ -71,7 +71,7 @@ import yaml
 
 from replearn.evaluation.splits import Split, make_splits, train_test_split_indices
 from replearn.pipeline import compare as pc
-from replearn.pipeline import experiment, records
+from replearn.pipeline import designs, records
 from replearn.pipeline.report.document import _Fmt
 from replearn.pipeline.report.summary import summary_lines
 from replearn.pipeline.seeding import derive_seed
@@ -262,12 +262,11 @@ def seed_splits(seed: int, resample: bool) -> list[Split]:
 
 def half_settings(kind: str) -> dict:
     """The pipeline's default ``cv.half_sampling`` for main replicates of ``kind`` ("split": k-fold, "seed":
-    resampled hold-outs), read from :mod:`replearn.pipeline.experiment` so the harness measures what the
+    resampled hold-outs), read from :mod:`replearn.pipeline.designs` so the harness measures what the
     pipeline runs: B subsets of ``fraction`` n, ``repeats`` x ``folds``-fold CV inside each (the inner folds by
     the kind of the main replicates where the pipeline chooses them so)."""
-    hs = dict(experiment.HALF_SAMPLING_DEFAULTS)
-    by_kind = getattr(experiment, "half_sampling_folds", None)
-    hs["folds"] = int(by_kind(hs, kind)) if by_kind is not None else int(hs["folds"])
+    hs = dict(designs.HALF_SAMPLING_DEFAULTS)
+    hs["folds"] = designs.half_sampling_folds(hs, kind)
     hs["subsample_size"] = int(round(hs["fraction"] * N))
     return hs
 

@@ -78,7 +78,7 @@ def question(cv: records.EvaluationResult) -> str:
         return "problem"
     if cv.variance:
         return "population"
-    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    kind = _replicates_of(cv)
     return "split" if kind == "seed" and not resampled_split(cv) else "resampling"
 
 
@@ -102,7 +102,7 @@ def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
     cfg = settings(cfg)
     if cv.variance and cfg["pairwise_test"] in ("auto", "half_sampling_ttest"):
         return "half_sampling_ttest"
-    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    kind = _replicates_of(cv)
     if kind == "seed" and not cv.variance:
         if resampled_split(cv) and not cv.family:
             return "corrected_resampled_ttest"
@@ -150,7 +150,7 @@ def half_scores(cv: records.EvaluationResult, metric: str, point=None) -> dict[s
 def _repeat_ids(cv: records.EvaluationResult) -> np.ndarray | None:
     """The repeat of each split (folds of one repeat share it); None for independent replicates (seeds, or
     one hold-out per replicate)."""
-    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    kind = _replicates_of(cv)
     if kind == "seed":
         return None
     return np.array([s.repeat if s.repeat is not None else i for i, s in enumerate(cv.splits)])
@@ -178,7 +178,8 @@ def pair_test(cv: records.EvaluationResult, cfg: dict, test: str, sa, sb, a: str
         n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
         return func(sa, sb, n_train, n_test)
     if test.startswith("cv52"):
-        return func(sa[_split_order(cv)], sb[_split_order(cv)])  # Dietterich's statistic reads repeat by repeat
+        order = _split_order(cv)  # Dietterich's statistic reads the splits repeat by repeat
+        return func(sa[order], sb[order])
     return func(sa, sb)
 
 
@@ -277,7 +278,7 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     hib = cv.greater_is_better[metric]
     n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
     n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
-    kind = cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    kind = _replicates_of(cv)
     independent = kind == "seed" and (cv.family is not None or not resampled_split(cv))  # one held-out part
     test = resolve_test(cfg, cv)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
@@ -762,9 +763,7 @@ def _nest_bayesian(bayes_rows: list[dict], cv_rows: list[dict]) -> None:
     for br in bayes_rows:
         if br.get("decision") not in ("a_better", "b_better"):
             continue
-        row, _ = next(
-            ((r, True) for r in cv_rows if (r["model_a"], r["model_b"]) == (br["model_a"], br["model_b"])), (None, True)
-        )
+        row = next((r for r in cv_rows if (r["model_a"], r["model_b"]) == (br["model_a"], br["model_b"])), None)
         want = br["model_a"] if br["decision"] == "a_better" else br["model_b"]
         if row is None or row.get("winner") != want:
             br["decision"] = "undecided"
@@ -823,6 +822,11 @@ def compare_records(
 
 
 # -- sweeps -----------------------------------------------------------------------------------------
+def _replicates_of(cv: records.EvaluationResult) -> str:
+    """The kind of replicate the tests see: "split" or "seed" (for a sweep, those at every point)."""
+    return cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+
+
 def _inner_kind(cv: records.EvaluationResult) -> str:
     return "seed" if cv.scheme.name in ("seeds", "unit_seeds") else "split"  # unit_seeds: experiment families
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from ..exceptions import ConfigError
+from .designs import AUTO_INNER_FOLDS, half_sampling_applies, inner_replicates
 
 PARAMS_FILE = "params.yaml"
 CONF_DIR = "conf"
@@ -770,7 +771,8 @@ def _check_resources(params: dict, errors: list[str]) -> None:
     cv = params["cv"]
     fits = cv["folds"] * cv["repeats"]
     hs = cv.get("half_sampling") or {}
-    half = int(hs.get("subsamples", 0) or 0) * int(hs.get("repeats", 0) or 0) * int(hs.get("folds") or 5)
+    half = int(hs.get("subsamples", 0) or 0) * int(hs.get("repeats", 0) or 0)
+    half *= int(hs.get("folds") or max(AUTO_INNER_FOLDS.values()))
     if fits + half > MAX_CV_FITS:
         errors.append(
             f"cv: folds x repeats = {fits:,} fits"
@@ -940,14 +942,7 @@ def _models_compared_on(params: dict, name: str, spec) -> int:
         return 0
 
 
-def _half_sampling_applies(params: dict, inner: str) -> bool:
-    """:func:`replearn.pipeline.experiment.half_sampling_applies`, read from the configuration alone (importing
-    the experiment module here would make every stage depend on it): half-sampling fits are made for cv
-    replicates and for seeds with ``resample_split: true`` unless ``cv.half_sampling.subsamples`` is 0."""
-    if (params["cv"].get("half_sampling") or {}).get("subsamples", 1) == 0:
-        return False
-    design = params.get("design") or {"name": "cv"}
-    return inner == "cv" or bool(inner == "seeds" and design.get("resample_split"))
+_half_sampling_applies = half_sampling_applies  # the stages' rule (pipeline.designs), not a copy of it
 
 
 def _check_replicate_test(params: dict, errors: list[str]) -> None:
@@ -965,7 +960,7 @@ def _check_replicate_test(params: dict, errors: list[str]) -> None:
 
     st, design = params["stats"], params.get("design") or {"name": "cv"}
     test = st.get("replicate_test") or "replicate_ttest"
-    inner = (design.get("replicates") or "cv") if design.get("name") == "sweep" else design.get("name")
+    inner = inner_replicates(design)
     if inner != "seeds" or test not in fewruns.RANK_TESTS:
         return
     n = int(design.get("n_seeds") or 10)

@@ -21,6 +21,12 @@ from ..features import FeaturePipeline
 from ..persistence import save_model
 from . import families, paths, records
 from .data import Dataset, check_class_counts, load_meta, load_part, write_json
+from .designs import (
+    half_sampling_applies,
+    half_sampling_folds,
+    half_sampling_settings,
+    inner_replicates,
+)
 from .figures_data import decision_regions, figure_data
 from .seeding import derive_seed
 
@@ -282,33 +288,6 @@ def _subsample(split: Split, size, seed: int) -> Split:
     return Split(index=split.index, repeat=split.repeat, fold=split.fold, train=keep, test=split.test, seed=split.seed)
 
 
-HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 3, "folds": None, "fraction": 1 / 3}
-#: ``cv.half_sampling.folds: null``: the inner folds by the kind of the main replicates, as calibrated by
-#: ``make calibration`` (docs/statistics.md): 5 inside the subsets for k-fold splits, 3 for seeds on resampled
-#: hold-outs (a larger held-out part, whose data-sampling variance 5 inner folds overstate by a fifth for 1-NN).
-AUTO_INNER_FOLDS = {"split": 5, "seed": 3}
-
-
-def half_sampling_folds(hs: dict, kind: str) -> int:
-    """The inner folds of half-sampling for main replicates of ``kind`` ("split" or "seed")."""
-    return int(hs["folds"]) if hs.get("folds") else AUTO_INNER_FOLDS[kind]
-
-
-def half_sampling_settings(params: dict) -> dict:
-    """``cv.half_sampling`` with defaults; ``subsamples: 0`` switches the population variance off."""
-    return {**HALF_SAMPLING_DEFAULTS, **(params["cv"].get("half_sampling") or {})}
-
-
-def half_sampling_applies(params: dict, inner: str) -> bool:
-    """Whether the design answers the population question with half-samples: cv replicates (design=cv, or a
-    sweep over cv replicates) and seeds with ``resample_split: true``; never seeds on one fixed held-out part
-    (a conditional question) nor an experiment family (problems, not data sets, are its population)."""
-    if half_sampling_settings(params)["subsamples"] == 0:
-        return False
-    design = params.get("design") or {"name": "cv"}
-    return inner == "cv" or bool(inner == "seeds" and design.get("resample_split"))
-
-
 def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], list[dict], int]:
     """The inner splits of half-sampling (:mod:`replearn.stats.halfsampling`): ``subsamples`` random subsets of
     ``fraction`` of the training part, each with ``repeats`` x ``folds`` cross-validation inside it only.
@@ -316,9 +295,8 @@ def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], l
     hs = half_sampling_settings(params)
     n = int(len(y))
     m = int(round(hs["fraction"] * n))
-    design = params.get("design") or {"name": "cv"}
-    inner_kind = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
-    folds = half_sampling_folds(hs, "seed" if inner_kind == "seeds" else "split")
+    main_kind = "seed" if inner_replicates(params.get("design") or {"name": "cv"}) == "seeds" else "split"
+    folds = half_sampling_folds(hs, main_kind)
     if not folds <= m <= n - 1:
         raise ConfigError(
             f"cv.half_sampling: a subsample of {m} of the {n} training examples of {name!r} cannot hold "
@@ -425,7 +403,7 @@ def crossval(
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     design = params.get("design") or {"name": "cv"}
     metric_names, primary = task_metrics(params, task)
-    inner = (design.get("replicates") or "cv") if design["name"] == "sweep" else design["name"]
+    inner = inner_replicates(design)
     splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
     half = half_sampling_applies(params, inner)
     variance_parts: list[dict | None] = []

@@ -73,6 +73,22 @@ def _check_rope(rope) -> float:
     return float(rope)
 
 
+def _check_credibility(credibility: float) -> None:
+    if isinstance(credibility, bool) or not isinstance(credibility, numbers.Real) or not 0 < credibility < 1:
+        raise ValueError(f"credibility must lie in (0, 1), got {credibility!r}")
+
+
+def _split_t_posterior(mean: float, scale: float, df: float, rope: float, credibility: float):
+    """(P(< -rope), P(> rope), central credible interval) of the Student-t posterior ``t(df, mean, scale)``;
+    a zero scale is a point mass at ``mean`` (a mean on the ROPE's edge counts as inside)."""
+    if scale <= 0:
+        return float(mean < -rope), float(mean > rope), (mean, mean)
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
+    post = stats.t(df, loc=mean, scale=scale)
+    return float(post.cdf(-rope)), float(post.sf(rope)), tuple(float(v) for v in post.interval(credibility))
+
+
 def _rho(rho, n_train, n_test, j: int) -> float:
     if rho is not None:
         if n_train is not None or n_test is not None:
@@ -101,11 +117,8 @@ def bayesian_correlated_ttest(
     ``n_test/(n_train + n_test)`` is used).  ``credible_interval``: the central ``credibility``
     interval of the posterior of the mean difference.
     """
-    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
-
     rope = _check_rope(rope)
-    if isinstance(credibility, bool) or not isinstance(credibility, numbers.Real) or not 0 < credibility < 1:
-        raise ValueError(f"credibility must lie in (0, 1), got {credibility!r}")
+    _check_credibility(credibility)
     if b is None:
         d = paired_differences(a, np.zeros(np.asarray(a).shape))
     else:
@@ -116,15 +129,7 @@ def bayesian_correlated_ttest(
     var = float(d.var(ddof=1)) if np.ptp(d) > 0 else 0.0  # constant d: exactly 0, not rounding noise
     scale = float(np.sqrt((1.0 / j + r / (1.0 - r)) * var))
     df = float(j - 1)
-    if scale > 0:
-        post = stats.t(df, loc=mean, scale=scale)
-        p_left = float(post.cdf(-rope))
-        p_right = float(post.sf(rope))
-        ci = tuple(float(v) for v in post.interval(credibility))
-    else:
-        p_left = float(mean < -rope)
-        p_right = float(mean > rope)
-        ci = (mean, mean)
+    p_left, p_right, ci = _split_t_posterior(mean, scale, df, rope, credibility)
     p_rope = max(0.0, 1.0 - p_left - p_right)
     return BayesianResult(
         test="bayesian_correlated_ttest",
@@ -207,21 +212,12 @@ def bayesian_t_posterior(
     analysis with the data-sampling variance estimated instead of assumed, so the Bayesian and frequentist
     verdicts on a pair rest on one standard error. ``source`` names where the standard error came from.
     """
-    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
-
     rope = _check_rope(rope)
-    if isinstance(credibility, bool) or not isinstance(credibility, numbers.Real) or not 0 < credibility < 1:
-        raise ValueError(f"credibility must lie in (0, 1), got {credibility!r}")
+    _check_credibility(credibility)
     mean, se, df = float(mean), float(standard_error), float(df)
     if not (np.isfinite(mean) and np.isfinite(se) and se >= 0 and df > 0):
         raise ValueError(f"need a finite mean, a standard error >= 0 and df > 0, got {mean}, {se}, {df}")
-    if se > 0:
-        post = stats.t(df, loc=mean, scale=se)
-        p_left = float(post.cdf(-rope))
-        p_right = float(post.sf(rope))
-        ci = tuple(float(v) for v in post.interval(credibility))
-    else:
-        p_left, p_right, ci = float(mean < -rope), float(mean > rope), (mean, mean)
+    p_left, p_right, ci = _split_t_posterior(mean, se, df, rope, credibility)
     return BayesianResult(
         test="bayesian_t_posterior",
         p_left=p_left,

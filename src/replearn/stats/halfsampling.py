@@ -46,8 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._result import TestResult
-from .effect_sizes import _ratio
-from .ttests import _check_options, _t_ci, _t_pvalue
+from .ttests import _check_options, t_result
 
 __all__ = ["MeanCovariance", "half_sampling_ttest", "max_t_adjusted", "max_t_critical", "mean_covariance"]
 
@@ -214,30 +213,17 @@ def half_sampling_ttest(
     )
     mean = float(mc.means[0])
     var = float(mc.cov[0, 0])
-    se = float(np.sqrt(var))
-    df = mc.contrast_df([1.0])
-    if se > 0:
-        t = mean / se
-        p = _t_pvalue(t, df, alternative)
-    elif mean == 0:
-        t, p = 0.0, 1.0
-    else:
-        t = float(np.copysign(np.inf, mean))
-        p = _t_pvalue(t, df, alternative)
     d = xa - xb
-    sd = float(d.std(ddof=1))
     between = float(mc.between[0, 0]) if mc.between is not None else 0.0
-    within = float(mc.within[0, 0])
-    return TestResult(
-        test="half_sampling_ttest",
-        statistic=float(t),
-        pvalue=p,
-        df=df,
-        effect_size=_ratio(mean, sd),
-        effect_size_name="cohens_dz",
-        ci=_t_ci(mean, se, df, alternative, confidence),
-        alternative=alternative,
-        conventions={
+    return t_result(
+        "half_sampling_ttest",
+        mean,
+        float(d.std(ddof=1)),
+        float(np.sqrt(var)),
+        mc.contrast_df([1.0]),
+        alternative,
+        confidence,
+        {
             "difference": "a - b",
             "variance": "between (delete-d jackknife over subsamples) + within (repeat means)",
             "df": "Satterthwaite: between on subsamples - 1, within on repeats - 1 (or replicates - 1)",
@@ -246,12 +232,9 @@ def half_sampling_ttest(
             "ci": f"{confidence:g} confidence interval of E[a - b] over data sets of this size",
             "source": "Shao & Wu (1989) delete-d jackknife; Nadeau & Bengio (2003) variance decomposition",
         },
-        extra={
-            "mean_difference": mean,
-            "sd_difference": sd,
-            "standard_error": se,
+        {
             "variance_between": between,
-            "variance_within": within,
+            "variance_within": float(mc.within[0, 0]),
             "between_share": between / var if var > 0 else 0.0,
             "n_pairs": int(d.size),
             "n_subsamples": int(ha.shape[0]),

@@ -62,15 +62,19 @@ def _t_ci(mean: float, se: float, df: float, alternative: str, confidence: float
     return (-np.inf, mean + h) if alternative == "less" else (mean - h, np.inf)
 
 
-def _t_test(
-    name: str, d: np.ndarray, var_factor: float, alternative: str, confidence: float, conventions: dict
+def t_result(
+    name: str,
+    mean: float,
+    sd: float,
+    se: float,
+    df: float,
+    alternative: str,
+    confidence: float,
+    conventions: dict,
+    extra: dict,
 ) -> TestResult:
-    """Shared core: ``t = mean(d) / sqrt(var_factor * var(d, ddof=1))`` with ``df = J - 1``."""
-    j = d.size
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    se = float(np.sqrt(var_factor)) * sd
-    df = float(j - 1)
+    """The result of ``t = mean / se`` on ``df`` degrees of freedom (zero ``se``: the module's convention),
+    with Cohen's ``d_z = mean / sd`` and the interval of the mean; shared by every t-test of the package."""
     if se > 0:
         t = mean / se
         p = _t_pvalue(t, df, alternative)
@@ -88,14 +92,34 @@ def _t_test(
         effect_size_name="cohens_dz",
         ci=_t_ci(mean, se, df, alternative, confidence),
         alternative=alternative,
-        conventions={
+        conventions=conventions,
+        extra={"mean_difference": mean, "sd_difference": sd, "standard_error": se, **extra},
+    )
+
+
+def _t_test(
+    name: str, d: np.ndarray, var_factor: float, alternative: str, confidence: float, conventions: dict
+) -> TestResult:
+    """Shared core: ``t = mean(d) / sqrt(var_factor * var(d, ddof=1))`` with ``df = J - 1``."""
+    j = d.size
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    return t_result(
+        name,
+        mean,
+        sd,
+        float(np.sqrt(var_factor)) * sd,
+        float(j - 1),
+        alternative,
+        confidence,
+        {
             "difference": "a - b",
             "variance": "sample variance of d with ddof=1",
             "zero_variance": _ZERO_VARIANCE,
             "ci": f"{confidence:g} confidence interval of mean(a - b)",
             **conventions,
         },
-        extra={"mean_difference": mean, "sd_difference": sd, "standard_error": se, "n_pairs": int(j)},
+        {"n_pairs": int(j)},
     )
 
 
