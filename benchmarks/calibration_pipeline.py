@@ -39,7 +39,8 @@ Designs (docs/statistics.md, "Which test when"):
    good learners is documented separately (a correct answer about the split, not a population error).
 4. ``sweep`` -- 10 x 10-fold CV at each of 5 points of ``knn.pair`` (a flat true curve: 1-NN on 5 equally
    informative feature pairs) and a second model (1-NN on a sixth pair), with half-sampling at every point:
-   the best point against its neighbours (max-t) and the models at their best points.
+   the best point against its neighbours (max-t) and the models at their best points (``selected_contrast``:
+   the choice of the best point redone in every draw of the null).
 5. ``family`` -- two units on one problem over 5 or 10 seeds (kind "seed", scheme "unit_seeds"), returns
    i.i.d. normal or failure-prone (a 20 % chance of a failed run 4 sd below): ``replicate_ttest``.
 6. ``across datasets`` -- score tables of k = 4 models on N = 14 datasets (dataset effect N(0.8, 0.1), model
@@ -157,6 +158,13 @@ CLASSES = {
         2,
         None,
         alternative="none: the two models are one learner",
+    ),
+    "bagged_shared": LearnerClass(
+        "bagged 1-NN, 4 shared features + 1 own (seed noise and data dependence)",
+        {"a": ("bagged", (0, 1, 2, 3, 4)), "b": ("bagged", (0, 1, 2, 3, 5))},
+        6,
+        None,
+        alternative="none (null only: the bagged learners' true gap is not computed)",
     ),
     "three_nn": LearnerClass(
         "3 models: 1-NN on 3 disjoint pairs",
@@ -683,7 +691,7 @@ def sims() -> dict[str, Sim]:
     return out
 
 
-LEARNER_CELLS = ("nn_disjoint", "nn_shared", "centroid", "bagged_seeds", "three_nn")
+LEARNER_CELLS = ("nn_disjoint", "nn_shared", "centroid", "bagged_seeds", "bagged_shared", "three_nn")
 
 
 def cells() -> list[Cell]:

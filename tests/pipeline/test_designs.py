@@ -179,8 +179,8 @@ def test_compare_runs_on_every_design(project, base_params):
     sig = compare_records({"iris": res}, {"iris": train}, CFG)
     entry = sig.datasets["iris"]
     assert entry["design"] == "sweep" and entry["sweep"]["axis"] == "n_features"
-    assert entry["replicates"] == "split" and entry["cv"][0]["test"] == "half_sampling_ttest"
-    assert "max-t" in entry["cv"][0]["selection"] and entry["question"] == "population"
+    assert entry["replicates"] == "split" and entry["cv"][0]["test"] == "selected_contrast"
+    assert "chosen again in every draw" in entry["cv"][0]["selection"] and entry["question"] == "population"
 
 
 @pytest.mark.parametrize(

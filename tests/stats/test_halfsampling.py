@@ -25,15 +25,36 @@ def test_between_term_is_the_delete_d_jackknife_minus_inner_noise():
     rng = np.random.default_rng(1)
     h = rng.normal(size=(10, 3, 1))
     x = rng.normal(size=(20, 1))
-    mc = stats.mean_covariance(x, half_scores=h, n_examples=100, subsample_size=50)
     t_s = h.mean(axis=1)[:, 0]
     noise = np.mean(h[:, :, 0].var(axis=1, ddof=1)) / 3
-    expected = max(t_s.var(ddof=1) - noise, 0.0)  # factor m / (n - m) = 1 for halves
-    assert mc.between[0, 0] == pytest.approx(expected)
-    assert mc.cov[0, 0] == pytest.approx(expected + x[:, 0].var(ddof=1) / 20)
-    assert mc.df == 9
-    mc2 = stats.mean_covariance(x, half_scores=h, n_examples=150, subsample_size=100)  # factor 2
-    assert mc2.between[0, 0] == pytest.approx(2 * expected)
+    for k in (1.0, 1.3):
+        mc = stats.mean_covariance(x, half_scores=h, n_examples=100, subsample_size=50, noise_factor=k)
+        expected = max(t_s.var(ddof=1) - k * noise, 0.0)  # factor m / (n - m) = 1 for halves
+        assert mc.between[0, 0] == pytest.approx(expected)
+        assert mc.cov[0, 0] == pytest.approx(expected + x[:, 0].var(ddof=1) / 20)
+        assert mc.df == 9 and mc.df_noise == 20 and mc.noise_factor == k
+        mc2 = stats.mean_covariance(x, half_scores=h, n_examples=150, subsample_size=100, noise_factor=k)  # f = 2
+        assert mc2.between[0, 0] == pytest.approx(2 * expected)
+
+
+def test_the_extra_noise_subtracted_is_capped_by_the_within_term():
+    """k = 1 + min(NOISE_FACTOR - 1, NOISE_SHARE * within / (f S2)): the extra subtraction never exceeds
+    NOISE_SHARE times the within term, and k never exceeds NOISE_FACTOR."""
+    rng = np.random.default_rng(11)
+    h = rng.normal(size=(20, 6, 1))
+    noise = np.mean(h[:, :, 0].var(axis=1, ddof=1)) / 6
+    for scale in (0.05, 1.0, 30.0):
+        x = rng.normal(size=(10, 1)) * scale
+        mc = stats.mean_covariance(x, half_scores=h, n_examples=150, subsample_size=50)
+        within = x[:, 0].var(ddof=1) / 10
+        expected = 1.0 + min(
+            stats.halfsampling.NOISE_FACTOR - 1.0, stats.halfsampling.NOISE_SHARE * within / (0.5 * noise)
+        )
+        assert mc.noise_factor == pytest.approx(expected)
+        assert 1.0 <= mc.noise_factor <= stats.halfsampling.NOISE_FACTOR
+        assert (mc.noise_factor - 1.0) * 0.5 * noise <= stats.halfsampling.NOISE_SHARE * within + 1e-15
+    with pytest.raises(ValueError, match="noise_factor"):
+        stats.mean_covariance(x, half_scores=h, n_examples=150, subsample_size=50, noise_factor=0.5)
 
 
 def test_inner_noise_alone_gives_no_between_variance():
@@ -53,7 +74,16 @@ def test_half_sampling_ttest_is_antisymmetric_and_its_interval_is_centred():
     r2 = stats.half_sampling_ttest(b, a, half_a=hb, half_b=ha, **kw)
     assert r1.statistic == pytest.approx(-r2.statistic) and r1.pvalue == pytest.approx(r2.pvalue)
     vb, vw = r1.extra["variance_between"], r1.extra["variance_within"]
-    assert r1.df == pytest.approx((vb + vw) ** 2 / (vb**2 / 19 + vw**2 / 2))  # Satterthwaite: 3 repeats
+    mc = stats.mean_covariance(
+        (a - b)[:, None], repeat=kw["repeat"], half_scores=(ha - hb)[:, :, None], n_examples=150, subsample_size=75
+    )
+    s1 = mc.factor * mc.spread[0, 0]
+    s2 = mc.factor * mc.noise_factor * mc.noise[0, 0]
+    assert vb == pytest.approx(max(s1 - s2, 0.0))
+    if vb > 0:  # Satterthwaite over within (3 repeats), the subsets' spread (19) and their noise (20 x 2)
+        assert r1.df == pytest.approx((vb + vw) ** 2 / (s1**2 / 19 + s2**2 / 40 + vw**2 / 2))
+    else:
+        assert r1.df == 2
     se = r1.extra["standard_error"]
     assert se**2 == pytest.approx(r1.extra["variance_between"] + r1.extra["variance_within"])
     assert r1.pvalue == pytest.approx(2 * sps.t.sf(abs(np.mean(a - b)) / se, r1.df))
@@ -129,3 +159,81 @@ def test_max_t_critical_is_the_simultaneous_quantile():
     )
     sidak = sps.norm.ppf(1 - (1 - (1 - 0.05) ** (1 / 3)) / 2)  # three independent contrasts
     assert stats.max_t_critical(np.eye(3), np.inf, 0.05, n_sim=200_000, seed=3) == pytest.approx(sidak, abs=0.02)
+
+
+def test_selected_contrast_without_a_choice_is_students_t():
+    cov = np.array([[0.010, 0.004], [0.004, 0.012]])
+    r = stats.selected_contrast([0.81, 0.77], cov, 14.0, [0], [1])
+    se = np.sqrt(0.010 + 0.012 - 0.008)
+    q = sps.t.ppf(0.975, 14.0)
+    assert r.estimate == pytest.approx(0.04) and r.se == pytest.approx(se)
+    assert r.pvalue == pytest.approx(2 * sps.t.sf(0.04 / se, 14.0))
+    assert r.interval == pytest.approx((0.04 - q * se, 0.04 + q * se))
+
+
+def test_selected_contrast_interval_and_test_agree_and_lean_against_the_selection():
+    """The best of five correlated points minus a fixed model: the interval reaches further below the estimate
+    (the choice biases it upwards) than above, never less than Student's quantile on either side, and the
+    p-value is below alpha exactly when the interval excludes 0."""
+    cov = 0.004 * (np.eye(6) + 0.5 * (1 - np.eye(6)))
+    q = sps.t.ppf(0.975, 19.0)
+    for shift in (0.0, 0.05, 0.12, 0.2):
+        means = np.array([0.80, 0.81, 0.80 + shift, 0.79, 0.80, 0.78])
+        r = stats.selected_contrast(means, cov, 19.0, [0, 1, 2, 3, 4], [5], seed=3)
+        assert r.estimate == pytest.approx(means[:5].max() - 0.78)
+        assert r.upper > q and r.lower >= q - 1e-12
+        lo, hi = r.interval
+        assert (r.pvalue <= 0.05) == (lo > 0 or hi < 0)
+    r_min = stats.selected_contrast(-means, cov, 19.0, [0, 1, 2, 3, 4], [5], maximize=False, seed=3)
+    assert r_min.estimate == pytest.approx(-r.estimate) and r_min.pvalue == pytest.approx(r.pvalue)
+
+
+def test_selected_contrast_covers_under_equal_means_and_a_clear_choice():
+    """Coverage of the chosen contrast's true value: about 95 % when every point is equal (the selection bias
+    is largest), and at least about 95 % when one point is clearly best (no bias)."""
+    rng = np.random.default_rng(5)
+    cov = 0.004 * (np.eye(6) + 0.5 * (1 - np.eye(6)))
+    root = np.linalg.cholesky(cov)
+    for truth, band in ((np.zeros(6), (0.93, 0.97)), (np.array([0, 0, 0.5, 0, 0, 0.0]), (0.93, 0.975))):
+        hits = 0
+        reps = 400
+        for i in range(reps):
+            m = truth + root @ rng.standard_normal(6) / np.sqrt(rng.chisquare(19) / 19)
+            r = stats.selected_contrast(m, cov, 19.0, [0, 1, 2, 3, 4], [5], n_sim=4000, seed=i)
+            chosen = int(np.argmax(m[:5]))
+            lo, hi = r.interval
+            hits += lo <= truth[chosen] - truth[5] <= hi
+        assert band[0] <= hits / reps <= band[1]
+
+
+def test_selected_contrast_refuses_overlapping_or_empty_sides():
+    with pytest.raises(ValueError, match="disjoint"):
+        stats.selected_contrast([0.1, 0.2], np.eye(2), 5.0, [0, 1], [1])
+    with pytest.raises(ValueError, match="disjoint"):
+        stats.selected_contrast([0.1, 0.2], np.eye(2), 5.0, [], [1])
+    with pytest.raises(ValueError, match="alpha"):
+        stats.selected_contrast([0.1, 0.2], np.eye(2), 5.0, [0], [1], alpha=1.5)
+
+
+def test_selected_neighbours_holds_its_level_on_a_flat_curve_and_finds_a_peak():
+    """Five correlated points with equal means: the best point is called better than a neighbour in about 5 %
+    of draws (testing it on the replicates it was chosen on, without the re-choice, gives far more); a clear
+    peak is found with both neighbours significant."""
+    rng = np.random.default_rng(7)
+    cov = 0.002 * (np.eye(5) + 0.6 * (1 - np.eye(5)))
+    root = np.linalg.cholesky(cov)
+    reps, hits, naive = 600, 0, 0
+    for i in range(reps):
+        m = root @ rng.standard_normal(5) / np.sqrt(rng.chisquare(19) / 19)
+        best, p = stats.selected_neighbours(m, cov, 19.0, n_sim=4000, seed=i)
+        assert best == int(np.argmax(m)) and set(p) == {j for j in (best - 1, best + 1) if 0 <= j < 5}
+        hits += min(p.values()) <= 0.05
+        se = np.sqrt(2 * 0.002 * 0.4)
+        naive += any(2 * sps.t.sf(abs(m[best] - m[j]) / se, 19) <= 0.05 for j in p)
+    assert 0.03 <= hits / reps <= 0.07
+    assert naive / reps > 0.12
+    peak = np.array([0.0, 0.0, 0.2, 0.0, 0.0])
+    best, p = stats.selected_neighbours(peak, cov, 19.0, seed=1)
+    assert best == 2 and max(p.values()) < 0.001
+    best, p = stats.selected_neighbours(-peak, cov, 19.0, maximize=False, seed=1)
+    assert best == 2 and max(p.values()) < 0.001

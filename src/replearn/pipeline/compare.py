@@ -937,16 +937,7 @@ def _family_weights(mc, col: dict, pairs: list[tuple]) -> np.ndarray:
 def _family_pvalues(mc, col: dict, pairs: list[tuple], seed: int) -> np.ndarray:
     """Single-step max-t adjusted p-values of the contrasts ``col[a] - col[b]`` for (a, b) in ``pairs``."""
     weights = _family_weights(mc, col, pairs)
-    return stats.max_t_adjusted(weights @ mc.means, weights @ mc.cov @ weights.T, mc.df, seed=seed)
-
-
-def _family_interval(mc, col: dict, pairs: list[tuple], chosen: tuple, alpha: float, seed: int) -> list[float]:
-    """The selected contrast's simultaneous ``1 - alpha`` interval over the family (max-t critical value)."""
-    weights = _family_weights(mc, col, pairs)
-    c = stats.max_t_critical(weights @ mc.cov @ weights.T, mc.df, alpha, seed=seed)
-    est, var = mc.contrast(weights[pairs.index(chosen)])
-    h = c * float(np.sqrt(var))
-    return [est - h, est + h]
+    return stats.max_t_adjusted(weights @ mc.means, weights @ mc.cov @ weights.T, mc.family_df(weights), seed=seed)
 
 
 def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
@@ -956,9 +947,10 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
     * **Standard errors** come from the covariance of the point means (:func:`sweep_covariance`): with
       half-sampling fits they include the data-sampling term (the population question), else they are the
       replicates' (conditional on the held-out part).
-    * **Best vs neighbours** is one family per model, every adjacent pair of points, tested by the single-step
-      max-t procedure (:func:`replearn.stats.max_t_adjusted`): whichever point turns out best, its comparisons
-      are in the family, so choosing the best point on the same replicates cannot inflate the error rate.
+    * **Best vs neighbours**: :func:`replearn.stats.selected_neighbours` -- the max-t over the best point's
+      (one or two) neighbour contrasts, against its null distribution with the best point chosen again in every
+      draw (all points equal), so choosing the best point on the same replicates cannot inflate the error rate.
+      With gaps on the axis (a point without scores) every adjacent pair goes into one max-t family instead.
     * **One-SE rule**: the simplest point -- the first in ``design.simplest`` order ("first": the configured
       order, "last": reversed) -- whose mean is within one standard error of the best point's mean.
     """
@@ -1014,8 +1006,21 @@ def compare_sweep(cv: records.EvaluationResult, cfg: dict) -> dict:
         adjacent = [((key, values[i]), (key, values[i + 1])) for i in valid[:-1] if i + 1 in valid]
         rows = []
         if adjacent:
-            padj = _family_pvalues(mc, col, adjacent, derive_seed(int(cv.scheme.seed or 0), "sweep", cv.dataset, key))
-            by_pair = {(a[1], b[1]): float(p) for (a, b), p in zip(adjacent, padj)}
+            nb_seed = derive_seed(int(cv.scheme.seed or 0), "sweep", cv.dataset, key)
+            if len(valid) == len(values):  # the whole axis: the best re-chosen in every draw of the null
+                cols = [col[(key, p)] for p in values]
+                weights = _family_weights(mc, col, adjacent)
+                _, by_index = stats.selected_neighbours(
+                    mc.means[cols],
+                    mc.cov[np.ix_(cols, cols)],
+                    mc.family_df(weights),
+                    maximize=hib,
+                    seed=nb_seed,
+                )
+                by_pair = {(values[min(j, best)], values[max(j, best)]): p for j, p in by_index.items()}
+            else:  # gaps on the axis: every adjacent pair in one max-t family
+                padj = _family_pvalues(mc, col, adjacent, nb_seed)
+                by_pair = {(a[1], b[1]): float(p) for (a, b), p in zip(adjacent, padj)}
             for nb in (best - 1, best + 1):
                 if nb not in valid:
                     continue
@@ -1065,10 +1070,11 @@ def best_point_view(cv: records.EvaluationResult, sweep: dict) -> records.Evalua
 
 
 def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: list[dict], cfg: dict) -> list[dict]:
-    """The between-model rows of a sweep, with the selection inside the null: the p-value of models A and B at
-    their best points is the single-step max-t over every point combination that could have been chosen
-    (all points of a swept model, the first point of one the axis does not change), then adjusted over the
-    model pairs by ``stats.correction``. Means, differences and intervals stay those of the best points."""
+    """The between-model rows of a sweep, with the selection inside the null: models A and B at their best
+    points are tested by :func:`replearn.stats.selected_contrast`, whose null distribution redoes the choice of
+    both best points (all points of a swept model, the first point of one the axis does not change) in every
+    draw; its interval is selection-aware and agrees with the test. The p-values are then adjusted over the
+    model pairs by ``stats.correction``. Means and differences stay those of the best points."""
     cfg = settings(cfg)
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
@@ -1093,10 +1099,25 @@ def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: l
             rows.append(r)
             continue
         fam_seed = derive_seed(int(cv.scheme.seed or 0), "sweep_models", cv.dataset, a, b)
-        padj = _family_pvalues(mc, col, family, fam_seed)
-        r["pvalue"] = float(padj[family.index(chosen)])
-        r["ci"] = _family_interval(mc, col, family, chosen, float(cfg["alpha"]), fam_seed)
-        r["selection"] = f"single-step max-t over {len(family)} point combination(s)"
+        sel = stats.selected_contrast(
+            mc.means,
+            mc.cov,
+            mc.family_df(_family_weights(mc, col, family)),
+            [col[(a, p)] for p in pa],
+            [col[(b, q)] for q in pb],
+            maximize=hib,
+            alpha=float(cfg["alpha"]),
+            seed=fam_seed,
+        )
+        r["test"] = "selected_contrast"
+        r["pvalue"] = sel.pvalue
+        r["statistic"] = _finite(sel.statistic)
+        r["df"] = sel.df
+        r["ci"] = [float(x) for x in sel.interval]
+        r["selection"] = (
+            f"best points chosen again in every draw of the null ({len(pa)} x {len(pb)} point combination(s)); "
+            f"interval estimate - {sel.upper:.3g} se to estimate + {sel.lower:.3g} se"
+        )
         rows.append(r)
     _finish_rows(rows, cfg, hib)
     return rows

@@ -7,7 +7,7 @@ depend on the whole experiment code.
 
 from __future__ import annotations
 
-HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 3, "folds": None, "fraction": 1 / 3}
+HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 6, "folds": None, "fraction": 1 / 3}
 #: ``cv.half_sampling.folds: null``: the inner folds by the kind of the main replicates, as calibrated by
 #: ``make calibration`` (docs/statistics.md): 5 inside the subsets for k-fold splits, 3 for seeds on resampled
 #: hold-outs (a larger held-out part, whose data-sampling variance 5 inner folds overstate by a fifth for 1-NN).

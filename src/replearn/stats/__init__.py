@@ -47,7 +47,16 @@ from .fewruns import (
     stratified_bootstrap_ci,
 )
 from .friedman import friedman, nemenyi_cd, nemenyi_cliques, nemenyi_pairwise, nemenyi_q, rank_scores
-from .halfsampling import MeanCovariance, half_sampling_ttest, max_t_adjusted, max_t_critical, mean_covariance
+from .halfsampling import (
+    MeanCovariance,
+    SelectedContrast,
+    half_sampling_ttest,
+    max_t_adjusted,
+    max_t_critical,
+    mean_covariance,
+    selected_contrast,
+    selected_neighbours,
+)
 from .mcnemar import mcnemar
 from .multiple import adjust, bonferroni, bonferroni_dunn, hochberg, holm, hommel
 from .permutation import permutation_test
@@ -59,6 +68,7 @@ __all__ = [
     "BayesianResult",
     "BootstrapResult",
     "MeanCovariance",
+    "SelectedContrast",
     "PosthocResult",
     "TestResult",
     "adjust",
@@ -89,6 +99,8 @@ __all__ = [
     "max_t_critical",
     "mcnemar",
     "mean_covariance",
+    "selected_contrast",
+    "selected_neighbours",
     "min_replicates",
     "minimum_detectable_effect",
     "nemenyi_cd",

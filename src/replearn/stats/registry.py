@@ -102,10 +102,21 @@ REGISTRY: dict[str, Procedure] = {
         _P(
             "max_t_adjacent",
             "sweep",
-            "max_t_adjusted",
-            "single-step max-t test over adjacent points",
-            "Hothorn, Bretz & Westfall 2008",
-            "a sweep's best point against its neighbours, every adjacent pair in one family (selection-aware)",
+            "selected_neighbours",
+            "max-t test of the best point against its neighbours, the best re-chosen in the null",
+            "Hothorn, Bretz & Westfall 2008 (single-step max-t); Westfall & Young 1993 (resampling the selection)",
+            "a sweep's best point against its neighbours: the null distribution chooses the best point again in "
+            "every draw (with gaps on the axis: every adjacent pair in one max-t family)",
+            2,
+        ),
+        _P(
+            "selected_contrast",
+            "sweep",
+            "selected_contrast",
+            "t-test of models at their best points, the choice redone in the null",
+            "Hsu 1996 (multiple comparisons with the best); Westfall & Young 1993 (resampling the selection)",
+            "two models of a sweep, each at its best point: the null distribution chooses both points again in "
+            "every draw, the interval is selection-aware and agrees with the test",
             2,
         ),
         # two models, one dataset, independent replicates

@@ -879,9 +879,11 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
             f"Mean {sweep.get('metric')} at each point; standard errors: {se}. The best point has the best mean; "
             f"the one-standard-error choice is the simplest point (design.simplest: {order}) whose mean is within "
             "one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). The best point is tested "
-            "against its neighbours inside one family of all adjacent pairs (single-step max-t), and models are "
-            "compared at their best points with every point combination in the null, so choosing the best point "
-            "on the same replicates does not inflate the error rate."
+            "against its neighbours by a max-t test whose null distribution chooses the best point again in "
+            "every draw, and models are "
+            "compared at their best points by a test whose null distribution chooses the best points again in "
+            "every draw, with an interval that leans against that choice, so choosing the best point on the same "
+            "replicates does not inflate the error rate."
         )
     )
     if image is not None:
