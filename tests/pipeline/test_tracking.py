@@ -265,6 +265,7 @@ def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp
 
     import mlflow
     import yaml
+    from mlflow.entities import LoggedModelStatus
     from mlflow.tracking import MlflowClient
 
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
@@ -290,6 +291,15 @@ def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp
             uri = f"runs:/{run.info.run_id}/model"
             loaded = mlflow.pyfunc.load_model(uri)
             assert np.array_equal(loaded.predict(X_test), fitted[key].predict(X_test))
+            # a LoggedModel of the child (the experiment's Models view), complete, holding the run's params
+            (logged,) = [
+                m for m in client.search_logged_models([exp.experiment_id]) if m.source_run_id == run.info.run_id
+            ]
+            assert logged.name == "model" and logged.status == LoggedModelStatus.READY
+            assert logged.params["model_key"] == key and logged.params["dataset"] == "iris"
+            assert [o.model_id for o in run.outputs.model_outputs] == [logged.model_id]
+            by_id = mlflow.pyfunc.load_model(f"models:/{logged.model_id}")
+            assert np.array_equal(by_id.predict(X_test), fitted[key].predict(X_test))
             assert loaded.metadata.signature is not None
             local = Path(mlflow.artifacts.download_artifacts(uri, dst_path=str(tmp_path / "dl" / key)))
             mlmodel = yaml.safe_load((local / "MLmodel").read_text())
@@ -303,3 +313,45 @@ def test_logged_model_loads_with_pyfunc_and_predicts_like_the_replearn_model(tmp
             )
     finally:
         mlflow.set_tracking_uri(None)
+
+
+@pytest.mark.slow
+def test_fresh_store_is_mlflows_schema_in_wal_mode_and_the_quick_rerun_check_follows_mlflows_rules(
+    tmp_path, monkeypatch
+):
+    """The project's database is created by MLflow's schema code (MLflow opens it and finds the schema at
+    head), renamed into place in WAL mode; the rerun check without MLflow sees what MLflow's search sees."""
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    first = tracking.log_pipeline_run(**kw)
+    db = tmp_path / "mlflow.db"
+    assert tracking._is_wal(db) and not list(tmp_path.glob(".mlflow.db.*"))  # no temporary file left
+    client = MlflowClient(tracking_uri=first["tracking_uri"])
+    key = client.get_run(first["run_id"]).data.tags[tracking.RUN_KEY_TAG]
+    assert tracking.logged_run_id(db, "replearn-fail", key) == first["run_id"]
+    assert tracking.logged_run_id(db, "another-experiment", key) is None
+    assert tracking.logged_run_id(db, "replearn-fail", "0" * 24) is None
+    client.delete_run(first["run_id"])  # deleted in the UI: no longer counts, for MLflow's search as here
+    assert tracking.logged_run_id(db, "replearn-fail", key) is None
+    again = tracking.log_pipeline_run(**kw)
+    assert again["status"] == "logged" and again["run_id"] != first["run_id"]
+    assert tracking.log_pipeline_run(**kw) == {**again, "status": "exists"}
+
+
+def test_an_existing_store_is_switched_to_wal_and_a_foreign_file_is_no_logged_run(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "mlflow.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    assert not tracking._is_wal(db)
+    tracking.prepare_database(db)
+    assert tracking._is_wal(db)
+    assert tracking.logged_run_id(db, "replearn", "k") is None  # no MLflow tables: ask MLflow instead
+    assert tracking.logged_run_id(tmp_path / "missing.db", "replearn", "k") is None

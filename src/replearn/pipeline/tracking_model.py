@@ -1,12 +1,13 @@
 """The MLflow Model of a fitted replearn model, defined by code (MLflow's *models-from-code*): nothing pickled.
 
-``pipeline/tracking.py`` logs *this file* as the model (``mlflow.pyfunc.log_model(python_model=<this path>,
-artifacts={"npz": ..., "json": ...})``), with the model's ``.npz`` arrays and ``.json`` metadata written
-by the train stage (:mod:`replearn.persistence`) as the artifacts. Loading (``mlflow.pyfunc.load_model``,
-``mlflow models serve``) runs this file, which ends by handing MLflow the model object (``set_model``);
-``load_context`` rebuilds the estimator through the explicit model registry with ``allow_pickle=False``.
-So a logged model can never execute anything but replearn code, and the serving environment needs
-replearn installed: serve from the project's virtual environment,
+``pipeline/tracking.py`` logs *this file* as the model (the MLflow Model that
+``mlflow.pyfunc.log_model(python_model=<this path>, artifacts={"npz": ..., "json": ...})`` would write; it is
+written with MLflow's model-format API, ``tracking.write_model_dir``), with the model's ``.npz`` arrays and
+``.json`` metadata written by the train stage (:mod:`replearn.persistence`) as the artifacts. Loading
+(``mlflow.pyfunc.load_model``, ``mlflow models serve``) runs this file, which ends by handing MLflow the model
+object (``set_model``); ``load_context`` rebuilds the estimator through the explicit model registry with
+``allow_pickle=False``. So a logged model can never execute anything but replearn code, and the serving
+environment needs replearn installed: serve from the project's virtual environment,
 ``mlflow models serve -m runs:/<run>/model --env-manager local --host 127.0.0.1``.
 
 This is the one module besides ``pipeline/tracking.py`` that imports mlflow (``tests/test_layers.py``
