@@ -106,6 +106,7 @@ bench-docs: bench
 calibration: install-test
 	$(BIN)/python -m benchmarks.calibration
 	$(BIN)/python -m benchmarks.calibration_pipeline
+	$(BIN)/python -m benchmarks.halfsampling_model
 
 # CI's gate (.ci/run): 300 replications per cell (2-3.5 min on 2 cores), fixed seeds, bands widened by 3 Monte-Carlo
 # standard errors.

@@ -32,9 +32,10 @@ Designs (docs/statistics.md, "Which test when"):
 1. ``cv`` -- 10 x 10-fold CV (kind "split", scheme "repeated_kfold") + half-sampling with the pipeline's
    default ``cv.half_sampling`` (read from :mod:`replearn.pipeline.designs`: B subsets of a fraction of the
    data, repeats x folds CV inside each; recorded in the JSON's setup): ``half_sampling_ttest``.
-2. ``seeds, resample_split`` -- 10 replicates, each a new random 25 % held-out part (kind "seed", scheme
-   "seeds", ``test_index`` recorded) + half-sampling.
-3. ``seeds, fixed split`` -- 10 seeds on one held-out part, no half-sampling (``replicate_ttest``, the
+2. ``seeds, resample_split`` -- ``design.n_seeds`` replicates (read from ``conf/design/seeds.yaml``: 20), each
+   a new random ``design.holdout`` (25 %) held-out part (kind "seed", scheme "seeds", ``test_index`` recorded)
+   + half-sampling.
+3. ``seeds, fixed split`` -- as many seeds on one held-out part, no half-sampling (``replicate_ttest``, the
    conditional question): the null is the same learner with two seeds; the rate for two different but equally
    good learners is documented separately (a correct answer about the split, not a population error).
 4. ``sweep`` -- 10 x 10-fold CV at each of 5 points of ``knn.pair`` (a flat true curve: 1-NN on 5 equally
@@ -86,7 +87,8 @@ ALPHA = 0.05
 N = 150  # examples per data set
 MU, MU_ALT = 0.9, 0.7  # signal of an informative feature; of a weaker one (the alternatives)
 CV_FOLDS, CV_REPEATS = 10, 10
-N_SEEDS, HOLDOUT = 10, 0.25
+_SEEDS_DESIGN = yaml.safe_load((ROOT / "conf" / "design" / "seeds.yaml").read_text(encoding="utf-8"))
+N_SEEDS, HOLDOUT = int(_SEEDS_DESIGN["n_seeds"]), float(_SEEDS_DESIGN["holdout"])  # the shipped defaults
 SIZE_BAND = (0.035, 0.065)
 SIZE_BAND_DISCRETE = (0.0, 0.065)
 COVERAGE_BAND = (0.93, 0.97)
