@@ -355,3 +355,21 @@ def test_an_existing_store_is_switched_to_wal_and_a_foreign_file_is_no_logged_ru
     assert tracking._is_wal(db)
     assert tracking.logged_run_id(db, "replearn", "k") is None  # no MLflow tables: ask MLflow instead
     assert tracking.logged_run_id(tmp_path / "missing.db", "replearn", "k") is None
+
+
+def test_only_the_project_store_syncs_at_checkpoints_only(tmp_path):
+    import sqlalchemy
+
+    ours, other = tmp_path / "mlflow.db", tmp_path / "other.db"
+    tracking._relax_sync(ours)
+
+    def synchronous(path):
+        engine = sqlalchemy.create_engine(f"sqlite:///{path}")
+        try:
+            with engine.connect() as con:
+                return con.exec_driver_sql("PRAGMA synchronous").scalar()
+        finally:
+            engine.dispose()
+
+    assert synchronous(ours) == 1  # NORMAL
+    assert synchronous(other) == 2  # FULL, SQLite's default

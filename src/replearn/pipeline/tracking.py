@@ -8,8 +8,9 @@
 * The database and the experiment are created once, under a file lock: two queue workers creating
   the SQLite schema at the same moment could corrupt it for good. The project's database is created
   with MLflow's own schema code in a private file with SQLite's syncing off, then renamed into place, and
-  kept in write-ahead-log mode (:func:`prepare_database`): a fresh store costs well under a second
-  instead of 6 s of fsyncs, a commit a fifth of the rollback journal's.
+  kept in write-ahead-log mode (:func:`prepare_database`), its connections syncing at checkpoints only
+  (:func:`_relax_sync`): a fresh store costs well under a second instead of 6 s of fsyncs, and a
+  commit no fsync (19 ms with the rollback journal here, 3.7 ms in WAL mode with a sync per commit).
 * One parent run per pipeline run, nested child runs per dataset x model; tags with the git commit,
   the run source (``mlflow.source.name/type/git.commit``), the DVC experiment name and a hash of the
   parameters. A run key (hash of the parameters and the results) makes a rerun without changes log
@@ -196,6 +197,7 @@ def _client(target: TrackingTarget, experiment: str):
     def get_or_create():
         if target.lock_file is not None:  # the project's own SQLite file (not a user's URI)
             prepare_database(_sqlite_path(target.tracking_uri))
+            _relax_sync(_sqlite_path(target.tracking_uri))
         client = MlflowClient(tracking_uri=target.tracking_uri)
         exp = client.get_experiment_by_name(experiment)
         if exp is not None:
@@ -269,6 +271,36 @@ def prepare_database(path: Path) -> None:
         engine.dispose()
         tmp.unlink(missing_ok=True)
         raise
+
+
+#: the SQLite files whose connections :func:`_relax_sync` sets to ``synchronous=NORMAL`` (real paths)
+_RELAXED: set[str] = set()
+
+
+def _relax_sync(path: Path) -> None:
+    """Every new SQLAlchemy connection (MLflow's store opens them) to ``path`` syncs at checkpoints only.
+
+    In WAL mode SQLite's ``synchronous=NORMAL`` skips the fsync of each commit (3.7 ms here, more on a
+    busy disk; a run commits ~50 times): the database stays consistent, but a power loss or OS crash --
+    not a crash of the stage -- may roll back the last commits. For the project's tracking store that
+    is the right trade: a run that was not completely logged carries no run key, so the next run logs it
+    again. A pragma of each connection (nothing stored in the file); other databases are not touched.
+    """
+    import sqlite3
+
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    if not _RELAXED:
+
+        @event.listens_for(Engine, "connect")
+        def _on_connect(dbapi_conn, _record) -> None:
+            if isinstance(dbapi_conn, sqlite3.Connection):
+                files = {os.path.realpath(row[2]) for row in dbapi_conn.execute("PRAGMA database_list") if row[2]}
+                if files & _RELAXED:
+                    dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+
+    _RELAXED.add(os.path.realpath(path))
 
 
 def _is_wal(path: Path) -> bool:
