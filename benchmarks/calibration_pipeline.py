@@ -49,8 +49,8 @@ Designs (docs/statistics.md, "Which test when"):
    Bayesian signed-rank rows; and N = 3 (< ``stats.min_datasets``), where no test and no Bayesian verdict may
    be printed at all.
 
-Run: ``python -m benchmarks.calibration_pipeline`` (1000 replications per cell, about 6 minutes on 2 cores),
-``--quick`` (CI's gate: every cell with 300 replications, 2-3.5 minutes), ``--reps N``, ``--check``,
+Run: ``python -m benchmarks.calibration_pipeline`` (1000 replications per cell, 7-11 minutes on 2 cores),
+``--quick`` (CI's gate: every cell with 300 replications, about 4 minutes), ``--reps N``, ``--check``,
 ``--jobs``, ``--cells``. Writes ``benchmarks/results/local/calibration_pipeline.json`` (untracked) and prints a
 Markdown table. Everything is seeded (``--seed``); results do not depend on ``--jobs``.
 """
