@@ -12,7 +12,7 @@ import pytest
 
 from replearn.exceptions import ConfigError
 from replearn.pipeline import config, experiment, records
-from replearn.pipeline.compare import best_point_view, compare_sweep, resolve_test
+from replearn.pipeline.compare import best_point_view, compare_cv, compare_sweep, resolve_test
 from replearn.pipeline.data import prepare
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,6 +142,9 @@ def test_sweep_bookkeeping_over_a_hyperparameter(project, base_params):
     assert view.models["knn"].scores["accuracy"] == [
         res.models["knn"].scores["accuracy"][i] for i, s in enumerate(res.splits) if s.point == knn["best"]
     ]
+    # the view remembers its sweep: tests on it redo the choice of the best points inside their null
+    rows = compare_cv(view, CFG)
+    assert rows and all(r["test"] == "selected_contrast" and "chosen again" in r["selection"] for r in rows)
 
 
 def test_sweep_over_training_set_size_with_seed_replicates(project, base_params):

@@ -207,7 +207,9 @@ def _split_order(cv: records.EvaluationResult) -> np.ndarray:
 
 
 def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
-    """Pairwise tests on one dataset's cross-validation scores."""
+    """Pairwise tests on one dataset's cross-validation scores. On a sweep's best-point view
+    (:func:`best_point_view`) the rows are those of :func:`compare_sweep_models`: the choice of the best points
+    is redone inside the null."""
     cfg = settings(cfg)
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
@@ -266,11 +268,15 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
             }
         )
     _finish_rows(rows, cfg, hib)
+    origin = getattr(cv, "_sweep_origin", None)
+    if origin is not None:
+        rows = compare_sweep_models(origin[0], origin[1], rows, cfg)
     return rows
 
 
 def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
-    """Bayesian correlated t-test for every pair (Benavoli et al. 2017), when ``stats.bayesian``."""
+    """Bayesian correlated t-test for every pair (Benavoli et al. 2017), when ``stats.bayesian``. On a sweep's
+    best-point view a "better" verdict stands only where the selection-aware test names the same winner."""
     cfg = settings(cfg)
     if not cfg["bayesian"]:
         return []
@@ -311,6 +317,8 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
             }
         )
     bayesian_decisions(rows, cfg)
+    if getattr(cv, "_sweep_origin", None) is not None:  # best points chosen on these replicates
+        _nest_bayesian(rows, compare_cv(cv, cfg))
     return rows
 
 
@@ -712,9 +720,7 @@ def compare(
     swept = {d: crossval[d] for d in sweeps}
     crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
     for d in sorted(crossval):
-        rows = compare_cv(crossval[d], cfg)
-        if d in sweeps:
-            rows = compare_sweep_models(swept[d], sweeps[d], rows, cfg)
+        rows = compare_cv(crossval[d], cfg)  # on a sweep's best-point view: selection-aware (compare_sweep_models)
         entry: dict = {"cv": rows, "test_set": compare_test_set(train_results[d], cfg)}
         entry["bayesian"] = compare_bayesian(crossval[d], cfg)
         _nest_bayesian(entry["bayesian"], rows)
@@ -1066,7 +1072,11 @@ def best_point_view(cv: records.EvaluationResult, sweep: dict) -> records.Evalua
     n = min(len(v) for v in idx.values())
     idx = {k: v[:n] for k, v in idx.items()}
     view = _select(cv, idx, points)
-    return dataclasses.replace(view, scheme=dataclasses.replace(cv.scheme, design="sweep"))
+    view = dataclasses.replace(view, scheme=dataclasses.replace(cv.scheme, design="sweep"))
+    # the view remembers the sweep it was chosen from (not a record field: never serialised), so that
+    # compare_cv and compare_bayesian on it redo the choice of the best points inside their null
+    object.__setattr__(view, "_sweep_origin", (cv, sweep))
+    return view
 
 
 def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: list[dict], cfg: dict) -> list[dict]:
