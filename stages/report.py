@@ -2,6 +2,7 @@
 MLflow parent run with nested per-dataset x model runs (the only stage that talks to MLflow), holding the
 dvc.lock this run ends with."""
 
+from replearn import models as registry
 from replearn.pipeline import paths, records, tracking
 from replearn.pipeline.config import project_root
 from replearn.pipeline.data import read_json
@@ -25,6 +26,10 @@ def main(params: dict) -> None:
         "params_hash": tracking.params_hash(params),
         "datasets": list(params["dataset"]),
         "models": list(params["models"]),
+        # provenance of models registered by installed plugins (entry-point group replearn.models)
+        "model_sources": {
+            key: registry.source(m["name"]) for key, m in params["models"].items() if m["name"] in registry.plugins()
+        },
     }
     art = build_report(
         crossval=crossval,

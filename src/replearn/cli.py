@@ -109,13 +109,23 @@ def model_configs(conf_dir: Path) -> dict[str, dict]:
 
 def _cmd_models(args) -> int:
     from . import models
+    from .exceptions import ConfigError
 
+    for message in models.refused_plugins():  # name collisions: the built-in stays, the plugin is refused
+        print(f"warning: {message}", file=sys.stderr)
     if args.registry:
         names = models.available()
         _unknown("registry model", args.names, names)
         for name in args.names or names:
-            tasks = [t for t in TASKS if models.supports(name, t)]
-            print(f"{name:24s} [{'/'.join(tasks)}]  {_format_params(models.hyperparameters(name))}")
+            origin = "" if models.source(name) == "built-in" else f"  ({models.source(name)})"
+            try:
+                tasks = [t for t in TASKS if models.supports(name, t)]
+                hps = _format_params(models.hyperparameters(name))
+            except ConfigError as exc:  # a plugin that cannot be imported or breaks the protocol
+                print(f"{name:24s} [cannot be loaded]{origin}")
+                print(f"error: {exc}", file=sys.stderr)
+                continue
+            print(f"{name:24s} [{'/'.join(tasks)}]  {hps}{origin}")
         return 0
     from .pipeline.config import CONF_DIR, project_root
 
@@ -132,6 +142,11 @@ def _cmd_models(args) -> int:
             f"\n{len(configs)} options in conf/models/; `python -m replearn models --registry` lists the "
             f"{len(models.available())} registry models with every hyperparameter and its default"
         )
+        plugins = models.plugins()
+        if plugins:
+            print("  plugin models (registered by installed distributions; name them in models.<key>.name):")
+            for name, plugin in sorted(plugins.items()):
+                print(f"  {name:26s} [plugin {plugin.dist} {plugin.version}] {plugin.value}")
         from .pipeline.families import units
 
         print("  experiment-family units (they run on datasets with `source: <family>`; see docs/architecture.md):")

@@ -50,8 +50,8 @@ def _params(name: str, task: str | None = None) -> dict:
     return {**out, **FAST.get(name, {})}
 
 
-CASES = [(n, _params(n)) for n in models.available() if n not in NOT_X_Y] + [
-    (n, _params(n, "regression")) for n in models.available() if "task" in models.hyperparameters(n)
+CASES = [(n, _params(n)) for n in models.builtin_names() if n not in NOT_X_Y] + [
+    (n, _params(n, "regression")) for n in models.builtin_names() if "task" in models.hyperparameters(n)
 ]
 IDS = [n + ("-regression" if p.get("task") == "regression" else "") for n, p in CASES]
 

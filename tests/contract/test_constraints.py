@@ -1,4 +1,6 @@
 """Issue 17 §3: one declaration of each hyperparameter's valid values, used by fit and by the configuration."""
+# Registry-wide suites cover the built-in models only (models.builtin_names()); installed plugins such as
+# examples/replearn-sklearn are checked at registration (models.check_protocol) and by tests/models/test_plugins.py.
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from replearn.exceptions import ConfigError
 from replearn.pipeline import config
 
 ROOT = Path(__file__).resolve().parents[2]
-CONSTRAINED = [n for n in models.available() if models.get_class(n)._constraints]
+CONSTRAINED = [n for n in models.builtin_names() if models.get_class(n)._constraints]
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +62,14 @@ def test_the_main_models_declare_constraints():
     assert "degree" in features.get_class("polynomial")._constraints
 
 
-@pytest.mark.parametrize("name", models.available())
+@pytest.mark.parametrize("name", models.builtin_names())
 def test_declared_constraints_accept_the_defaults(name):
     cls = models.get_class(name)
     assert set(cls._constraints) <= set(models.hyperparameters(name)), "constraint on an unknown hyperparameter"
     assert violations(cls._constraints, models.hyperparameters(name)) == []
 
 
-CHECKED = list(models.available())
+CHECKED = list(models.builtin_names())
 MODEL_SOURCES = Path(models.__file__).parent
 
 
@@ -75,7 +77,7 @@ def _numeric(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@pytest.mark.parametrize("name", models.available())
+@pytest.mark.parametrize("name", models.builtin_names())
 def test_every_numeric_hyperparameter_has_a_declared_constraint(name):
     cls = models.get_class(name)
     numeric = [hp for hp, default in models.hyperparameters(name).items() if _numeric(default)]

@@ -20,7 +20,8 @@ from replearn.exceptions import (
     ReplearnError,
     SparseInputError,
 )
-from replearn.models import available, create, hyperparameters
+from replearn.models import builtin_names as available
+from replearn.models import create, hyperparameters
 
 pytestmark = pytest.mark.filterwarnings(f"ignore::{ConvergenceWarning.__module__}.{ConvergenceWarning.__name__}")
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from replearn.exceptions import NotFittedError
-from replearn.models import available, create
+from replearn.models import builtin_names as available
+from replearn.models import create
 from replearn.persistence import load_model, save_model
 
 # models that cannot follow the X, y protocol, with the reason; their own test files check the rest

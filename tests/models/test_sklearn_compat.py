@@ -15,7 +15,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import get_tags
 
 from replearn.exceptions import ConvergenceWarning
-from replearn.models import available, create, hyperparameters
+from replearn.models import builtin_names as available
+from replearn.models import create, hyperparameters
 
 pytestmark = pytest.mark.filterwarnings(f"ignore::{ConvergenceWarning.__module__}.{ConvergenceWarning.__name__}")
 

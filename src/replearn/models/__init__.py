@@ -5,14 +5,28 @@ model; configs name models, never import paths, so a config file cannot import a
 The registry is explicit: each model family (a sub-package) lists its models in a ``REGISTRY``
 table of ``name -> (module, class)``, and the families are listed by name below. Modules are
 imported on first use.
+
+Plugins: an installed distribution may add models through the entry-point group ``replearn.models``
+(``name = "module:Class"`` in its ``[project.entry-points."replearn.models"]`` table). Only names that an
+installed distribution registered are accepted -- a config still never names an import path. Discovery reads
+the entry points once (cached; :func:`reset_plugins` forgets it); a plugin's module is imported on first use of
+its name, and its class is checked against the estimator protocol then (:func:`check_protocol`). A plugin
+name that collides with a built-in (or with another plugin) is refused, and a plugin whose import or protocol
+check fails raises one ``ConfigError`` naming the entry point; neither ever hides or breaks the built-ins.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import inspect
+import warnings
+from dataclasses import dataclass
 
 from ..exceptions import ConfigError
+
+#: The entry-point group through which installed distributions register models.
+ENTRY_POINT_GROUP = "replearn.models"
 
 FAMILIES = (
     "linear",
@@ -47,20 +61,208 @@ def _collect() -> dict[str, tuple[str, str]]:
 _REGISTRY: dict[str, tuple[str, str]] = _collect()
 
 
+_ESTIMATOR_TYPES = ("classifier", "regressor", "transformer", "clusterer", "ranker", "recommender")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One model registered by an installed distribution through the ``replearn.models`` entry points."""
+
+    name: str
+    value: str  # "module:Class"
+    dist: str  # distribution name ("?" where the metadata does not say)
+    version: str
+
+    def describe(self) -> str:
+        """``entry point 'name = module:Class' of replearn-sklearn 0.1.0``."""
+        return f"entry point {self.name!r} = {self.value!r} (group {ENTRY_POINT_GROUP}) of {self.dist} {self.version}"
+
+
+# name -> Plugin, and the refused entry points' messages; filled once by _discover()
+_PLUGINS: dict[str, Plugin] | None = None
+_REFUSED: list[str] = []
+_PLUGIN_CLASSES: dict[str, type] = {}
+
+
+def _discover() -> dict[str, Plugin]:
+    """The registered plugins (cached): entry points of the group, minus refused ones (name collisions)."""
+    global _PLUGINS
+    if _PLUGINS is not None:
+        return _PLUGINS
+    found: dict[str, Plugin] = {}
+    refused: list[str] = []
+    try:
+        eps = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except Exception as exc:  # broken metadata of some installed distribution: built-ins still work
+        eps = []
+        refused.append(f"cannot read the {ENTRY_POINT_GROUP} entry points: {type(exc).__name__}: {exc}")
+    for ep in sorted(eps, key=lambda e: (e.name, e.value)):
+        dist = getattr(ep, "dist", None)
+        plugin = Plugin(
+            ep.name,
+            ep.value,
+            getattr(dist, "name", None) or "?",
+            getattr(dist, "version", None) or "?",
+        )
+        if ep.name in _REGISTRY:
+            module, cls = _REGISTRY[ep.name]
+            refused.append(
+                f"plugin model {ep.name!r} refused: {plugin.describe()} collides with the built-in model "
+                f"{ep.name!r} (replearn.models.{module}:{cls}); rename the plugin's entry point"
+            )
+        elif ep.name in found:
+            refused.append(
+                f"plugin model {ep.name!r} refused: {plugin.describe()} collides with {found[ep.name].describe()}; "
+                "the first one is kept"
+            )
+        else:
+            found[ep.name] = plugin
+    _PLUGINS = found
+    _REFUSED[:] = refused
+    for message in refused:
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    return found
+
+
+def reset_plugins() -> None:
+    """Forget the cached plugin discovery (for tests, or after installing a plugin in a running process)."""
+    global _PLUGINS
+    _PLUGINS = None
+    _REFUSED.clear()
+    _PLUGIN_CLASSES.clear()
+
+
+def plugins() -> dict[str, Plugin]:
+    """The plugin models registered by installed distributions: name -> :class:`Plugin`."""
+    return dict(_discover())
+
+
+def refused_plugins() -> list[str]:
+    """One message per refused plugin entry point (a name collision), as warned at discovery."""
+    _discover()
+    return list(_REFUSED)
+
+
+def builtin_names() -> list[str]:
+    """The built-in registry names, sorted (the models of this package, without plugins)."""
+    return sorted(_REGISTRY)
+
+
+def source(name: str) -> str:
+    """Where model ``name`` comes from: ``"built-in"`` or ``"plugin <distribution> <version>"``."""
+    if name in _REGISTRY:
+        return "built-in"
+    plugin = _discover().get(name)
+    if plugin is None:
+        raise ConfigError(f"unknown model {name!r}; available models: {', '.join(available())}")
+    return f"plugin {plugin.dist} {plugin.version}"
+
+
 def available(task: str | None = None) -> list[str]:
-    """Registry names, sorted; ``task`` ("classification" or "regression") filters by what a model can do."""
-    names = sorted(_REGISTRY)
+    """Registry names (built-ins and plugins), sorted; ``task`` ("classification" or "regression") filters by
+    what a model can do (a plugin that cannot be loaded is then left out; :func:`get_class` says why)."""
+    names = sorted({*_REGISTRY, *_discover()})
     if task is None:
         return names
-    return [n for n in names if supports(n, task)]
+    out = []
+    for n in names:
+        try:
+            if supports(n, task):
+                out.append(n)
+        except ConfigError:
+            if n in _REGISTRY:
+                raise
+    return out
+
+
+def check_protocol(cls, what: str = "") -> list[str]:
+    """Why class ``cls`` does not follow replearn's estimator protocol (``replearn.base``); empty if it does.
+
+    A model class: ``__init__`` takes keyword hyperparameters with defaults (no ``*args``/``**kwargs``), stores
+    them unchanged (``get_params()`` returns exactly them, ``set_params(**p)`` returns the model); ``fit``, and
+    ``predict`` (or ``transform`` for a transformer/clusterer); ``_estimator_type`` one of classifier, regressor,
+    transformer, clusterer, ranker, recommender; a class that declares ``_stochastic = True`` takes a ``random_state``.
+    """
+    name = what or getattr(cls, "__name__", repr(cls))
+    if not inspect.isclass(cls):
+        return [f"{name} is not a class"]
+    problems = []
+    kind = getattr(cls, "_estimator_type", None)
+    if isinstance(kind, property):  # depends on a hyperparameter (task=...): read it on a default instance
+        try:
+            kind = cls()._estimator_type
+        except Exception:
+            kind = None
+    if kind not in _ESTIMATOR_TYPES:
+        problems.append(f"_estimator_type is {kind!r}; expected one of {', '.join(_ESTIMATOR_TYPES)}")
+    for method in ("fit", "get_params", "set_params"):
+        if not callable(getattr(cls, method, None)):
+            problems.append(f"no method {method}()")
+    if not callable(getattr(cls, "predict", None)) and not (
+        kind in ("transformer", "clusterer") and callable(getattr(cls, "transform", None))
+    ):
+        problems.append("no method predict()" + (" or transform()" if kind in ("transformer", "clusterer") else ""))
+    try:
+        params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
+    except (TypeError, ValueError) as exc:
+        return [*problems, f"cannot read the __init__ signature ({exc})"]
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            problems.append(f"__init__ takes *{p.name}/**{p.name}; hyperparameters must be named keyword arguments")
+        elif p.default is p.empty:
+            problems.append(f"__init__ argument {p.name!r} has no default")
+    names = {p.name for p in params}
+    if getattr(cls, "_stochastic", False) and "random_state" not in names:
+        problems.append("declares _stochastic = True but takes no random_state")
+    if problems:
+        return problems
+    try:
+        model = cls()
+        got = model.get_params(deep=False)
+        if set(got) != names:
+            problems.append(
+                f"get_params() returns {sorted(got)}, not the __init__ arguments {sorted(names)} "
+                "(hyperparameters must be stored unchanged under their own names)"
+            )
+        elif model.set_params(**got) is not model:
+            problems.append("set_params() does not return the model")
+    except Exception as exc:
+        problems.append(f"cls()/get_params()/set_params() failed: {type(exc).__name__}: {exc}")
+    return problems
+
+
+def _load_plugin(plugin: Plugin) -> type:
+    if plugin.name in _PLUGIN_CLASSES:
+        return _PLUGIN_CLASSES[plugin.name]
+    module_name, _, attr = plugin.value.partition(":")
+    try:
+        obj = importlib.import_module(module_name.strip())
+        for part in attr.strip().split(".") if attr.strip() else []:
+            obj = getattr(obj, part)
+    except Exception as exc:
+        raise ConfigError(
+            f"plugin model {plugin.name!r} cannot be loaded: {plugin.describe()} failed to import: "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    problems = check_protocol(obj, plugin.value)
+    if problems:
+        raise ConfigError(
+            f"plugin model {plugin.name!r} ({plugin.describe()}) does not follow replearn's estimator protocol: "
+            + "; ".join(problems)
+        )
+    _PLUGIN_CLASSES[plugin.name] = obj
+    return obj
 
 
 def get_class(name: str) -> type:
     """The class registered under ``name``; unknown names raise ``ConfigError`` listing the choices."""
-    if name not in _REGISTRY:
+    if name in _REGISTRY:
+        module, cls = _REGISTRY[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+    plugin = _discover().get(name) if isinstance(name, str) else None
+    if plugin is None:
         raise ConfigError(f"unknown model {name!r}; available models: {', '.join(available())}")
-    module, cls = _REGISTRY[name]
-    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+    return _load_plugin(plugin)
 
 
 def supports(name: str, task: str) -> bool:
@@ -89,4 +291,18 @@ def create(name: str, **params):
     return cls(**params)
 
 
-__all__ = ["available", "create", "get_class", "hyperparameters", "supports"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Plugin",
+    "available",
+    "builtin_names",
+    "check_protocol",
+    "create",
+    "get_class",
+    "hyperparameters",
+    "plugins",
+    "refused_plugins",
+    "reset_plugins",
+    "source",
+    "supports",
+]

@@ -166,6 +166,7 @@ def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
     name = experiment.get("name")
     datasets = list(experiment.get("datasets") or sorted(crossval))
     models = list(experiment.get("models") or [])
+    sources = dict(experiment.get("model_sources") or {})  # key -> "plugin <distribution> <version>"
     if not models:
         models = sorted({m for cv in crossval.values() for m in cv.get("models", {})})
     doc.add(
@@ -176,6 +177,11 @@ def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
                 (_Cell("Parameters hash"), _Cell(str(experiment.get("params_hash", _DASH)))),
                 (_Cell("Datasets"), _Cell(", ".join(str(d) for d in datasets) or _DASH)),
                 (_Cell("Models"), _Cell(", ".join(str(m) for m in models) or _DASH)),
+                *(
+                    [(_Cell("Plugin models"), _Cell(", ".join(f"{k}: {v}" for k, v in sorted(sources.items()))))]
+                    if sources
+                    else []
+                ),
             ),
         )
     )
