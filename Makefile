@@ -39,6 +39,7 @@ $(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-deps ./examples/replearn-sklearn  # the example plugin (tests/test_plugin_preset.py); scikit-learn comes with [test]
 	@touch $@
 
 $(VENV)/.installed-lint: $(VENV)/.installed
