@@ -81,11 +81,16 @@ test: install-test
 test-fast: install-test
 	$(BIN)/python -m pytest -m "not slow"
 
+# .dvc/config's plots.html_template names vendor/vega/dvc_plots.html, so plain `dvc plots show/diff` (and this)
+# render offline with the vendored Vega scripts.
 plots: install
-	$(BIN)/dvc plots show --html-template vendor/vega/dvc_plots.html
+	$(BIN)/dvc plots show
 
+# Prints the address of the experiment's runs page in MLflow's classic-ML view; `make ui OPEN=1` also opens it in
+# a browser once the server answers, UI_PORT=5001 serves elsewhere (always on 127.0.0.1).
+UI_PORT ?= 5000
 ui: install
-	$(BIN)/python -m replearn ui
+	$(BIN)/python -m replearn ui --port $(UI_PORT)$(if $(OPEN), --open)
 
 params: install
 	$(BIN)/python -m replearn compose

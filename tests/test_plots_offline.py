@@ -1,6 +1,7 @@
 """`dvc plots` that help, offline: dvc.yaml's top-level plots draw one figure per dataset (scores per
 replicate grouped by model, or the sweep curves), and `make plots` renders them with the Vega scripts
-shipped in vendor/vega/ instead of DVC's CDN."""
+shipped in vendor/vega/ instead of DVC's CDN. `.dvc/config` names the vendored page template
+(plots.html_template), so plain `dvc plots show/diff` are offline too, not only `make plots`."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 VENDOR = ROOT / "vendor" / "vega"
 TEMPLATE = "vendor/vega/dvc_plots.html"
-SHOW = ["plots", "show", "--html-template", TEMPLATE]  # what `make plots` runs (README "Comparing runs")
+SHOW = ["plots", "show"]  # what `make plots` runs, and what `make repro` suggests: no --html-template
 SCRIPT_SRC = re.compile(r"<script[^>]*\ssrc\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
+LINK_HREF = re.compile(r"<link[^>]*\shref\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
 EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 
 
@@ -37,7 +39,7 @@ def _local_scripts(page: Path) -> list[Path]:
     html = page.read_text(encoding="utf-8")
     srcs = SCRIPT_SRC.findall(html)
     assert srcs, f"{page} loads no script"
-    external = [s for s in srcs if EXTERNAL.match(s)]
+    external = [s for s in srcs + LINK_HREF.findall(html) if EXTERNAL.match(s)]
     assert not external, f"{page} loads scripts from the network: {external}"
     assert "cdn.jsdelivr" not in html and "cdn.plot.ly" not in html
     return [(page.parent / s).resolve() for s in srcs]
@@ -60,6 +62,18 @@ def test_vendored_scripts_templates_and_dvc_yaml_fit_together():
     assert (ROOT / ".gitignore").read_text().count("/dvc_plots/") == 1
 
 
+def test_dvc_config_names_the_vendored_template_for_every_plots_command():
+    from configobj import ConfigObj  # what DVC reads its config with
+
+    config = ConfigObj(str(ROOT / ".dvc" / "config"))
+    template = config["plots"]["html_template"]
+    # DVC resolves a relative plots.html_template against .dvc/ (not the working directory)
+    assert not Path(template).is_absolute() and (ROOT / ".dvc" / template).resolve() == (ROOT / TEMPLATE).resolve()
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\nplots:", 1)[1].split("\n\n", 1)[0]
+    assert "dvc plots show" in recipe and "--html-template" not in recipe  # `make plots` relies on the config
+
+
 @pytest.mark.slow
 def test_plots_show_and_diff_give_a_local_page_with_a_figure_per_dataset(tmp_path_factory):
     smoke = _smoke()
@@ -73,7 +87,7 @@ def test_plots_show_and_diff_give_a_local_page_with_a_figure_per_dataset(tmp_pat
         "logistic_regression",
     }
 
-    for cmd in (SHOW, ["plots", "diff", "--html-template", TEMPLATE, "HEAD"]):
+    for cmd in (SHOW, ["plots", "diff", "HEAD"]):  # the template comes from .dvc/config
         out = smoke.run(smoke.dvc(*cmd), proj)
         assert "failed to load" not in out.stdout + out.stderr, out.stderr
         page = proj / "dvc_plots" / "index.html"
