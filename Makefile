@@ -19,7 +19,7 @@ help:
 	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
 	@echo "make format       apply ruff's fixes and formatting"
 	@echo "make plots        per-dataset CV score figures, offline: dvc_plots/index.html"
-	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000"
+	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000, print its runs page (OPEN=1: open it)"
 	@echo "make params       recompose params.yaml from conf/"
 	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
 	@echo "make bench-check  fresh run vs the committed results; fails when a case is >25% slower relative to scikit-learn"

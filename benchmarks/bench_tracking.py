@@ -20,12 +20,13 @@ stage has imported anyway (numpy, scipy, matplotlib, replearn's report) and then
 
 ``fresh`` is a first run on a directory without a database, ``warm`` a later run on the same database
 (with new results, so that it logs). Rounds alternate the cases; the median of ``--rounds`` (3) is
-reported. ``--implementation path/to/tracking.py`` times another version of the tracking module (e.g.
-``git show <rev>:src/replearn/pipeline/tracking.py``, with its ``tracking_model.py`` beside it) for a
-before/after comparison. Everything is written under a temporary directory that is removed at the end;
-results go to ``tracking.json`` in :data:`benchmarks.common.RESULTS_DIR` (``benchmarks/results/local/``,
-git-ignored) and are printed as a markdown table: ``python -m benchmarks.bench_tracking``. Like rl.json
-the file has no ``"benchmark"`` key (there is no scikit-learn ratio); docs/performance.md ("Pipeline
+reported. ``--before path/to/tracking.py`` also times another version of the tracking module (e.g.
+``git show <rev>:src/replearn/pipeline/tracking.py``, with its ``tracking_model.py`` beside it),
+interleaved in the same rounds (rows "before, ..."), for a before/after comparison on the same machine
+state. Everything is written under a temporary directory that is removed at the end; results go to
+``tracking.json`` in :data:`benchmarks.common.RESULTS_DIR` (``benchmarks/results/local/``, git-ignored)
+and are printed as a markdown table: ``python -m benchmarks.bench_tracking``. Like rl.json the file has
+no ``"benchmark"`` key (there is no scikit-learn ratio); docs/performance.md ("Pipeline
 overhead: tracking") shows the numbers.
 """
 
@@ -253,33 +254,39 @@ def _run(mode: str, root: Path, nonce: int, implementation: str | None) -> dict:
     return json.loads(lines[-1][len("RESULT ") :])
 
 
-def measure(rounds: int, implementation: str | None = None) -> dict[str, list[float]]:
-    """Seconds per case and round; every round starts from fresh directories."""
+def measure(rounds: int, before: str | None = None) -> dict[str, list[float]]:
+    """Seconds per case and round; every round starts from fresh directories. With ``before`` (another
+    tracking.py), its cases run in the same rounds, interleaved, so both see the same machine."""
     times: dict[str, list[float]] = {}
     scratch = Path(tempfile.mkdtemp(prefix="replearn-bench-tracking-"))
+    versions = [("replearn", None)] + ([("before", before)] if before else [])
     try:
         template = scratch / "template"
         build_project(template)
         for r in range(rounds):
-            raw, ours = scratch / f"raw{r}", scratch / f"ours{r}"
-            for path in (raw, ours):
-                shutil.copytree(template, path)
+            raw = scratch / f"raw{r}"
+            shutil.copytree(template, raw)
             steps = [
-                ("raw MLflow, fresh database", "raw", raw, 1, "logged"),
-                ("raw MLflow, warm database", "raw", raw, 2, "logged"),
-                ("MLflow's floor: import, client, one query (warm)", "floor", raw, 0, "read"),
-                ("replearn, tracking=off", "off", ours, 0, "disabled"),
-                ("replearn, fresh database", "on", ours, 1, "logged"),
-                ("replearn, warm database", "on", ours, 2, "logged"),
-                ("replearn, unchanged rerun", "on", ours, 2, "exists"),
+                ("raw MLflow, fresh database", "raw", raw, 1, "logged", None),
+                ("raw MLflow, warm database", "raw", raw, 2, "logged", None),
+                ("MLflow's floor: import, client, one query (warm)", "floor", raw, 0, "read", None),
             ]
-            for label, mode, root, nonce, expected in steps:
-                out = _run(mode, root, nonce, implementation)
+            for name, impl in versions:
+                ours = scratch / f"{name}{r}"
+                shutil.copytree(template, ours)
+                steps += [
+                    (f"{name}, tracking=off", "off", ours, 0, "disabled", impl),
+                    (f"{name}, fresh database", "on", ours, 1, "logged", impl),
+                    (f"{name}, warm database", "on", ours, 2, "logged", impl),
+                    (f"{name}, unchanged rerun", "on", ours, 2, "exists", impl),
+                ]
+            for label, mode, root, nonce, expected, impl in steps:
+                out = _run(mode, root, nonce, impl)
                 if out["status"] != expected:
                     raise RuntimeError(f"{label}: status {out['status']!r}, expected {expected!r}")
                 times.setdefault(label, []).append(out["seconds"])
-            for path in (raw, ours):
-                shutil.rmtree(path)
+            for name in ["raw"] + [n for n, _ in versions]:
+                shutil.rmtree(scratch / f"{name}{r}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return times
@@ -287,15 +294,15 @@ def measure(rounds: int, implementation: str | None = None) -> dict[str, list[fl
 
 def summarize(times: dict[str, list[float]]) -> list[dict]:
     med = {k: statistics.median(v) for k, v in times.items()}
-    off = med.get("replearn, tracking=off", 0.0)
     rows = []
     for label, seconds in med.items():
         row = {"case": label, "median_s": round(seconds, 3), "runs_s": [round(t, 3) for t in times[label]]}
-        if label.startswith("replearn") and label != "replearn, tracking=off":
-            row["over_off_s"] = round(seconds - off, 3)
-        for db in ("fresh", "warm"):
-            if label == f"replearn, {db} database":
-                row["ratio_to_raw"] = round(seconds / med[f"raw MLflow, {db} database"], 2)
+        name, _, case = label.partition(", ")
+        if name in ("replearn", "before") and case != "tracking=off":
+            row["over_off_s"] = round(seconds - med[f"{name}, tracking=off"], 3)
+            for db in ("fresh", "warm"):
+                if case == f"{db} database":
+                    row["ratio_to_raw"] = round(seconds / med[f"raw MLflow, {db} database"], 2)
         rows.append(row)
     return rows
 
@@ -315,16 +322,16 @@ def markdown(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--implementation", help="time this tracking.py instead of replearn's")
+    parser.add_argument("--before", help="time this tracking.py too, in the same rounds (rows 'before, ...')")
     parser.add_argument("--out", help="results file (default tracking.json in benchmarks/results/local/)")
     args = parser.parse_args(argv or [])
-    impl = str(Path(args.implementation).resolve()) if args.implementation else None
-    rows = summarize(measure(args.rounds, impl))
+    before = str(Path(args.before).resolve()) if args.before else None
+    rows = summarize(measure(args.rounds, before))
     from .common import RESULTS_DIR, machine
 
     out = Path(args.out) if args.out else RESULTS_DIR / "tracking.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"suite": "tracking", "rounds": args.rounds, "implementation": impl, "machine": machine()}
+    payload = {"suite": "tracking", "rounds": args.rounds, "before": before, "machine": machine()}
     out.write_text(json.dumps({**payload, "results": rows}, indent=2) + "\n", encoding="utf-8")
     print(markdown(rows))
     return rows
