@@ -234,9 +234,9 @@ def prepare_database(path: Path) -> None:
       helper be missing (another MLflow version), MLflow creates the database itself, as before.
     * **Write-ahead logging** (``journal_mode=WAL``, stored in the file): a commit costs one append and
       one fsync instead of the rollback journal's create/sync/delete (19 ms -> 4 ms per commit here; a
-      pipeline run commits ~100 times). Readers (``mlflow ui``) no longer block the writer. Needs a local
-      file system (as SQLite locking does anyway); ``mlflow.db-wal`` and ``mlflow.db-shm`` appear beside
-      the database while it is open.
+      warm pipeline run makes ~100 commits, reads included). Readers (``mlflow ui``) no longer block the
+      writer. Needs a local file system (as SQLite locking does anyway); ``mlflow.db-wal`` and
+      ``mlflow.db-shm`` appear beside the database while it is open.
     """
     if path.is_file():
         if not _is_wal(path):
@@ -281,10 +281,11 @@ def _relax_sync(path: Path) -> None:
     """Every new SQLAlchemy connection (MLflow's store opens them) to ``path`` syncs at checkpoints only.
 
     In WAL mode SQLite's ``synchronous=NORMAL`` skips the fsync of each commit (3.7 ms here, more on a
-    busy disk; a run commits ~50 times): the database stays consistent, but a power loss or OS crash --
-    not a crash of the stage -- may roll back the last commits. For the project's tracking store that
-    is the right trade: a run that was not completely logged carries no run key, so the next run logs it
-    again. A pragma of each connection (nothing stored in the file); other databases are not touched.
+    busy disk; a warm run makes ~100 commits, reads included): the database stays consistent, but a
+    power loss or OS crash -- not a crash of the stage -- may roll back the last commits. For the
+    project's tracking store that is the right trade: a run that was not completely logged carries no
+    run key, so the next run logs it again. A pragma of each connection (nothing stored in the file);
+    other databases are not touched.
     """
     import sqlite3
 
