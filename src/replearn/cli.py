@@ -191,16 +191,72 @@ def _cmd_where(args) -> int:
             if target.lock_file is None:  # a server (or MLFLOW_TRACKING_URI): its own UI
                 print(f"          open {target.tracking_uri} in a browser (the server's UI)")
             else:
-                print("          open the UI with `make ui`, then http://127.0.0.1:5000")
+                print("          open the UI with `make ui` (it prints the address of the experiment's runs page)")
     print("Compare:  .venv/bin/dvc exp show   |   .venv/bin/dvc metrics diff   |   .venv/bin/dvc plots show")
     return 0
 
 
+#: MLflow 3's UI picks its GenAI or classic-ML navigation from ``workflowType`` in the page's query (else from the
+#: browser's localStorage key ``mlflow.workflowType``, set by the sidebar's GenAI / Model training switch, default
+#: GenAI); the experiment's ``mlflow.experimentKind`` tag alone does not decide it, so the address says it.
+UI_WORKFLOW = {"genai_development": "genai"}  # any other kind (replearn's custom_model_development): classic ML
+
+
+def _experiment_kind(tracking_uri: str, name: str) -> tuple[str, str | None] | None:
+    """(id, ``mlflow.experimentKind`` tag) of the active experiment ``name`` in a local SQLite store, read-only
+    and without importing mlflow; None when the store is not a local file or has no such experiment yet."""
+    import sqlite3
+
+    if not tracking_uri.startswith("sqlite:///"):
+        return None
+    path = Path(tracking_uri[len("sqlite:///") :])
+    if not path.is_file():
+        return None
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            row = con.execute(
+                "SELECT e.experiment_id, t.value FROM experiments e LEFT JOIN experiment_tags t ON "
+                "t.experiment_id = e.experiment_id AND t.key = 'mlflow.experimentKind' "
+                "WHERE e.name = ? AND e.lifecycle_stage = 'active'",
+                (name,),
+            ).fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:  # not (yet) an MLflow database
+        return None
+    return None if row is None else (str(row[0]), row[1])
+
+
+def ui_url(port: int, experiment_id: str | None = None, kind: str | None = None) -> str:
+    """Where `make ui` lands: the experiment's runs table in the view its kind calls for (classic ML for
+    replearn's experiments), or the experiment list while there is no experiment yet."""
+    workflow = UI_WORKFLOW.get(kind or "", "machine_learning")
+    page = f"experiments/{experiment_id}/runs" if experiment_id is not None else "experiments"
+    return f"http://127.0.0.1:{port}/#/{page}?workflowType={workflow}"
+
+
+def _wait_for_server(proc: subprocess.Popen, port: int, timeout: float = 180.0) -> bool:
+    import time
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via an http_proxy
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with opener.open(f"http://127.0.0.1:{port}/health", timeout=2):
+                return True
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
 def _cmd_ui(args) -> int:
+    import signal
     import socket
 
-    from .pipeline.config import project_root
-    from .pipeline.tracking import ui_command
+    from .pipeline.config import load_params, project_root
+    from .pipeline.tracking import resolve_target, ui_command
 
     if not 1 <= args.port <= 65535:
         print(f"error: --port {args.port} is not a TCP port (1..65535)", file=sys.stderr)
@@ -217,13 +273,50 @@ def _cmd_ui(args) -> int:
         return 2
     finally:
         probe.close()
-    cmd = ui_command(project_root(), port=args.port)
+    root = project_root()
+    cmd = ui_command(root, port=args.port)
     cmd[0] = str(Path(sys.executable).with_name("mlflow"))
+    try:  # the experiment the pipeline logs to (tracking.experiment); a broken params.yaml does not stop the UI
+        name = (load_params(root / "params.yaml").get("tracking") or {}).get("experiment") or "replearn"
+    except (ReplearnError, OSError, ValueError, AttributeError):
+        name = "replearn"
+    found = _experiment_kind(resolve_target(root).tracking_uri, name)
+    url = ui_url(args.port, *(found or ()))
     print(f"serving MLflow UI on http://127.0.0.1:{args.port} (Ctrl-C to stop)", flush=True)
+    if found is None:
+        print(f"no experiment {name!r} in the store yet (run `make repro`); the experiment list:")
+    else:
+        print(f"experiment {name!r}, its training runs:")
+    print(f"  {url}")
+    print(
+        "  (MLflow opens experiments in its GenAI view unless the address says workflowType=machine_learning; "
+        "to make the classic view this browser's default, set the sidebar switch to 'Model training' once)",
+        flush=True,
+    )
+    proc = subprocess.Popen(cmd, env=os.environ.copy())  # in this process group: Ctrl-C reaches it too
+    # `kill <this pid>` stops the server as well (MLflow takes its uvicorn workers and job consumers down with it)
+    previous = signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
     try:
-        return subprocess.call(cmd, env=os.environ.copy())
-    except KeyboardInterrupt:
+        if _wait_for_server(proc, args.port):
+            print(f"ready: {url}", flush=True)
+            if args.open:
+                import webbrowser
+
+                if not webbrowser.open(url):
+                    print("no browser found to open; open the address above", file=sys.stderr)
+        return proc.wait()
+    except KeyboardInterrupt:  # Ctrl-C: MLflow got the SIGINT as well; give it a moment to stop
+        try:
+            proc.wait(timeout=15)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except (subprocess.TimeoutExpired, KeyboardInterrupt):
+                proc.kill()
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _cmd_services(args) -> int:
@@ -283,8 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("names", nargs="*", help="only these datasets")
     p.set_defaults(func=_cmd_datasets)
     sub.add_parser("where", help="print where the report and the MLflow store are").set_defaults(func=_cmd_where)
-    p = sub.add_parser("ui", help="serve the MLflow UI on 127.0.0.1")
+    p = sub.add_parser("ui", help="serve the MLflow UI on 127.0.0.1 and print the experiment's runs page")
     p.add_argument("--port", type=int, default=5000)
+    p.add_argument("--open", action="store_true", help="open the runs page in a browser once the server answers")
     p.set_defaults(func=_cmd_ui)
     p = sub.add_parser("services", help="the local PostgreSQL + S3 + MLflow server + Dask stack (make services)")
     p.add_argument("action", choices=["up", "down", "status"])
