@@ -17,8 +17,10 @@ Here the three solvers of ``linear_regression`` fit the same data:
 
 Tolerances: the normal equations and GD must match each printed number to half a unit of its
 last printed digit (the printed values are roundings of the exact least-squares solution). SGD
-is held to 1% of ``|published|``: with a 1/t step its iterate approaches the minimum only at rate
-O(1/t), and 300 epochs bring it within ~0.3% (the notes say SGD gets "close to the minimum").
+is held to 0.5% of ``|published|``: with a 1/t step its iterate approaches the minimum only at rate
+O(1/t) (the notes say SGD gets "close to the minimum"). Over seeds 0-29 and 12345 the largest
+relative error after 300 epochs is 0.40% (theta2, bedrooms, the least determined parameter) and
+at most 0.11% for every other parameter.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ PUBLISHED = {  # feature set -> printed values, as strings to keep their precisi
     "living_area": ("L246", ["71.27", "0.1345"]),
     "living_area+bedrooms": ("L250", ["89.60", "0.1392", "-8.738"]),
 }
-SGD_REL_TOL = 0.01
+SGD_REL_TOL = 0.005
 
 
 @register(PRESET)
@@ -86,7 +88,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
                 source, f"{key}: theta{j}, batch gradient descent (standardized)", pub, theta_gd[j], half_unit(text)
             )
             rec.add(
-                source + f"; SGD tolerance {SGD_REL_TOL:.0%} of |published|",
+                source + f"; SGD tolerance {SGD_REL_TOL:.1%} of |published|",
                 f"{key}: theta{j}, stochastic gradient descent",
                 pub,
                 theta_sgd[j],
