@@ -389,20 +389,25 @@ class SelectedContrast:
     n_sim: int
 
 
-def _selected_draws(cov, df, a_cols, b_cols, maximize: bool, n_sim: int, seed: int) -> np.ndarray:
-    """Draws of the selected contrast's t statistic when every column has the same mean (the configuration
-    where choosing the best column biases its estimate most): column means ~ multivariate t(``df``, ``cov``),
-    the best of ``a_cols`` minus the best of ``b_cols`` over its own standard error."""
-    c = np.atleast_2d(np.asarray(cov, dtype=np.float64))
-    c = (c + c.T) / 2.0
+def _null_draws(c: np.ndarray, df: float, maximize: bool, n_sim: int, seed: int) -> np.ndarray:
+    """``n_sim`` draws of column means with all means equal: multivariate t (``df``) on the symmetric covariance
+    ``c``; negated when the best is the smallest (the mirror image of the same draws)."""
     w, v = np.linalg.eigh(c)
     root = v * np.sqrt(np.maximum(w, 0.0))
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n_sim, c.shape[0])) @ root.T
     if np.isfinite(df):
         x /= np.sqrt(rng.chisquare(df, n_sim) / df)[:, None]
-    if not maximize:  # the mirror image of the same draws: minimising is maximising the negated scores
-        x = -x
+    return x if maximize else -x
+
+
+def _selected_draws(cov, df, a_cols, b_cols, maximize: bool, n_sim: int, seed: int) -> np.ndarray:
+    """Draws of the selected contrast's t statistic when every column has the same mean (the configuration
+    where choosing the best column biases its estimate most): column means ~ multivariate t(``df``, ``cov``),
+    the best of ``a_cols`` minus the best of ``b_cols`` over its own standard error."""
+    c = np.atleast_2d(np.asarray(cov, dtype=np.float64))
+    c = (c + c.T) / 2.0
+    x = _null_draws(c, df, maximize, n_sim, seed)
     a, b = np.asarray(a_cols), np.asarray(b_cols)
     pick = np.argmax if maximize else np.argmin
     ia = a[pick(x[:, a], axis=1)]
@@ -530,14 +535,7 @@ def selected_neighbours(
     if not nbs:
         return best, {}
     c = (c + c.T) / 2.0
-    w, v = np.linalg.eigh(c)
-    root = v * np.sqrt(np.maximum(w, 0.0))
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n_sim, p)) @ root.T
-    if np.isfinite(df):
-        x /= np.sqrt(rng.chisquare(df, n_sim) / df)[:, None]
-    if not maximize:
-        x = -x
+    x = _null_draws(c, df, maximize, n_sim, seed)
     diag = np.diag(c)
     rows = np.arange(n_sim)
     bstar = np.argmax(x, axis=1)
