@@ -205,26 +205,17 @@ UI_WORKFLOW = {"genai_development": "genai"}  # any other kind (replearn's custo
 def _experiment_kind(tracking_uri: str, name: str) -> tuple[str, str | None] | None:
     """(id, ``mlflow.experimentKind`` tag) of the active experiment ``name`` in a local SQLite store, read-only
     and without importing mlflow; None when the store is not a local file or has no such experiment yet."""
-    import sqlite3
+    from .pipeline.tracking import read_only_row
 
     if not tracking_uri.startswith("sqlite:///"):
         return None
-    path = Path(tracking_uri[len("sqlite:///") :])
-    if not path.is_file():
-        return None
-    try:
-        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
-        try:
-            row = con.execute(
-                "SELECT e.experiment_id, t.value FROM experiments e LEFT JOIN experiment_tags t ON "
-                "t.experiment_id = e.experiment_id AND t.key = 'mlflow.experimentKind' "
-                "WHERE e.name = ? AND e.lifecycle_stage = 'active'",
-                (name,),
-            ).fetchone()
-        finally:
-            con.close()
-    except sqlite3.Error:  # not (yet) an MLflow database
-        return None
+    row = read_only_row(
+        Path(tracking_uri[len("sqlite:///") :]),
+        "SELECT e.experiment_id, t.value FROM experiments e LEFT JOIN experiment_tags t ON "
+        "t.experiment_id = e.experiment_id AND t.key = 'mlflow.experimentKind' "
+        "WHERE e.name = ? AND e.lifecycle_stage = 'active'",
+        (name,),
+    )
     return None if row is None else (str(row[0]), row[1])
 
 

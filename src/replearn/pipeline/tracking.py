@@ -337,6 +337,20 @@ def logged_run_id(db: Path, experiment: str, run_key: str) -> str | None:
     library, with MLflow's own rules: active experiment, active run. Any doubt -- no file, another schema,
     a busy database -- answers None, and the caller asks MLflow as before, so a miss costs only time.
     """
+    row = read_only_row(
+        db,
+        "SELECT r.run_uuid FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id "
+        "JOIN tags t ON t.run_uuid = r.run_uuid WHERE e.name = ? AND e.lifecycle_stage = 'active' "
+        "AND r.lifecycle_stage = 'active' AND t.key = ? AND t.value = ? LIMIT 1",
+        (experiment, RUN_KEY_TAG, run_key),
+    )
+    return str(row[0]) if row else None
+
+
+def read_only_row(db: Path, sql: str, params: tuple = ()) -> tuple | None:
+    """The first row of ``sql`` on the SQLite file ``db`` opened read-only with the standard library (no mlflow
+    import); None when the file is missing, the query finds nothing or SQLite refuses (not an MLflow database,
+    another schema, busy)."""
     import sqlite3
 
     if not db.is_file():
@@ -344,17 +358,11 @@ def logged_run_id(db: Path, experiment: str, run_key: str) -> str | None:
     try:
         con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
         try:
-            row = con.execute(
-                "SELECT r.run_uuid FROM runs r JOIN experiments e ON e.experiment_id = r.experiment_id "
-                "JOIN tags t ON t.run_uuid = r.run_uuid WHERE e.name = ? AND e.lifecycle_stage = 'active' "
-                "AND r.lifecycle_stage = 'active' AND t.key = ? AND t.value = ? LIMIT 1",
-                (experiment, RUN_KEY_TAG, run_key),
-            ).fetchone()
+            return con.execute(sql, params).fetchone()
         finally:
             con.close()
     except sqlite3.Error:
         return None
-    return str(row[0]) if row else None
 
 
 @contextmanager
