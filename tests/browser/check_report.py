@@ -60,6 +60,18 @@ PROBE = """<script>(function () {
 })();</script>""".replace("%(attr)s", ATTR)
 
 
+#: Headless Chromium without a sandbox, GPU, first-run pages or extensions: every page check starts with these.
+HEADLESS_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+)
+
+
 def find_chromium() -> str | None:
     """Path of a Chromium/Chrome binary (``$CHROMIUM`` first), or None."""
     env = os.environ.get("CHROMIUM")
@@ -99,13 +111,7 @@ def render(page: Path, chromium: str, *, timeout: float = 60.0) -> dict:
         copy.write_text(_instrument(text, page.parent.as_uri() + "/"), encoding="utf-8")
         cmd = [
             chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-extensions",
+            *HEADLESS_FLAGS,
             "--allow-file-access-from-files",
             "--host-resolver-rules=MAP * ~NOTFOUND",
             f"--user-data-dir={Path(tmp) / 'profile'}",

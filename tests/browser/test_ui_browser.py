@@ -76,13 +76,7 @@ def _page_text(url: str, profile: Path) -> str:
     """The text of the page once the UI's scripts ran (``--dump-dom``), title included."""
     cmd = [
         CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-extensions",
+        *check_report.HEADLESS_FLAGS,
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # offline: only the loopback server
         f"--user-data-dir={profile}",  # fresh: no workflow type remembered in localStorage
         "--virtual-time-budget=20000",
