@@ -72,6 +72,21 @@ def resolve_metric(metric, classes=None):
     raise ValueError(f"metric must be a callable metric(y_true, y_pred) or a metric name, got {metric!r}")
 
 
+#: metrics that are the mean of a per-example value: a resample's metric is then the row mean of the
+#: per-example values at its indices, computed for all resamples at once instead of one metric call per row
+PER_EXAMPLE = {
+    "accuracy": lambda yt, yp: (yt == yp).astype(np.float64),
+    "error": lambda yt, yp: (yt != yp).astype(np.float64),
+    "mse": lambda yt, yp: (np.asarray(yt, np.float64) - np.asarray(yp, np.float64)) ** 2,
+    "mae": lambda yt, yp: np.abs(np.asarray(yt, np.float64) - np.asarray(yp, np.float64)),
+}
+
+
+def per_example(metric):
+    """The per-example form ``g(y_true, y_pred) -> values`` of a metric named in :data:`PER_EXAMPLE`, else None."""
+    return PER_EXAMPLE.get(metric) if isinstance(metric, str) else None
+
+
 def as_1d(x, name: str, min_size: int = 1) -> np.ndarray:
     arr = np.asarray(x)
     if arr.ndim != 1 or arr.size < min_size:

@@ -85,8 +85,12 @@ def _split_t_posterior(mean: float, scale: float, df: float, rope: float, credib
         return float(mean < -rope), float(mean > rope), (mean, mean)
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
 
-    post = stats.t(df, loc=mean, scale=scale)
-    return float(post.cdf(-rope)), float(post.sf(rope)), tuple(float(v) for v in post.interval(credibility))
+    t = stats.t  # its methods with loc/scale, not a frozen t(df, mean, scale): freezing costs ~2 ms a call
+    return (
+        float(t.cdf(-rope, df, loc=mean, scale=scale)),
+        float(t.sf(rope, df, loc=mean, scale=scale)),
+        tuple(float(v) for v in t.interval(credibility, df, loc=mean, scale=scale)),
+    )
 
 
 def _rho(rho, n_train, n_test, j: int) -> float:
@@ -174,7 +178,7 @@ def bayesian_signed_rank(
     w = np.random.default_rng(seed).dirichlet(alpha, n_samples)  # (S, N+1)
     pair_sum = z[:, None] + z[None, :]
     masks = (pair_sum < -2 * rope, np.abs(pair_sum) <= 2 * rope, pair_sum > 2 * rope)
-    thetas = np.stack([np.einsum("si,ij,sj->s", w, m.astype(np.float64), w) for m in masks], axis=1)
+    thetas = np.stack([((w @ m.astype(np.float64)) * w).sum(axis=1) for m in masks], axis=1)  # w' M w, by BLAS
     winner = np.argmax(thetas, axis=1)
     p = np.bincount(winner, minlength=3) / n_samples
     return BayesianResult(

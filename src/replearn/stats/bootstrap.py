@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._resample import as_1d, check_resamples, check_seed, resolve_metric, resolve_statistic
+from ._resample import as_1d, check_resamples, check_seed, per_example, resolve_metric, resolve_statistic
 from ._result import TestResult, to_jsonable
 
 #: The most resamples a bootstrap or permutation test draws, and the most resampled values it holds at once
@@ -355,6 +355,10 @@ def _paired_statistic(a, b, statistic, y_true, metric, classes) -> _Delta:
         if classes is None and isinstance(metric, str):
             classes = np.unique(np.concatenate([yt, pa.ravel(), pb.ravel()])) if pa.ndim == 1 else np.unique(yt)
         name, f = resolve_metric(metric, classes)
+        g = per_example(metric)
+        if g is not None and pa.ndim == 1 and pb.ndim == 1:  # a mean of per-example values: every row at once
+            la, lb = g(yt, pa), g(yt, pb)
+            return _Delta(name, lambda idx: la[idx].mean(axis=1) - lb[idx].mean(axis=1))
         return _Delta(name, lambda idx: [f(yt[i], pa[i]) - f(yt[i], pb[i]) for i in idx])
     if metric is not None:
         raise ValueError("metric= needs y_true= (the predictions mode); for per-example scores use statistic=")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._resample import check_seed
+from ._resample import check_seed, per_example
 from ._result import TestResult
 from .bootstrap import ALTERNATIVES, _paired_statistic, _resamples
 from .effect_sizes import cohens_dz
@@ -75,19 +75,11 @@ def permutation_test(
     delta_of = _paired_statistic(pa, pb, statistic, y_true, metric, classes)
     t_obs = float(delta_of(np.arange(n)[None, :])[0])
     masks = _swap_masks(n, use_exact, n_resamples, seed)
-    # the statistic on swapped data: index into the stacked [a; b] so that delta_of can be reused
-    both_a = np.concatenate([pa, pb])
-    both_b = np.concatenate([pb, pa])
-    swapped = _paired_statistic(
-        both_a,
-        both_b,
-        statistic,
-        None if y_true is None else np.concatenate([y_true, y_true]),
-        metric,
-        classes if classes is not None else _classes_for(y_true, pa, pb, metric),
-    )
-    idx = np.arange(n)[None, :] + n * masks  # row: take example i from a (i) or from b (n + i)
-    t_star = swapped(idx)
+    d = _mean_differences(pa, pb, statistic, y_true, metric)
+    if d is not None:  # T is a mean of per-example differences d: T* = (sum d - 2 masks @ d) / n, one matvec
+        t_star = (d.sum() - 2.0 * (masks @ d)) / n
+    else:
+        t_star = _swapped_statistic(pa, pb, statistic, y_true, metric, classes, masks)
     tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
     if alternative == "two-sided":
         count = np.count_nonzero(np.abs(t_star) >= abs(t_obs) - tol)
@@ -135,3 +127,35 @@ def _classes_for(y_true, pa, pb, metric):
         return None
     yt = np.asarray(y_true)
     return np.unique(np.concatenate([yt, pa.ravel(), pb.ravel()])) if pa.ndim == 1 else np.unique(yt)
+
+
+def _mean_differences(pa, pb, statistic, y_true, metric) -> np.ndarray | None:
+    """The per-example differences ``d`` when ``T`` is their mean (scores with the mean, or a metric that is a
+    mean of per-example values); None for any other statistic (median, F1, a callable)."""
+    if y_true is None:
+        if isinstance(statistic, str) and statistic == "mean":
+            return pa.astype(np.float64) - pb.astype(np.float64)
+        return None
+    g = per_example(metric)
+    if g is None or pa.ndim != 1 or pb.ndim != 1:
+        return None
+    yt = np.asarray(y_true)
+    return g(yt, pa) - g(yt, pb)
+
+
+def _swapped_statistic(pa, pb, statistic, y_true, metric, classes, masks) -> np.ndarray:
+    """``T`` on every swap pattern of ``masks``, for any statistic."""
+    n = pa.shape[0]
+    # the statistic on swapped data: index into the stacked [a; b] so that delta_of can be reused
+    both_a = np.concatenate([pa, pb])
+    both_b = np.concatenate([pb, pa])
+    swapped = _paired_statistic(
+        both_a,
+        both_b,
+        statistic,
+        None if y_true is None else np.concatenate([y_true, y_true]),
+        metric,
+        classes if classes is not None else _classes_for(y_true, pa, pb, metric),
+    )
+    idx = np.arange(n)[None, :] + n * masks  # row: take example i from a (i) or from b (n + i)
+    return swapped(idx)
