@@ -291,6 +291,8 @@ def _schemes():
 
 
 REPORT_FORMATS = ("html", "markdown")
+#: report.per_dataset: a section per dataset, or the benchmark view (pipeline.report.benchmark)
+REPORT_PER_DATASET = ("auto", "full", "compact")
 DESIGNS = ("cv", "seeds", "sweep")
 SWEEP_DATA_AXES = ("n_train", "n_features")
 _TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
@@ -355,6 +357,11 @@ SCHEMA = {
         "repeats": Range(int, 1, 1000),
         "n_jobs": int,
         "progress": (bool, Choice(["auto"], "progress")),
+        # a fit that raises, diverges or runs past max_fit_seconds: stop (raise) or record it and go on (record)
+        "on_error": Optional_(Choice(["raise", "record"], "cv.on_error (what a failed fit does)")),
+        "max_fit_seconds": Optional_(
+            Range(float, 0.0, None, open_lo=True, why="the budget of one fit and its scoring; null: no budget")
+        ),
         "half_sampling": Optional_(
             {
                 "subsamples": Range(int, 0, 1000, why="0: no population variance (the corrected t's heuristic)"),
@@ -407,6 +414,8 @@ SCHEMA = {
         "dpi": Range(int, 10, 1200),
         "plots": bool,
         "formats": Optional_(ListOf(Choice(REPORT_FORMATS, "report format"))),
+        # a section per dataset, or one heat-map and table for many datasets (report.benchmark; auto: > 8)
+        "per_dataset": Optional_(Choice(REPORT_PER_DATASET, "per-dataset view")),
     },
     # server: true (tracking=server) needs an MLflow server's address (env, tracking_uri or `make services`)
     "tracking": {"enabled": bool, "experiment": str, "tracking_uri": Optional_(str), "server": Optional_(bool)},

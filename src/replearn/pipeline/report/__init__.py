@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import benchmark as _benchmark
 from . import family_figures as _family_figures
 from . import fewruns as _fewruns
 from . import figures as _figures
@@ -51,6 +52,7 @@ from .sections import (
     _validate_settings,
     describe_scheme,
 )
+from .summary import across_line as summary_across_line
 from .summary import summary_lines
 
 __all__ = ["ReportArtifacts", "build_report", "describe_scheme"]
@@ -140,8 +142,15 @@ def build_report(
     doc = _Document(title)
     order = [d for d in experiment.get("datasets") or [] if d in crossval]  # the configured order
     order += [d for d in sorted(crossval) if d not in order]
+    # a benchmark over many datasets: one heat-map and one table instead of a section per dataset (.benchmark)
+    compact = _benchmark.is_compact(settings, len(order)) and not any(crossval[d].get("family") for d in order)
     doc.add(_Heading(2, "Summary"))
-    doc.add(_List(tuple(summary_lines(crossval, significance, f, order))))
+    if compact:
+        across_summary = summary_across_line(significance, f)
+        lines = [_benchmark.digest_line(crossval, significance, order, significance.get("round_before_ranking"))]
+        doc.add(_List(tuple(lines + ([across_summary] if across_summary else []))))
+    else:
+        doc.add(_List(tuple(summary_lines(crossval, significance, f, order))))
     doc.add(
         _Paragraph(
             "Each verdict names the test that made it; the sections below give every number. How often these tests "
@@ -161,7 +170,7 @@ def build_report(
                 repro_images.append(_Image(rel, f"{reproduction['preset']}: {cname}"))
         _reproduction_section(doc, reproduction, f, repro_images)
     sig_datasets = significance.get("datasets") or {}
-    for ds in order:
+    for ds in [] if compact else order:
         cv = crossval[ds]
         slug = _slug(ds)
         family = cv.get("family")
@@ -312,6 +321,27 @@ def build_report(
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
     _across_section(doc, across, significance, crossval, f, cd_image)
     _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
+    if compact:
+        models, means, metric, higher = _benchmark.mean_table(crossval, order)
+        ranks = _benchmark.rank_rows(means, higher, significance.get("round_before_ranking"))
+        cols = sorted(range(len(models)), key=lambda j: (ranks[:, j].mean(), models[j]))
+        rel = plot(
+            "rank_heatmap.png",
+            lambda p: _benchmark.rank_heatmap_plot(
+                order,
+                [models[j] for j in cols],
+                ranks[:, cols],
+                means[:, cols],
+                p,
+                dpi,
+                metric=str(metric),
+                decimals=decimals,
+            ),
+        )
+        image = _Image(rel, f"Rank of every model on each of the {len(order)} datasets") if rel else None
+        _benchmark.per_dataset_section(
+            doc, crossval, significance, order, f, image, significance.get("round_before_ranking")
+        )
     _how_to_read(doc, significance)
 
     # Remove plots left over from an earlier run so the folder matches this report.
