@@ -73,7 +73,8 @@ def _broken(params, path, value):
         (
             ("cv", "fodls"),
             5,
-            r"cv\.fodls: unknown key; valid keys here: folds, half_sampling, n_jobs, progress, repeats, scheme",
+            r"cv\.fodls: unknown key; valid keys here: folds, half_sampling, max_fit_seconds, n_jobs, on_error, "
+            r"progress, repeats, scheme",
         ),
         (("cv", "folds"), "five", r"cv\.folds: expected an integer in \[2, 1000\], got str 'five'"),
         (("cv", "folds"), True, r"cv\.folds: expected an integer in \[2, 1000\], got bool"),

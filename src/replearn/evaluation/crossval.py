@@ -4,19 +4,31 @@ For each split the feature maps are fitted on the split's training part only, th
 and scored on the held-out part. Splits run in parallel with joblib; each task is a pure function of its
 inputs (models get a ``random_state`` derived from the split, not from the order of execution), so the
 result of ``n_jobs=4`` is identical to the serial run.
+
+Failed fits (:mod:`.budget`): by default (``on_error="raise"``) a model that raises, diverges (NaN/inf) or runs
+past ``max_fit_seconds`` stops the run with a :class:`~.budget.FitFailedError` naming the dataset, the model and
+the split; with ``on_error="record"`` its scores on that split are None and the failure (reason and message) is
+recorded, and the run goes on. ``max_fit_seconds`` is enforced by running each model's fit and scoring on a
+split in a forked child process that is killed at the deadline; without it nothing is forked.
+
+Fit and predict seconds are measured for every model and split and handed back through ``timing`` only: they
+are never part of the result, which stays a pure function of the inputs.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, DivergenceError
 from ..features import FeaturePipeline
+from . import budget
 from .metrics import score_predictions
 from .splits import Split
 from .unsupervised import score_unsupervised
@@ -37,41 +49,122 @@ def _progress_enabled(progress) -> bool:
     return bool(progress)
 
 
-def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels, seeds, max_columns=None):
+ON_ERROR = ("raise", "record")
+
+
+@dataclass(frozen=True)
+class FitPolicy:
+    """What to do with a failed fit (``on_error``: "raise" or "record") and the budget of one model's fit and
+    scoring on one split (``max_fit_seconds``; None: no budget, nothing forked). ``dataset`` names the data in
+    errors."""
+
+    on_error: str = "raise"
+    max_fit_seconds: float | None = None
+    dataset: str | None = None
+
+    def __post_init__(self):
+        if self.on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {', '.join(ON_ERROR)}, got {self.on_error!r}")
+        if self.max_fit_seconds is not None and not (
+            isinstance(self.max_fit_seconds, (int, float)) and self.max_fit_seconds > 0
+        ):
+            raise ValueError(f"max_fit_seconds must be a positive number or None, got {self.max_fit_seconds!r}")
+
+
+def _check_finite(what: str, values) -> None:
+    arr = np.asarray(values)
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise DivergenceError(f"the {what} contain NaN or infinite values")
+
+
+def _fit_and_score(spec, params, Xtr, ytr, Xte, yte, metrics, task, labels):
+    """One model fitted on a split's training part and scored on its test part: the entry of ``_run_split``,
+    with ``seconds`` ({"fit", "predict"}) -- plain JSON, so that a budgeted child can send it back."""
     from ..models import create
 
+    unsupervised = task in ("clustering", "decomposition")
+    model = create(spec.name, **params)
+    t0 = time.perf_counter()
+    model, converged = fit_recording_convergence(model, Xtr, None if unsupervised else ytr)
+    t1 = time.perf_counter()
+    if unsupervised:
+        scores = score_unsupervised(
+            model, metrics, Xte, yte if labels is not None else None, train_mean=Xtr.mean(axis=0)
+        )
+        entry = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
+    else:
+        pred = model.predict(Xte)
+        _check_finite("predictions", pred)
+        proba = None
+        if task == "classification" and hasattr(model, "predict_proba"):
+            proba = align_proba(model.predict_proba(Xte), model.classes_, labels)
+            _check_finite("predicted probabilities", proba)
+        scores = score_predictions(metrics, yte, pred, proba=proba, classes=labels)
+        entry = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
+        if task == "classification":
+            entry["correct"] = (pred == yte).astype(int).tolist()
+    t2 = time.perf_counter()
+    bad = sorted(k for k, v in scores.items() if v is not None and not np.isfinite(v))
+    if bad:
+        raise DivergenceError(f"the score(s) {', '.join(bad)} are NaN or infinite")
+    entry["scores"] = {k: _num(v) for k, v in scores.items()}
+    entry["converged"] = bool(converged)
+    entry["seconds"] = {"fit": t1 - t0, "predict": t2 - t1}
+    return entry
+
+
+def _where(policy: FitPolicy, spec: ModelSpec, split: Split) -> str:
+    ds = f"dataset {policy.dataset!r}, " if policy.dataset else ""
+    return f"{ds}model {spec.key!r} ({spec.name}), split {split.index} (repeat {split.repeat}, fold {split.fold})"
+
+
+def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels, seeds, max_columns=None, policy=None):
+    policy = policy or FitPolicy()
     fmap = FeaturePipeline(feature_steps, max_columns=max_columns)  # the same column limit as the featurize stage
     Xtr = fmap.fit_transform(X[split.train], y[split.train])
     Xte = fmap.transform(X[split.test])
     ytr, yte = y[split.train], y[split.test]
-    unsupervised = task in ("clustering", "decomposition")
     out = {}
     for spec in models:
         params = dict(spec.params)
         if "random_state" in _hyper(spec.name) and params.get("random_state") is None:
             params["random_state"] = seeds[spec.key]
-        model, converged = fit_recording_convergence(create(spec.name, **params), Xtr, None if unsupervised else ytr)
-        if unsupervised:
-            scores = score_unsupervised(
-                model, metrics, Xte, yte if labels is not None else None, train_mean=Xtr.mean(axis=0)
-            )
-            out[spec.key] = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
-            continue
-        pred = model.predict(Xte)
-        proba = None
-        if task == "classification" and hasattr(model, "predict_proba"):
-            proba = align_proba(model.predict_proba(Xte), model.classes_, labels)
-        scores = score_predictions(metrics, yte, pred, proba=proba, classes=labels)
-        entry = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
-        if task == "classification":
-            entry["correct"] = (pred == yte).astype(int).tolist()
+        args = (spec, params, Xtr, ytr, Xte, yte, metrics, task, labels)
+        try:
+            if policy.max_fit_seconds is None:
+                entry = _fit_and_score(*args)
+            else:
+                entry = budget.call_with_deadline(lambda args=args: _fit_and_score(*args), policy.max_fit_seconds)
+        except Exception as exc:
+            if budget.is_config_error(exc):
+                raise
+            reason, message = budget.reason_of(exc), budget.one_line(exc)
+            if policy.on_error == "raise":
+                raise budget.FitFailedError(
+                    f"{_where(policy, spec, split)}: {reason}: {message} (cv.on_error: record records failed fits "
+                    "and goes on)",
+                    reason,
+                    budget.causes_of(exc),
+                    spec.key,
+                    split.index,
+                    message,
+                ) from exc
+            entry = {
+                "scores": {m: None for m in metrics},
+                "n_iter": None,
+                "converged": None,
+                "failure": {"reason": reason, "message": message},
+                "seconds": {"fit": None, "predict": None},
+            }
+            if task == "classification":
+                entry["correct"] = None
         out[spec.key] = entry
     return out
 
 
-def _run_split_shared(X, y, feature_steps, metrics, task, labels, max_columns, split, seeds, models):
+def _run_split_shared(X, y, feature_steps, metrics, task, labels, max_columns, policy, split, seeds, models):
     """``_run_split`` with the arguments every task shares first (the form an ``executor`` maps)."""
-    return _run_split(split, X, y, feature_steps, models, metrics, task, labels, seeds, max_columns)
+    return _run_split(split, X, y, feature_steps, models, metrics, task, labels, seeds, max_columns, policy)
 
 
 def _per_split(outputs, n_splits: int, n_models: int):
@@ -142,6 +235,11 @@ def cross_validate(
     progress="auto",
     description: str = "cross-validation",
     executor=None,
+    on_error: str = "raise",
+    max_fit_seconds: float | None = None,
+    dataset: str | None = None,
+    timing: dict | None = None,
+    on_fits: Callable[[int], None] | None = None,
 ) -> dict:
     """Fit and score every model on every split.
 
@@ -151,11 +249,19 @@ def cross_validate(
     for the adjusted Rand index; a score a model cannot give is ``None``).
 
     Returns ``{"splits": [split meta + test_index], "models": {key: {"scores": {metric: [per split]},
-    "correct": [[0/1 per test example] per split] (classification), "n_iter": [...], "converged": [...]}}}``.
+    "correct": [[0/1 per test example] per split] (classification), "n_iter": [...], "converged": [...],
+    "failures": [{"replicate", "reason", "message"}]}}}``.
     ``model_seeds[key][i]`` is the ``random_state`` for model ``key`` on split ``i``. For classification,
     ``y`` holds labels; with ``classes`` given, ``y`` must be encoded as ``0..len(classes)-1``.
     ``max_columns`` is the limit on the width of the feature maps refitted in every split (the configuration's
     ``features.max_columns``; None: each map's default), as in the featurize stage.
+
+    ``on_error`` ("raise" or "record") and ``max_fit_seconds`` (None or a positive number): see the module
+    docstring; a recorded failure on split ``i`` leaves the model's scores, ``n_iter``, ``converged`` and
+    ``correct`` at ``i`` None and lists ``{"replicate": i, "reason", "message"}`` in its ``failures``.
+    ``dataset`` names the data in errors. ``timing``, when given, receives ``{key: {"fit_seconds": [...],
+    "predict_seconds": [...]}}`` (per split; None for a failed fit) -- wall-clock time, kept out of the result.
+    ``on_fits(n)`` is called as the results of ``n`` more model fits arrive (an overall progress bar).
 
     ``executor`` (None: joblib processes, ``n_jobs``) runs the splits elsewhere: any object with
     ``map(fn, tasks, shared=())`` that yields ``fn(*shared, *task)`` for each task, in the order given (the
@@ -166,6 +272,7 @@ def cross_validate(
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
+    policy = FitPolicy(on_error, max_fit_seconds, dataset)
     labels = None  # class labels (classification; clustering scored against labels when a dataset has them)
     if classes:
         labels = np.arange(len(classes))
@@ -174,24 +281,28 @@ def cross_validate(
     seeds_for = lambda i: {m.key: (model_seeds or {}).get(m.key, [None] * len(splits))[i] for m in models}  # noqa: E731
     if executor is None:
         tasks = (
-            delayed(_run_split)(s, X, y, feature_steps or [], models, metrics, task, labels, seeds_for(i), max_columns)
+            delayed(_run_split)(
+                s, X, y, feature_steps or [], models, metrics, task, labels, seeds_for(i), max_columns, policy
+            )
             for i, s in enumerate(splits)
         )
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
     else:
-        shared = (X, y, feature_steps or [], metrics, task, labels, max_columns)
+        shared = (X, y, feature_steps or [], metrics, task, labels, max_columns, policy)
         jobs = [(s, seeds_for(i), [m]) for i, s in enumerate(splits) for m in models]
         outputs = _per_split(executor.map(_run_split_shared, jobs, shared=shared), len(splits), len(models))
-    results = list(
-        tqdm(
-            outputs,
-            total=len(splits),
-            desc=description,
-            unit="split",
-            disable=not _progress_enabled(progress),
-            leave=False,
-        )
-    )
+    results = []
+    for r in tqdm(
+        outputs,
+        total=len(splits),
+        desc=description,
+        unit="split",
+        disable=not _progress_enabled(progress),
+        leave=False,
+    ):
+        results.append(r)
+        if on_fits is not None:
+            on_fits(len(models))
     out_models = {}
     for m in models:
         per = [r[m.key] for r in results]
@@ -201,9 +312,15 @@ def cross_validate(
             "scores": {metric: [_num(p["scores"][metric]) for p in per] for metric in metrics},
             "n_iter": [p["n_iter"] for p in per],
             "converged": [p["converged"] for p in per],
+            "failures": [{"replicate": i, **p["failure"]} for i, p in enumerate(per) if p.get("failure")],
         }
         if task == "classification":
             entry["correct"] = [p["correct"] for p in per]
         out_models[m.key] = entry
+        if timing is not None:
+            timing[m.key] = {
+                "fit_seconds": [p["seconds"]["fit"] for p in per],
+                "predict_seconds": [p["seconds"]["predict"] for p in per],
+            }
     split_meta = [dict(s.meta(), test_index=[int(i) for i in s.test]) for s in splits]
     return {"splits": split_meta, "models": out_models}

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import models as registry
+from ..evaluation.budget import FitFailedError
 from ..evaluation.crossval import ModelSpec, align_proba, cross_validate, fit_recording_convergence, n_iter_of
 from ..evaluation.metrics import METRICS, score_predictions
 from ..evaluation.splits import Split, make_splits, train_test_split_indices
@@ -249,10 +250,34 @@ def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str)
     )
 
 
-def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progress="auto", executor=None, tag=()):
+def failure_policy(params: dict) -> dict:
+    """``cv.on_error`` ("raise" unless set) and ``cv.max_fit_seconds`` (None unless set), as keyword arguments of
+    :func:`~replearn.evaluation.crossval.cross_validate`."""
+    cv = params.get("cv") or {}
+    return {"on_error": cv.get("on_error") or "raise", "max_fit_seconds": cv.get("max_fit_seconds")}
+
+
+def _run(
+    params,
+    name,
+    X,
+    y,
+    splits,
+    specs,
+    task,
+    meta,
+    kind,
+    point=None,
+    progress="auto",
+    executor=None,
+    tag=(),
+    timing=None,
+    on_fits=None,
+):
     """``cross_validate`` on ``splits``; model seeds derive from names (and the seed replicate / point)."""
     cv = params["cv"]
     metric_names, _ = task_metrics(params, task)
+    half = "half_sampling" in tag
     tag = tuple(tag) + (() if point is None else ("point", repr(point)))
     seeds = {
         s.key: [derive_seed(params["seed"], "model", name, s.key, *tag, i) for i in range(len(splits))] for s in specs
@@ -270,9 +295,18 @@ def _run(params, name, X, y, splits, specs, task, meta, kind, point=None, progre
         model_seeds=seeds,
         n_jobs=cv["n_jobs"],
         progress=progress if cv["progress"] == "auto" else cv["progress"],
-        description=f"crossval {name}" + ("" if point is None else f" @ {point}") + (" (half-samples)" if tag else ""),
+        description=f"crossval {name}" + ("" if point is None else f" @ {point}") + (" (half-samples)" if half else ""),
         executor=executor,
+        dataset=name,
+        timing=timing,
+        on_fits=on_fits,
+        **failure_policy(params),
     )
+
+
+def _evaluation(m: dict) -> records.ModelEvaluation:
+    """A model's entry of :func:`cross_validate` as its record (failures typed)."""
+    return records.ModelEvaluation(**{**m, "failures": [records.FitFailure(**f) for f in m.get("failures") or []]})
 
 
 def _subsample(split: Split, size, seed: int) -> Split:
@@ -331,10 +365,11 @@ def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], l
 
 
 def _half_sampling(
-    params, name, X, y, specs, task, meta, *, point=None, transform=None, progress="auto", executor=None
+    params, name, X, y, specs, task, meta, *, point=None, transform=None, progress="auto", executor=None, on_fits=None
 ) -> dict:
     """Every model fitted on the inner splits of half-sampling: ``{"replicates": [...], "models": {key:
-    {metric: [score per inner split]}}}``. ``transform`` maps a split to the point's (an n_train sweep)."""
+    {metric: [score per inner split]}}, "failures": {key: [FitFailure]}, "n_fits"}``. ``transform`` maps a split to
+    the point's (an n_train sweep)."""
     splits, ids, m = _half_splits(params, name, y, meta)
     if transform is not None:
         splits = [transform(s) for s in splits]
@@ -352,27 +387,67 @@ def _half_sampling(
         progress=progress,
         executor=executor,
         tag=("half_sampling",),
+        on_fits=on_fits,
     )
     reps = [
         dict(i, n_train=int(s["n_train"]), n_test=int(s["n_test"]), point=point) for i, s in zip(ids, res["splits"])
     ]
     folds = 1 + max(r["fold"] for r in ids)
+    failures = {
+        k: [records.FitFailure(**f) for f in v["failures"]] for k, v in res["models"].items() if v.get("failures")
+    }
     return {
         "replicates": reps,
         "models": {k: v["scores"] for k, v in res["models"].items()},
         "subsample_size": m,
         "folds": folds,
+        "failures": failures,
+        "n_fits": len(splits),
     }
 
 
-def _try_half_sampling(*args, **kwargs) -> dict | None:
-    """:func:`_half_sampling`, or None when a fit on a half-sized training set fails (e.g. a single class in a
-    tiny subsample of a sweep's smallest n_train): the dataset is then compared without the data-sampling
-    variance (the corrected resampled t-test), and the report says so."""
+#: a fit on a half-sized training set that raises one of these (e.g. a single class in a tiny subsample) is
+#: tolerated under cv.on_error: raise -- the dataset is then compared without the data-sampling variance
+_HALF_TOLERATED = ("ValueError", "ArithmeticError", "LinAlgError")
+
+
+def _try_half_sampling(params, name, X, y, specs, task, meta, **kwargs) -> dict:
+    """:func:`_half_sampling`, with its failures: ``"ok"`` is False when a fit failed, and the dataset is then
+    compared without the data-sampling variance (the corrected resampled t-test), and the report says so.
+
+    Under ``cv.on_error: record`` every failed fit is listed (``"failures"``); under ``raise`` the first fit that
+    raises one of :data:`_HALF_TOLERATED` (e.g. a single class in a tiny subsample of a sweep's smallest n_train)
+    ends the half-sampling of the dataset and is the one listed, as before version 5; any other failure stops."""
+    failures: dict[str, list[records.FitFailure]] = {}
     try:
-        return _half_sampling(*args, **kwargs)
-    except (ValueError, ArithmeticError, np.linalg.LinAlgError):
-        return None
+        part = _half_sampling(params, name, X, y, specs, task, meta, **kwargs)
+    except FitFailedError as exc:
+        if not set(exc.causes) & set(_HALF_TOLERATED):
+            raise
+        failures = {str(exc.model): [records.FitFailure(int(exc.replicate or 0), exc.reason, exc.detail)]}
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError):  # outside a fit (a subsample's feature maps)
+        pass
+    else:
+        return {**part, "ok": not part["failures"]}
+    return {"ok": False, "failures": failures, "n_fits": _n_half_fits(params)}
+
+
+def _n_half_fits(params: dict) -> int:
+    """Half-sampling fits per model (and sweep point): subsamples x repeats x inner folds."""
+    hs = half_sampling_settings(params)
+    main_kind = "seed" if inner_replicates(params.get("design") or {"name": "cv"}) == "seeds" else "split"
+    return int(hs["subsamples"]) * int(hs["repeats"]) * int(half_sampling_folds(hs, main_kind))
+
+
+def _variance_failures(parts: list[dict]) -> dict[str, list[records.FitFailure]]:
+    """The failed half-sampling fits of every point, indexed over the points' fits in order."""
+    out: dict[str, list[records.FitFailure]] = {}
+    offset = 0
+    for p in parts:
+        for key, fails in sorted(p["failures"].items()):
+            out.setdefault(key, []).extend(dataclasses.replace(f, replicate=f.replicate + offset) for f in fails)
+        offset += int(p["n_fits"])
+    return out
 
 
 def crossval(
@@ -383,6 +458,7 @@ def crossval(
     *,
     timing: dict | None = None,
     executor=None,
+    on_fits=None,
 ) -> records.EvaluationResult:
     """Evaluate every model on the replicates of the configured design (feature maps refitted per replicate).
 
@@ -392,13 +468,19 @@ def crossval(
       ``point`` the axis value); replicate ``repeat`` r uses the same held-out examples at every point, so
       points pair by replicate.
 
-    On a dataset of an experiment family the units run ``n_seeds`` times (:func:`crossval_family`);
-    ``timing``, when given, receives their wall-clock seconds (for MLflow only, never a record).
+    Failed fits follow ``cv.on_error`` and ``cv.max_fit_seconds`` (:func:`failure_policy`): recorded in
+    ``ModelEvaluation.failures`` (and ``EvaluationResult.variance_failures`` for half-sampling fits), or a
+    :class:`~replearn.evaluation.budget.FitFailedError` naming the dataset, model and split.
+
+    On a dataset of an experiment family the units run ``n_seeds`` times (:func:`crossval_family`).
+    ``timing``, when given, receives the wall-clock seconds per model and replicate (``{key: {"fit_seconds":
+    [...], "predict_seconds": [...]}}``; a family's units: their own labels) -- for MLflow and the cost report
+    only, never a record. ``on_fits(n)`` is called as ``n`` more fits finish (see :func:`planned_fits`).
     ``executor`` (from :func:`.compute.session`; None: joblib processes) runs the fits of the replicates.
     """
     meta = load_meta(name, root)
     if meta.get("family"):
-        return crossval_family(params, name, root, timing=timing)
+        return crossval_family(params, name, root, timing=timing, on_fits=on_fits)
     task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     design = params.get("design") or {"name": "cv"}
@@ -406,15 +488,16 @@ def crossval(
     inner = inner_replicates(design)
     splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
     half = half_sampling_applies(params, inner)
-    variance_parts: list[dict | None] = []
+    variance_parts: list[dict] = []
+    run = dict(progress=progress, executor=executor, on_fits=on_fits)
     if design["name"] != "sweep":
-        res = _run(params, name, X, y, splits, specs, task, meta, kind, progress=progress, executor=executor)
+        tm: dict = {}
+        res = _run(params, name, X, y, splits, specs, task, meta, kind, timing=tm, **run)
+        _add_timing(timing, tm)
         replicates = [records.Replicate(kind=kind, **s) for s in res["splits"]]
-        models = {k: records.ModelEvaluation(**m) for k, m in res["models"].items()}
+        models = {k: _evaluation(m) for k, m in res["models"].items()}
         if half:
-            variance_parts.append(
-                _try_half_sampling(params, name, X, y, specs, task, meta, progress=progress, executor=executor)
-            )
+            variance_parts.append(_try_half_sampling(params, name, X, y, specs, task, meta, **run))
     else:
         axis, values = design["axis"], list(design["values"])
         scheme = dataclasses.replace(
@@ -436,9 +519,9 @@ def crossval(
             else:
                 key, _, hp = axis.partition(".")
                 specs_p = [ModelSpec(s.key, s.name, {**s.params, hp: point}) if s.key == key else s for s in specs]
-            res = _run(
-                params, name, Xp, y, sp, specs_p, task, meta, kind, point=point, progress=progress, executor=executor
-            )
+            tm = {}
+            res = _run(params, name, Xp, y, sp, specs_p, task, meta, kind, point=point, timing=tm, **run)
+            _add_timing(timing, tm)
             if half:
                 tf = None
                 if axis == "n_train":  # the same fraction of the inner training parts (a count: scaled by m/n)
@@ -449,20 +532,9 @@ def crossval(
                         return _subsample(s, size, derive_seed(params["seed"], "n_train_half", name, s.index))
 
                 variance_parts.append(
-                    _try_half_sampling(
-                        params,
-                        name,
-                        Xp,
-                        y,
-                        specs_p,
-                        task,
-                        meta,
-                        point=point,
-                        transform=tf,
-                        progress=progress,
-                        executor=executor,
-                    )
+                    _try_half_sampling(params, name, Xp, y, specs_p, task, meta, point=point, transform=tf, **run)
                 )
+            offset = len(replicates)
             for s in res["splits"]:
                 meta_s = dict(s, index=len(replicates))
                 replicates.append(records.Replicate(kind="sweep", point=point, **meta_s))
@@ -475,6 +547,7 @@ def crossval(
                         "scores": {k: [] for k in m["scores"]},
                         "n_iter": [],
                         "converged": [],
+                        "failures": [],
                         **({"correct": []} if "correct" in m else {}),
                     },
                 )
@@ -482,9 +555,10 @@ def crossval(
                     acc["scores"][k].extend(v)
                 acc["n_iter"].extend(m["n_iter"])
                 acc["converged"].extend(m["converged"])
+                acc["failures"].extend(dict(f, replicate=f["replicate"] + offset) for f in m.get("failures") or [])
                 if "correct" in m:
                     acc["correct"].extend(m["correct"])
-        models = {k: records.ModelEvaluation(**m) for k, m in merged.items()}
+        models = {k: _evaluation(m) for k, m in merged.items()}
     return records.EvaluationResult(
         dataset=name,
         task=task,
@@ -498,10 +572,42 @@ def crossval(
         models=models,
         variance=(
             _variance_record(params, variance_parts, len(y))
-            if variance_parts and all(p is not None for p in variance_parts)
+            if variance_parts and all(p["ok"] for p in variance_parts)
             else None
         ),
+        variance_failures=_variance_failures(variance_parts),
     )
+
+
+def _add_timing(timing: dict | None, part: dict) -> None:
+    """Append one run's per-replicate seconds to ``timing`` (sweep points in order)."""
+    if timing is None:
+        return
+    for key, labels in part.items():
+        for label, values in labels.items():
+            timing.setdefault(key, {}).setdefault(label, []).extend(values)
+
+
+def planned_fits(params: dict, name: str, root: Path = Path(".")) -> int:
+    """How many fits :func:`crossval` makes on dataset ``name`` (models x replicates, half-sampling fits
+    included): the total of an overall progress bar. Reads only the dataset's meta file."""
+    meta = load_meta(name, root)
+    design = params.get("design") or {"name": "cv"}
+    points = len(design.get("values") or []) if design["name"] == "sweep" else 1
+    if meta.get("family"):
+        _, specs = _plan_family(params, name, params["dataset"][name])
+        return len(specs) * int(design.get("n_seeds") or 10) * points
+    _, specs = plan(params, name, meta["task"])
+    inner = inner_replicates(design)
+    if inner == "seeds":
+        per_point = int(design.get("n_seeds") or 10)
+    elif params["cv"]["scheme"] == "holdout":
+        per_point = int(params["cv"]["repeats"])
+    else:
+        per_point = int(params["cv"]["folds"]) * int(params["cv"]["repeats"])
+    if half_sampling_applies(params, inner):
+        per_point += _n_half_fits(params)
+    return len(specs) * per_point * points
 
 
 def _variance_record(params: dict, parts: list, n: int) -> dict:
@@ -529,19 +635,24 @@ def _variance_record(params: dict, parts: list, n: int) -> dict:
 def crossval_summary(result: records.EvaluationResult) -> dict:
     """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``).
 
-    For a sweep, the scores at each model's best point of the primary metric (and that point, when it is a
-    number): the mean over every point of a sweep would mean nothing.
+    Over the replicates whose fit succeeded; ``failed`` (present when above 0) counts the others. For a sweep,
+    the scores at each model's best point of the primary metric (and that point, when it is a number): the mean
+    over every point of a sweep would mean nothing.
     """
     out: dict[str, dict[str, float]] = {}
     metric = result.primary_metric
     hib = result.greater_is_better[metric]
     for key, m in result.models.items():
-        idx = list(range(len(result.splits)))
-        out[key] = {"not_converged": int(sum(not c for c in m.converged))}
+        failed = m.failed()
+        idx = [i for i in range(len(result.splits)) if i not in failed]
+        out[key] = {"not_converged": int(sum(c is False for c in m.converged))}
+        if failed:
+            out[key]["failed"] = len(failed)
         if result.scheme.design == "sweep":
             by_point: dict[str, tuple] = {}
             for i, s in enumerate(result.splits):
-                by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
+                if i not in failed:
+                    by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
             means: dict[str, float] = {
                 k: float(np.mean([m.scores[metric][i] for i in v[1]]))
                 for k, v in by_point.items()
@@ -555,8 +666,8 @@ def crossval_summary(result: records.EvaluationResult) -> dict:
                     out[key]["best_point"] = point
         for name, values in m.scores.items():
             vals = [values[i] for i in idx]
-            if any(x is None for x in vals):
-                continue  # a score this model cannot give (e.g. the log-likelihood of k-means)
+            if not vals or any(x is None for x in vals):
+                continue  # a score this model cannot give (e.g. the log-likelihood of k-means), or no fit succeeded
             v = np.asarray(vals, dtype=float)
             out[key][f"{name}_mean"] = float(v.mean())
             out[key][f"{name}_std"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
@@ -644,7 +755,7 @@ def _train_family(params: dict, name: str, root: Path) -> tuple[dict, records.Tr
     return metrics, result
 
 
-def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: dict | None = None):
+def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: dict | None = None, on_fits=None):
     """The ``seeds`` design (or a ``sweep`` with seed replicates) for the units of an experiment family.
 
     Replicate ``r`` runs every unit with ``derive_seed(seed, "model", dataset, key, r)`` (at a sweep point also
@@ -709,6 +820,8 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
                 if timing is not None:
                     for label, sec in out.timing.items():
                         timing.setdefault(s.key, {}).setdefault(label, []).append(float(sec))
+                if on_fits is not None:
+                    on_fits(1)
     models = {}
     for key, a in acc.items():
         if all(c is None for c in a["curves"]):

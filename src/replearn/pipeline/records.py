@@ -23,7 +23,12 @@ their replicates are seeds, their "models" the family's units. Version 3 added w
 ``ModelEvaluation.curves``/``curve_label``/``extras`` (per replicate: the learning curve and the small numbers a
 report draws) and ``TrainResult.family``. Version 4 added ``EvaluationResult.variance``: the half-sampling
 fits from which the significance stage estimates how much a result would move with another data set.
-Wall-clock time is never part of a record.
+Version 5 records failed fits (``cv.on_error: record``): ``ModelEvaluation.failures`` lists, per failed replicate,
+a :class:`FitFailure` (reason ``error``, ``diverged`` or ``timeout``, and the message) and leaves that replicate's
+scores, ``n_iter``, ``converged`` and ``correct`` None; ``EvaluationResult.variance_failures`` lists the failed
+half-sampling fits per model (any of them: no ``variance``, the dataset is compared without the data-sampling
+term). Wall-clock time is never part of a record (fit and predict seconds go to ``timing/``, MLflow and the cost
+report).
 
 Every file carries ``schema_version``; reading a file of another version, or one missing a field,
 raises :class:`ResultSchemaError` naming the file and the field (rerun the producing stage). JSON
@@ -42,8 +47,9 @@ from typing import Any
 
 from ..exceptions import ReplearnError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 REPLICATE_KINDS = ("split", "seed", "sweep")
+FAILURE_REASONS = ("error", "diverged", "timeout")  # replearn.evaluation.budget.REASONS
 
 
 class ResultSchemaError(ReplearnError, ValueError):
@@ -80,18 +86,34 @@ class Scheme:
 
 
 @dataclass(frozen=True)
+class FitFailure:
+    """A fit that failed on a replicate (version 5): ``reason`` is ``error`` (it raised), ``diverged`` (NaN or
+    infinite values) or ``timeout`` (stopped at ``cv.max_fit_seconds``); ``message`` the one-line cause."""
+
+    replicate: int
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
 class ModelEvaluation:
-    """One model's scores on every replicate (lists in replicate order; None: a score it cannot give)."""
+    """One model's scores on every replicate (lists in replicate order; None: a score it cannot give, or a failed
+    fit -- listed in ``failures``)."""
 
     registry_name: str
     params: dict
     scores: dict[str, list[float | None]]
     n_iter: list[int | None]
-    converged: list[bool]
-    correct: list[list[int]] | None = None  # classification: 1/0 per test example, per replicate
+    converged: list[bool | None]  # None: the fit failed
+    correct: list[list[int] | None] | None = None  # classification: 1/0 per test example, per replicate
     curves: list[list[float] | None] | None = None  # families: the learning curve of each replicate
     curve_label: str | None = None  # families: what the curves are (e.g. "Bellman residual")
     extras: list[dict] | None = None  # families: small JSON numbers per replicate (e.g. {"n_states": 12})
+    failures: list[FitFailure] = field(default_factory=list)  # version 5: the replicates whose fit failed
+
+    def failed(self) -> set[int]:
+        """The replicates whose fit failed."""
+        return {f.replicate for f in self.failures}
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,9 @@ class EvaluationResult:
     #: "subsample", "repeat", "fold", "n_train", "n_test", "point"}], "models": {key: {metric: [score per
     #: replicate]}}}`` (:mod:`replearn.stats.halfsampling`)
     variance: dict | None = None
+    #: version 5: the half-sampling fits that failed, per model (``replicate``: the inner fit's index); any of them
+    #: leaves ``variance`` None
+    variance_failures: dict[str, list[FitFailure]] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -251,6 +276,23 @@ def _check_evaluation(r: EvaluationResult, source: str) -> None:
             values = getattr(m, what)
             if values is not None and len(values) != n:
                 raise ResultSchemaError(f"{source}: model {key!r} has {len(values)} {what} for {n} replicates")
+        for f in m.failures:
+            if f.reason not in FAILURE_REASONS or not 0 <= f.replicate < n:
+                raise ResultSchemaError(
+                    f"{source}: model {key!r} has a failure on replicate {f.replicate} with reason {f.reason!r}; "
+                    f"expected a replicate in 0..{n - 1} and a reason among {', '.join(FAILURE_REASONS)}"
+                )
+            if any(values[f.replicate] is not None for values in m.scores.values()):
+                raise ResultSchemaError(
+                    f"{source}: model {key!r} has scores on replicate {f.replicate}, whose fit failed"
+                )
+    for key, fails in r.variance_failures.items():
+        for f in fails:
+            if f.reason not in FAILURE_REASONS:
+                raise ResultSchemaError(
+                    f"{source}: half-sampling failure of model {key!r} has reason {f.reason!r}; expected one of "
+                    f"{', '.join(FAILURE_REASONS)}"
+                )
     if r.primary_metric not in r.metrics:
         raise ResultSchemaError(f"{source}: primary metric {r.primary_metric!r} is not among {r.metrics}")
 
