@@ -319,7 +319,7 @@ def build_report(
         )
         if rel:
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
-    _across_section(doc, across, significance, crossval, f, cd_image)
+    _across_section(doc, across, significance, crossval, f, cd_image, scores_table=not compact)
     _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
     if compact:
         models, means, metric, higher = _benchmark.mean_table(crossval, order)

@@ -464,7 +464,13 @@ def _across_metric(across: Mapping, significance: Mapping, crossval: Mapping) ->
 
 
 def _across_section(
-    doc: _Document, across: Mapping | None, significance: Mapping, crossval: Mapping, f: _Fmt, cd_image
+    doc: _Document,
+    across: Mapping | None,
+    significance: Mapping,
+    crossval: Mapping,
+    f: _Fmt,
+    cd_image,
+    scores_table: bool = True,  # False: the benchmark view's per-dataset table shows these means (with ranks)
 ) -> None:
     doc.add(_Heading(2, "Across datasets"))
     across = across or {}
@@ -485,7 +491,7 @@ def _across_section(
         )
     )
     scores = across.get("scores") or []
-    if scores and models:
+    if scores and models and scores_table:
         doc.add(
             _Table(
                 ("Dataset",) + tuple(models),
