@@ -362,11 +362,6 @@ SCHEMA = {
         "max_fit_seconds": Optional_(
             Range(float, 0.0, None, open_lo=True, why="the budget of one fit and its scoring; null: no budget")
         ),
-        # a fit that raises, diverges or runs past max_fit_seconds: stop (raise) or record it and go on (record)
-        "on_error": Optional_(Choice(["raise", "record"], "cv.on_error (what a failed fit does)")),
-        "max_fit_seconds": Optional_(
-            Range(float, 0.0, None, open_lo=True, why="the budget of one fit and its scoring; null: no budget")
-        ),
         "half_sampling": Optional_(
             {
                 "subsamples": Range(int, 0, 1000, why="0: no population variance (the corrected t's heuristic)"),
