@@ -124,6 +124,31 @@ class IntSequence(Constraint):
         return f"a list of integers in [{self.lo}, {hi}"
 
 
+class RealArray(Constraint):
+    """An array-like of finite real numbers (a list in a config) with a number of dimensions in ``ndims``, each
+    ``>= lo`` where given: class priors, vote weights, a mixture's starting parameters. Its length or shape
+    against the data is checked by ``fit``."""
+
+    def __init__(self, ndims=(1,), lo=None):
+        self.ndims, self.lo = tuple(ndims), lo
+
+    def ok(self, value) -> bool:
+        if isinstance(value, (str, bytes, dict, bool, np.bool_)) or value is None:
+            return False
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        if arr.ndim not in self.ndims or arr.size == 0 or not np.all(np.isfinite(arr)):
+            return False
+        return self.lo is None or bool(np.all(arr >= self.lo))
+
+    def describe(self) -> str:
+        dims = " or ".join(f"{k}-D" for k in self.ndims)
+        kind = "non-negative numbers" if self.lo == 0 else "numbers" + ("" if self.lo is None else f" >= {self.lo}")
+        return f"a {dims} array (list) of finite {kind}"
+
+
 def _as_tuple(spec) -> tuple:
     return spec if isinstance(spec, tuple) else (spec,)
 

@@ -10,9 +10,14 @@
 * ``get_params(deep=...)`` / ``set_params(**params)``; a base learner named by the registry
   (``estimator="decision_tree", estimator_params={...}``) exposes its hyperparameters as
   ``estimator__<name>``, as scikit-learn's nested estimators do. Randomness only through ``random_state``.
-* Per-class input declarations, read by :func:`replearn.validation.check_X_y` when ``fit`` passes
-  ``estimator=self``: ``_min_samples`` (the fewest training examples the model can learn from)
-  and ``_accept_sparse`` (scipy sparse input; other models say how to densify).
+* Per-class input declarations, read by :func:`replearn.validation.check_X_y` (or ``check_X`` for models
+  without targets) when ``fit`` passes ``estimator=self``: ``_min_samples`` (the fewest training examples
+  the model can learn from), ``_accept_sparse`` (scipy sparse input; other models say how to densify)
+  and ``_allow_nan`` (NaN marks a missing entry).
+* Hyperparameters are checked first thing in ``fit`` by ``_validate_params``: the class's declared
+  ``_constraints`` and the ones every model shares by name (``random_state``, ``estimator``).
+* The kind of model is a mixin: :class:`ClassifierMixin`, :class:`RegressorMixin`, :class:`RankerMixin`,
+  :class:`TransformerMixin` (or :class:`TaskMixin`); each ``score`` validates its ``y`` as ``fit`` does.
 * ``__sklearn_tags__`` describes the model to scikit-learn (``clone``, ``Pipeline``, ``GridSearchCV``,
   ``cross_val_score`` work on every model) without this package importing scikit-learn.
 * Models are saved as an ``.npz`` file of arrays plus a ``.json`` file of metadata
@@ -28,7 +33,7 @@ import types
 
 import numpy as np
 
-from .validation import check_array, check_is_fitted, check_n_features
+from .validation import check_array, check_is_fitted, check_n_features, check_score_targets
 
 
 class available_if:
@@ -76,15 +81,30 @@ class BaseEstimator:
     _min_samples: int = 1
     #: whether ``fit``/``predict`` take scipy sparse matrices (CSR/CSC); others get a clear error.
     _accept_sparse: bool = False
+    #: whether NaN in ``X`` marks a missing entry the model handles (the recommender's ratings matrix); others
+    #: refuse NaN. Read by ``check_X``/``check_X_y(..., estimator=self)``.
+    _allow_nan: bool = False
     #: the valid values of hyperparameters (``replearn._constraints``), read by ``_validate_params`` in
     #: ``fit`` and by the configuration check before any stage runs; unlisted ones are not checked there.
     _constraints: dict = {}
 
     def _validate_params(self) -> None:
-        """Check the hyperparameters against the class's ``_constraints`` (``TypeError``/``ValueError``)."""
+        """Check the hyperparameters, first thing in every ``fit`` (``TypeError``/``ValueError`` naming one).
+
+        The class's declared ``_constraints``, then the hyperparameters every model shares by name and
+        whose valid values are the same everywhere: ``random_state`` (None, a non-negative int or a numpy
+        Generator) and a base learner named by the registry (``estimator``: a registered name;
+        ``estimator_params``: None or a dict of that model's hyperparameters, which its own ``fit`` checks).
+        """
         from ._constraints import check_params
+        from .validation import check_random_state
 
         check_params(type(self)._constraints, {name: getattr(self, name) for name in self._constraints})
+        names = self._param_names()
+        if "random_state" in names and not isinstance(self.random_state, np.random.Generator):
+            check_random_state(self.random_state)
+        if "estimator" in names and "estimator_params" in names and "estimator" not in type(self)._constraints:
+            _check_base_learner(self.estimator, self.estimator_params)
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -188,6 +208,7 @@ class BaseEstimator:
             target_tags=tags_module.TargetTags(required=kind in ("classifier", "regressor")),
         )
         tags.input_tags.sparse = bool(self._accept_sparse)
+        tags.input_tags.allow_nan = bool(self._allow_nan)
         if kind == "classifier":
             tags.classifier_tags = tags_module.ClassifierTags()
         elif kind == "regressor":
@@ -206,6 +227,32 @@ class BaseEstimator:
         return X
 
 
+def _check_base_learner(name, params) -> None:
+    """``estimator`` is a registry name and ``estimator_params`` None or a dict of its hyperparameters."""
+    from .exceptions import ConfigError
+    from .models import available, hyperparameters  # the registry (imported lazily: no cycle)
+
+    if not isinstance(name, str):
+        raise ConfigError(f"estimator must be a registry name (a string), got {type(name).__name__} {name!r}")
+    if name not in available():
+        raise ConfigError(
+            f"estimator must be a registry name: unknown model {name!r}; available models: {', '.join(available())}"
+        )
+    if params is None:
+        return
+    if not isinstance(params, dict):
+        raise TypeError(
+            f"estimator_params must be a dict of {name!r}'s hyperparameters or None, got {type(params).__name__} "
+            f"{params!r}"
+        )
+    unknown = sorted(set(params) - set(hyperparameters(name)))
+    if unknown:
+        raise ValueError(
+            f"estimator_params names {unknown}, which {name!r} does not have; its hyperparameters are "
+            f"{sorted(hyperparameters(name))}"
+        )
+
+
 def _same(a, b) -> bool:
     try:
         return bool(a == b) if not isinstance(a, np.ndarray) else False
@@ -219,8 +266,9 @@ class ClassifierMixin:
     _estimator_type = "classifier"
 
     def score(self, X, y) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y``."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """Mean accuracy of ``predict(X)`` against ``y`` (as many labels as rows of ``X``)."""
+        pred = self.predict(X)
+        return float(np.mean(pred == check_score_targets(y, len(pred))))
 
 
 class RegressorMixin:
@@ -231,10 +279,37 @@ class RegressorMixin:
 
     def score(self, X, y) -> float:
         """R^2 = 1 - SS_res / SS_tot of ``predict(X)`` against ``y``."""
-        y = np.asarray(y, dtype=float)
-        resid = y - self.predict(X)
+        pred = self.predict(X)
+        y = check_score_targets(y, len(pred), numeric=True)
+        resid = y - pred
         ss_tot = np.sum((y - y.mean()) ** 2)
         return float(1.0 - np.sum(resid**2) / ss_tot) if ss_tot > 0 else float("nan")
+
+
+class RankerMixin:
+    """Learning to rank: ``fit(X, y)`` with relevance grades ``y`` (higher = preferred), ``predict(X)`` a
+    score per item, ``score`` the fraction of preference pairs the scores order correctly.
+
+    Grades are validated by :func:`replearn.validation.check_ranking_targets` (numbers, two distinct
+    values at least; real-valued grades are an order like integer ones). A ranker with a query column
+    (``group_column``) overrides ``_groups(X)``: pairs are formed, and scored, within a query only.
+    """
+
+    _estimator_type = "ranker"
+    _min_samples = 2
+
+    def _groups(self, X) -> np.ndarray:
+        """The query id of each row (validated ``X``); one query for all by default."""
+        return np.zeros(X.shape[0], dtype=np.int64)
+
+    def score(self, X, y) -> float:
+        """Fraction of pairs with different grades (within a query) ordered correctly; score ties count 1/2."""
+        from .models.reductions.ranking import pairwise_accuracy
+
+        X = self._validate_predict_input(X)
+        pred = self.predict(X)
+        y = check_score_targets(y, len(pred), numeric=True)
+        return pairwise_accuracy(pred, y, self._groups(X))
 
 
 class TransformerMixin:

@@ -70,7 +70,13 @@ def dense(X) -> np.ndarray:
 
 
 def check_array(
-    X, *, name: str = "X", ndim: int = 2, allow_empty: bool = False, accept_sparse: bool = False
+    X,
+    *,
+    name: str = "X",
+    ndim: int = 2,
+    allow_empty: bool = False,
+    accept_sparse: bool = False,
+    allow_nan: bool = False,
 ) -> np.ndarray:
     """Return ``X`` as a finite float64 array with ``ndim`` dimensions, or raise ``ValueError``.
 
@@ -79,6 +85,8 @@ def check_array(
       says to densify with ``X.toarray()``.
     * an object-dtype array of numbers is converted to float64 (strings and None are refused).
     * values larger in magnitude than :data:`MAX_ABS` raise :class:`InputScaleError`.
+    * ``allow_nan``: NaN marks a missing entry and is kept (a model declaring ``_allow_nan``, e.g. the
+      recommender's ratings matrix); infinities are still refused.
     """
     if X is None:
         raise ValueError(f"{name} is None; expected an array-like of numbers")
@@ -109,17 +117,38 @@ def check_array(
     arr = arr.astype(np.float64, copy=False)
     if not allow_empty and (arr.shape[0] == 0 or (ndim == 2 and arr.shape[1] == 0)):
         raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample and one feature are needed")
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
+    bad_values = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+    if np.any(bad_values):
+        bad = np.argwhere(bad_values)[0]
         where = f"row {bad[0]}" + (f", column {bad[1]}" if arr.ndim == 2 else "")
-        raise ValueError(f"{name} contains NaN or infinite values (first at {where})")
+        what = "infinite values (NaN marks a missing entry)" if allow_nan else "NaN or infinite values"
+        raise ValueError(f"{name} contains {what} (first at {where})")
 
     def where(i):
         idx = np.unravel_index(i, arr.shape)
         return f"row {idx[0]}" + (f", column {idx[1]}" if arr.ndim == 2 else "")
 
-    _check_scale(arr, name, where)
+    _check_scale(np.where(np.isnan(arr), 0.0, arr) if allow_nan else arr, name, where)
     return arr
+
+
+def check_X(X, *, accept_sparse: bool = False, estimator=None) -> np.ndarray:
+    """Validate the training matrix of ``estimator`` (the model being fitted) without targets.
+
+    :func:`check_array` with the class's declarations -- ``_accept_sparse`` (scipy sparse X allowed),
+    ``_allow_nan`` (NaN marks a missing entry) -- and ``_min_samples`` (fewer training examples raise
+    ``ValueError``). Unsupervised models call it in ``fit``; :func:`check_X_y` calls it for the others.
+    """
+    if estimator is not None:
+        accept_sparse = accept_sparse or bool(getattr(estimator, "_accept_sparse", False))
+    allow_nan = bool(getattr(estimator, "_allow_nan", False))
+    X = check_array(X, accept_sparse=accept_sparse, allow_nan=allow_nan)
+    need = int(getattr(estimator, "_min_samples", 1))
+    if X.shape[0] < need:
+        raise ValueError(
+            f"{type(estimator).__name__} needs at least {need} training examples to learn from, got {X.shape[0]}"
+        )
+    return X
 
 
 def check_X_y(
@@ -131,14 +160,7 @@ def check_X_y(
     (scipy sparse X allowed) and ``_min_samples`` (fewer training examples raise ``ValueError``).
     A column vector ``y`` of shape (n, 1) is flattened with a :class:`DataConversionWarning`.
     """
-    if estimator is not None:
-        accept_sparse = accept_sparse or bool(getattr(estimator, "_accept_sparse", False))
-    X = check_array(X, accept_sparse=accept_sparse)
-    need = int(getattr(estimator, "_min_samples", 1))
-    if X.shape[0] < need:
-        raise ValueError(
-            f"{type(estimator).__name__} needs at least {need} training examples to learn from, got {X.shape[0]}"
-        )
+    X = check_X(X, accept_sparse=accept_sparse, estimator=estimator)
     if y is None:
         raise ValueError("y is None; this estimator needs targets")
     y = np.asarray(y)
@@ -171,6 +193,41 @@ def check_classification_targets(y: np.ndarray, *, min_classes: int = 2) -> np.n
     if classes.size < min_classes:
         raise ValueError(f"y has {classes.size} class(es) {classes.tolist()}; at least {min_classes} are needed")
     return classes
+
+
+def check_ranking_targets(y) -> np.ndarray:
+    """Relevance grades of a ranker (higher = preferred): numeric and finite, at least two distinct values.
+
+    Real-valued grades are an order like any other (a ranker takes them); labels that are not numbers have
+    no order and are refused.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind not in "biuf" and y.dtype != object:
+        raise ValueError(f"y must be numeric relevance grades (higher = preferred), got dtype {y.dtype}")
+    y = check_array(y, name="y", ndim=1)
+    levels = np.unique(y)
+    if levels.size < 2:
+        raise ValueError(
+            f"y has {levels.size} relevance grade(s) {levels.tolist()}; at least 2 are needed: "
+            "no pair of items with different relevance to learn a preference from"
+        )
+    return y
+
+
+def check_score_targets(y, n_samples: int, *, numeric: bool = False) -> np.ndarray:
+    """The ``y`` given to ``score``: 1-D, as many entries as rows were predicted, finite numbers if ``numeric``."""
+    if y is None:
+        raise ValueError("y is None; score needs the true targets")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (n_samples,), got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have inconsistent numbers of samples: X has {n_samples}, y has {y.shape[0]}")
+    if numeric:
+        y = check_array(y, name="y", ndim=1)
+    return y
 
 
 def check_n_features(estimator, X: np.ndarray) -> None:
@@ -218,8 +275,12 @@ def check_random_state(seed) -> np.random.Generator:
     ``None`` is allowed for interactive use, but the pipeline always passes an integer from the
     config, so every run is reproducible.
     """
-    if seed is None or isinstance(seed, (numbers.Integral, np.integer)) and not isinstance(seed, bool):
+    if seed is None or isinstance(seed, (numbers.Integral, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed is not None and seed < 0:
+            raise ValueError(f"random_state must be None, a non-negative int or a numpy Generator, got {seed!r}")
         return np.random.default_rng(seed)
     if isinstance(seed, np.random.Generator):
         return seed
-    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(seed).__name__}")
+    raise TypeError(
+        f"random_state must be None, a non-negative int or a numpy Generator, got {type(seed).__name__} {seed!r}"
+    )

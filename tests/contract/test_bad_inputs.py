@@ -30,8 +30,6 @@ from replearn.exceptions import (
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL = (IndexError, KeyError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError, RuntimeWarning)
-NOT_X_Y = {"matrix_factorization"}  # fit(R) on a ratings matrix: tests/models/test_matrix_factorization.py
-MULTI_OUTPUT = {"linear_regression"}  # least squares solves for several target columns at once
 FAST = {
     "random_forest": {"n_estimators": 3},
     "random_structure_forest": {"n_estimators": 3},
@@ -39,6 +37,7 @@ FAST = {
     "bagging": {"n_estimators": 3},
     "mlp": {"max_iter": 20},
     "cnn": {"max_iter": 5},
+    "matrix_factorization": {"max_iter": 20},
 }
 
 
@@ -50,7 +49,7 @@ def _params(name: str, task: str | None = None) -> dict:
     return {**out, **FAST.get(name, {})}
 
 
-CASES = [(n, _params(n)) for n in models.builtin_names() if n not in NOT_X_Y] + [
+CASES = [(n, _params(n)) for n in models.builtin_names()] + [
     (n, _params(n, "regression")) for n in models.builtin_names() if "task" in models.hyperparameters(n)
 ]
 IDS = [n + ("-regression" if p.get("task") == "regression" else "") for n, p in CASES]
@@ -59,6 +58,10 @@ IDS = [n + ("-regression" if p.get("task") == "regression" else "") for n, p in 
 def _data(model, n=30, d=3):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(n, d))
+    if model._estimator_type == "recommender":  # fit(R): a ratings matrix, NaN = missing; no targets
+        R = 3.0 + rng.normal(size=(n // 3, d + 3))
+        R[rng.random(R.shape) < 0.2] = np.nan
+        return R, None
     if getattr(model, "event_model", None) in ("multinomial", "categorical"):
         X = np.floor(2.0 * np.abs(X))
     if model._estimator_type == "classifier":
@@ -69,7 +72,13 @@ def _data(model, n=30, d=3):
 
 
 def _output(model, X):
+    if model._estimator_type == "recommender":
+        return model.rmse(X)
     return model.transform(X) if model._estimator_type == "transformer" else model.predict(X)
+
+
+def _fit(model, X, y):
+    return model.fit(X) if y is None else model.fit(X, y)
 
 
 def _supervised(model) -> bool:
@@ -81,25 +90,25 @@ def _corpus(model):
     X, y = _data(model)
     nan, inf = X.copy(), X.copy()
     nan[3, 1], inf[4, 2] = np.nan, np.inf
+    head = (lambda k: None) if y is None else (lambda k: y[:k])
     cases = [
-        ("nan in X", lambda m: m.fit(nan, y)),
-        ("inf in X", lambda m: m.fit(inf, y)),
-        ("1-D X", lambda m: m.fit(X[:, 0], y)),
-        ("3-D X", lambda m: m.fit(X[:, :, None], y)),
-        ("empty X", lambda m: m.fit(X[:0], y[:0])),
-        ("strings in X", lambda m: m.fit(X.astype(str), y)),
-        ("ragged X", lambda m: m.fit([[1.0, 2.0], [3.0]], y[:2])),
+        ("inf in X", lambda m: _fit(m, inf, y)),
+        ("1-D X", lambda m: _fit(m, X[:, 0], y)),
+        ("3-D X", lambda m: _fit(m, X[:, :, None], y)),
+        ("empty X", lambda m: _fit(m, X[:0], head(0))),
+        ("strings in X", lambda m: _fit(m, X.astype(str), y)),
+        ("ragged X", lambda m: _fit(m, [[1.0, 2.0], [3.0]], head(2))),
         ("predict before fit", lambda m: _output(m, X)),
-        ("wrong number of features", lambda m: _output(m.fit(X, y), X[:, :2])),
-        ("nan at predict", lambda m: _output(m.fit(X, y), nan)),
+        ("wrong number of features", lambda m: _output(_fit(m, X, y), X[:, :2])),
+        ("inf at predict", lambda m: _output(_fit(m, X, y), inf)),
     ]
+    if not model._allow_nan:  # a declared input tag: NaN marks a missing entry (the recommender's ratings)
+        cases += [("nan in X", lambda m: _fit(m, nan, y)), ("nan at predict", lambda m: _output(_fit(m, X, y), nan))]
     if _supervised(model):
         cases += [
             ("X and y of different lengths", lambda m: m.fit(X, y[:-3])),
             ("y is None", lambda m: m.fit(X, None)),
         ]
-        if type(model) not in {type(models.create(n)) for n in MULTI_OUTPUT}:
-            cases.append(("2-D y", lambda m: m.fit(X, np.column_stack([y, y]))))
         if model._estimator_type == "classifier":
             cases.append(("one class", lambda m: m.fit(X, np.zeros(len(X), dtype=int))))
         else:
@@ -110,17 +119,19 @@ def _corpus(model):
     return cases
 
 
-def _expect_clear_error(action, model, label):
+def _expect_clear_error(action, model, label, allow_fit=False):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # overflow / invalid value / divide by zero
         warnings.simplefilter("ignore", ConvergenceWarning)
         try:
-            action(model)
+            out = action(model)
         except INTERNAL as exc:
             pytest.fail(f"{label}: internal {type(exc).__name__}: {exc}")
         except (ValueError, TypeError) as exc:  # NotFittedError, InputScaleError, ... are ValueErrors
             assert str(exc).strip(), f"{label}: an error without a message"
             return exc
+    if allow_fit:
+        return out
     pytest.fail(f"{label}: accepted without an error")
 
 
@@ -130,8 +141,25 @@ def test_every_bad_input_ends_in_a_clear_error(name, params):
         exc = _expect_clear_error(action, models.create(name, **params), label)
         if label == "predict before fit":
             assert isinstance(exc, NotFittedError), (label, exc)
-        if label in ("nan in X", "inf in X", "nan at predict"):
-            assert "NaN or infinite" in str(exc), (label, exc)
+        if label in ("nan in X", "inf in X", "nan at predict", "inf at predict"):
+            assert "infinite" in str(exc), (label, exc)
+
+
+SUPERVISED = [
+    (i, c) for i, c in zip(IDS, CASES) if models.create(*c[:1], **c[1])._estimator_type in ("classifier", "regressor")
+]
+
+
+@pytest.mark.parametrize("name, params", [c for _, c in SUPERVISED], ids=[i for i, _ in SUPERVISED])
+def test_a_2d_y_is_refused_or_fitted_column_by_column(name, params):
+    """Two target columns: refused with a clear error, or (a multi-output model: least squares solves for
+    several columns at once) one prediction column per target column."""
+    model = models.create(name, **params)
+    X, y = _data(model)
+    Y = np.column_stack([y, y])
+    out = _expect_clear_error(lambda m: m.fit(X, Y).predict(X), model, "2-D y", allow_fit=True)
+    if not isinstance(out, Exception):
+        assert out.shape == (len(X), 2)
 
 
 @pytest.mark.parametrize("name, params", CASES, ids=IDS)
@@ -158,7 +186,7 @@ def test_huge_sparse_object_and_column_inputs_end_in_an_answer(name, params):
             with pytest.warns(DataConversionWarning, match="column vector"):
                 models.create(name, **params).fit(X, y[:, None])
         try:
-            models.create(name, **params).fit(X[:1], y[:1])
+            _fit(models.create(name, **params), X[:1], None if y is None else y[:1])
         except (ValueError, TypeError) as exc:
             assert not isinstance(exc, INTERNAL) and str(exc)
 

@@ -34,6 +34,26 @@ def test_linear_classifier_does_not_call_noise_divergence_on_make_circles():
     assert np.all(np.isfinite(objectives))
     assert max(objectives) < 2.0  # the hinge objective of the zero vector is 1: no blow-up either
     with pytest.raises(DivergenceError, match="too large"):  # real divergence is still an error
-        create("linear_classifier", loss="exponential", solver="gd", schedule="constant", learning_rate=1e4).fit(
+        create("linear_classifier", loss="exponential", solver="gd", schedule="constant", learning_rate=50.0).fit(
             X * 10, y
         )
+
+
+def test_linear_classifier_refuses_features_too_large_for_its_steps_before_fitting():
+    """Issue 24: on unstandardized features the default SGD raised DivergenceError (a FloatingPointError) after
+    its first epoch -- raw breast-cancer data included. The scale is now checked before any step: an
+    InputScaleError saying to standardize or which learning rate would do; that learning rate then fits."""
+    from sklearn.datasets import load_breast_cancer
+
+    from replearn.exceptions import InputScaleError
+
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(InputScaleError, match=r"standardize the features .* lower learning_rate below (\S+)") as info:
+        create("linear_classifier", random_state=0).fit(X, y)
+    lr = float(info.value.args[0].rsplit(" ", 1)[-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = create("linear_classifier", random_state=0, learning_rate=lr / 2).fit(X, y)
+    assert np.all(np.isfinite(model.coef_)) and model.score(X, y) > 0.7  # majority class: 0.63
+    Xs = (X - X.mean(0)) / X.std(0)  # standardized: the default fits as before
+    assert create("linear_classifier", random_state=0).fit(Xs, y).score(Xs, y) > 0.95

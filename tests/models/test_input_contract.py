@@ -25,7 +25,6 @@ from replearn.models import create, hyperparameters
 
 pytestmark = pytest.mark.filterwarnings(f"ignore::{ConvergenceWarning.__module__}.{ConvergenceWarning.__name__}")
 
-NOT_X_Y = {"matrix_factorization"}  # fit(R) on a ratings matrix: tests/models/test_matrix_factorization.py
 FAST = {
     "random_forest": {"n_estimators": 5},
     "random_structure_forest": {"n_estimators": 5},
@@ -33,6 +32,7 @@ FAST = {
     "bagging": {"n_estimators": 3},
     "mlp": {"max_iter": 30},
     "cnn": {"max_iter": 10},
+    "matrix_factorization": {"max_iter": 20},
 }
 
 
@@ -41,7 +41,7 @@ def _params(name):
     return {**seed, **FAST.get(name, {})}
 
 
-CASES = [(name, _params(name)) for name in available() if name not in NOT_X_Y] + [
+CASES = [(name, _params(name)) for name in available()] + [
     (name, {**_params(name), "task": "regression"}) for name in available() if "task" in hyperparameters(name)
 ]
 IDS = [name + ("-regression" if params.get("task") == "regression" else "") for name, params in CASES]
@@ -54,6 +54,10 @@ def data(model, n=40, d=3, n_classes=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     kind = model._estimator_type
+    if kind == "recommender":  # fit(R) on a ratings matrix (NaN = missing), no targets
+        R = 3.0 + rng.normal(size=(n // 4, d + 3))
+        R[rng.random(R.shape) < 0.2] = np.nan
+        return R, None
     if kind == "classifier":
         y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=n), np.linspace(-0.5, 0.5, n_classes - 1))
     else:
@@ -64,6 +68,8 @@ def data(model, n=40, d=3, n_classes=3, seed=0):
 
 
 def output(model, X):
+    if model._estimator_type == "recommender":
+        return model.rmse(X)
     return model.transform(X) if model._estimator_type == "transformer" else model.predict(X)
 
 
@@ -91,7 +97,7 @@ def test_sparse_input_is_used_or_refused_with_how_to_densify(name, params):
             sparse = create(name, **params).fit(fmt(X), y)
             same(output(sparse, fmt(X)), output(dense, X))
         else:
-            with pytest.raises(SparseInputError, match=r"sparse input is not supported.*X\.toarray\(\)"):
+            with pytest.raises(SparseInputError, match=r"sparse input is not supported.*[XR]\.toarray\(\)"):
                 model.fit(fmt(X), y)
 
 

@@ -6,7 +6,7 @@ from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.linear_model import Ridge
 from sklearn.svm import SVC
 
-from replearn.exceptions import DivergenceError
+from replearn.exceptions import DivergenceError, InputScaleError
 from replearn.models.linear.linear_classifier import LinearClassifier, margin_loss, margin_loss_derivative
 
 
@@ -194,6 +194,9 @@ def test_predict_proba_only_for_the_logistic_loss():
 def test_exponential_loss_with_a_huge_step_diverges_with_a_clear_error():
     X, y = data()
     with pytest.raises(DivergenceError, match="too large"):
+        LinearClassifier(loss="exponential", solver="gd", schedule="constant", learning_rate=10.0).fit(X * 10, y)
+    # a step that moves margins by more than MAX_STEP_MARGIN is refused before the first step (issue 24)
+    with pytest.raises(InputScaleError, match="standardize the features"):
         LinearClassifier(loss="exponential", solver="gd", schedule="constant", learning_rate=1e4).fit(X * 10, y)
 
 

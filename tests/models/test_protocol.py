@@ -8,14 +8,9 @@ from replearn.models import builtin_names as available
 from replearn.models import create
 from replearn.persistence import load_model, save_model
 
-# models that cannot follow the X, y protocol, with the reason; their own test files check the rest
-EXCLUDED = {
-    "matrix_factorization": "fit(R) takes a ratings matrix whose NaNs are missing entries and predict(rows, cols) "
-    "takes indices (tests/models/test_matrix_factorization.py checks params, NotFitted, inf input, save/load)",
-}
-
-# (registry name, hyperparameters): every registered model, plus variants with other code paths
-CASES = [(name, {}) for name in available() if name not in EXCLUDED] + [
+# (registry name, hyperparameters): every registered model, plus variants with other code paths; the
+# recommender's data is a ratings matrix (NaN = missing, its declared ``_allow_nan``), fitted without targets
+CASES = [(name, {}) for name in available()] + [
     ("knn", {"task": "regression", "weights": "distance"}),
     ("linear_regression", {"solver": "gd", "learning_rate": 0.1}),
     ("logistic_regression", {"penalty": None, "C": 2.0}),
@@ -72,6 +67,10 @@ IDS = [name + "".join(f"-{k}={v}" for k, v in params.items()) for name, params i
 def make_data(model, n=60, d=3, n_classes=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
+    if model._estimator_type == "recommender":  # fit(R): ratings, NaN = missing
+        R = 3.0 + rng.normal(size=(n // 3, d + 3))
+        R[rng.random(R.shape) < 0.2] = np.nan
+        return R, None
     if model._estimator_type == "transformer":  # X-only; non-Gaussian, or ICA has nothing to find
         X = rng.laplace(size=(n, d)) @ rng.normal(size=(d, d))
     if model._estimator_type == "classifier":
@@ -88,12 +87,16 @@ def make_data(model, n=60, d=3, n_classes=3, seed=0):
 
 
 def output(model, X):
-    """What a fitted model produces: predictions, or the transformed data for transformers."""
+    """What a fitted model produces: predictions, the transformed data for transformers, the completed matrix of
+    a recommender (after its error on the ratings ``X``, which validates them)."""
+    if model._estimator_type == "recommender":
+        model.rmse(X)
+        return model.predict_matrix()
     return model.transform(X) if model._estimator_type == "transformer" else model.predict(X)
 
 
 def test_every_model_is_covered():
-    assert {name for name, _ in CASES} | set(EXCLUDED) == set(available())
+    assert {name for name, _ in CASES} == set(available())
 
 
 @pytest.mark.parametrize("name, params", CASES, ids=IDS)
@@ -121,7 +124,7 @@ def test_unfitted_predict_raises(name, params):
 def test_fit_returns_self_and_leaves_inputs_alone(name, params):
     model = create(name, **params)
     X, y = make_data(model)
-    X0, y0 = X.copy(), y.copy()
+    X0, y0 = X.copy(), None if y is None else y.copy()
     assert model.fit(X, y) is model
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
@@ -133,13 +136,14 @@ def test_fit_returns_self_and_leaves_inputs_alone(name, params):
 def test_nan_input_raises(name, params):
     model = create(name, **params)
     X, y = make_data(model)
-    X[5, 1] = np.nan
-    with pytest.raises(ValueError, match=r"NaN or infinite values \(first at row 5, column 1\)"):
+    bad = np.inf if model._allow_nan else np.nan  # declared: NaN marks a missing entry
+    X[5, 1] = bad
+    with pytest.raises(ValueError, match=r"infinite values.* \(first at row 5, column 1\)"):
         model.fit(X, y)
     X[5, 1] = 0.0
     model.fit(X, y)
-    X[2, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    X[2, 0] = bad
+    with pytest.raises(ValueError, match="NaN|infinite"):
         output(model, X)
 
 
@@ -148,6 +152,10 @@ def test_wrong_number_of_features_raises(name, params):
     model = create(name, **params)
     X, y = make_data(model)
     model.fit(X, y)
+    if model._estimator_type == "recommender":  # a ratings matrix: rows x columns of the fitted one
+        with pytest.raises(ValueError, match=r"R has shape \(20, 2\), the model was fitted on \(20, 6\)"):
+            output(model, X[:, :2])
+        return
     with pytest.raises(ValueError, match=rf"X has 2 features, but {type(model).__name__} was fitted with 3"):
         output(model, X[:, :2])
 

@@ -163,7 +163,7 @@ def test_errors():
         create("one_vs_all", estimator="svm_rbf").fit(X, y)
     with pytest.raises(ConfigError, match="is not a classifier"):
         create("one_vs_all", estimator="ridge").fit(X, y)
-    with pytest.raises(ValueError, match="estimator_params must be a dict"):
+    with pytest.raises(TypeError, match="estimator_params must be a dict"):
         create("all_vs_all", estimator_params=[1, 2]).fit(X, y)
     with pytest.raises(ValueError, match="integer alpha"):
         create("imbalanced", strategy="oversample", alpha=2.5).fit(X, y)

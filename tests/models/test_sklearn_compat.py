@@ -20,7 +20,6 @@ from replearn.models import create, hyperparameters
 
 pytestmark = pytest.mark.filterwarnings(f"ignore::{ConvergenceWarning.__module__}.{ConvergenceWarning.__name__}")
 
-NOT_X_Y = {"matrix_factorization"}  # fit(R) on a ratings matrix, predict(rows, cols): see test_protocol.py
 # smaller ensembles and networks, so ~600 fits stay fast
 FAST = {
     "random_forest": {"n_estimators": 5, "random_state": 0},
@@ -48,7 +47,13 @@ def _params(name):  # fixed seeds: the by-hand refit below must reproduce cross_
     return {**seed, **FAST.get(name, {})}
 
 
-CASES = [(name, _params(name)) for name in available() if name not in NOT_X_Y] + [
+def _sklearn_kind(name) -> bool:
+    """scikit-learn's protocol covers X -> y models; a recommender (fit(R), predict(rows, cols)) has none there
+    (its protocol: tests/models/test_protocol.py, tests/contract/test_registry_validation.py)."""
+    return create(name)._estimator_type != "recommender"
+
+
+CASES = [(name, _params(name)) for name in available() if _sklearn_kind(name)] + [
     (name, {**_params(name), "task": "regression"}) for name in available() if _has_task(name)
 ]
 IDS = [name + "".join(f"-{k}={v}" for k, v in params.items() if k == "task") for name, params in CASES]

@@ -10,7 +10,7 @@ import scipy.linalg
 from ..._constraints import Interval, Options
 from ...base import BaseEstimator, TransformerMixin
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_array, check_is_fitted, check_n_features
+from ...validation import check_array, check_is_fitted, check_n_features, check_X
 from ..mixture.em import EMMonotonicityError, expectation_maximization
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -68,7 +68,9 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
     otherwise get zero noise and an infinite likelihood; relative to each feature's own variance, so
     rescaling a feature rescales the fit). In such a case the likelihood is unbounded and its
     maximum is set by the floor: scikit-learn's is an absolute ``1e-12``, the same on standardized
-    data. Start: the probabilistic-PCA
+    data. A constant feature (``S_jj = 0``: a point mass, whose density is unbounded) is given the variance
+    ``1e-12`` times the mean variance of the others: no factor loads on it, its noise variance converges to
+    that value, and it adds a constant to the log-likelihood. Start: the probabilistic-PCA
     solution (top-``k`` eigenvectors ``U`` of ``S``, ``sigma^2`` = mean of the other eigenvalues,
     ``Lambda = U (Lambda_k - sigma^2)^{1/2}``, ``Psi = sigma^2 I``), which is deterministic -- no
     ``random_state``.
@@ -103,6 +105,7 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
     """
 
     _tasks = ("decomposition",)
+    _min_samples = 2  # one example has no covariance
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
     #: ``n_components`` is also checked against the number of features in fit
@@ -122,19 +125,20 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fit ``mu``, ``Lambda`` and ``Psi`` by EM; returns ``self``."""
         self._validate_params()
-        X = check_array(X)
+        X = check_X(X, estimator=self)
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
         if k > d:
             raise ValueError(f"n_components must be <= {d} (the number of features), got {k}")
-        if n < 2:
-            raise ValueError("FactorAnalysis needs at least 2 samples")
         mean = X.mean(axis=0)
         Xc = X - mean
         S = (Xc.T @ Xc) / n
         var = np.diag(S).copy()
-        if not np.all(var > 0):
-            raise ValueError(f"feature {int(np.argmin(var))} is constant; factor analysis needs every feature to vary")
+        # a constant feature (S_jj = 0) is fitted too: no factor loads on it and its noise variance sits
+        # at the floor -- relative to the typical variance, as it has no scale of its own
+        scale = float(np.mean(var[var > 0])) if np.any(var > 0) else 1.0
+        var = np.where(var > 0, var, 1e-12 * scale)
+        np.fill_diagonal(S, var)
         floor = 1e-12 * var  # per feature: the fit is equivariant under rescaling a feature
 
         start = _ppca_start(S, k, floor)

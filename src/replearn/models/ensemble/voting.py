@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._constraints import Options
+from ..._constraints import Options, RealArray
 from ...base import BaseEstimator
 from ...validation import check_classification_targets, check_random_state, check_X_y
 from ._base import EnsembleMixin, aligned_proba, make_estimator, vote_shares
@@ -46,7 +46,11 @@ class Voting(EnsembleMixin, BaseEstimator):
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
     #: ``estimators``, ``estimator_params`` and ``weights`` are checked against each other in fit
-    _constraints = {"voting": Options({"hard", "soft"}), "task": Options({"classification", "regression"})}
+    _constraints = {
+        "voting": Options({"hard", "soft"}),
+        "task": Options({"classification", "regression"}),
+        "weights": (None, RealArray(lo=0.0)),
+    }
 
     def __init__(
         self,

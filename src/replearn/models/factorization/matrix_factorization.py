@@ -9,28 +9,20 @@ import numpy as np
 from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning, DivergenceError
-from ...validation import check_is_fitted, check_random_state
+from ...validation import check_array, check_is_fitted, check_random_state
 
 _SOLVERS = ("als", "sgd")
 
 
 def check_ratings(R, name: str = "R") -> np.ndarray:
-    """``R`` as a 2-D float array in which NaN marks a missing entry; infinities are rejected."""
+    """``R`` as a 2-D float array in which NaN marks a missing entry; infinities are rejected.
+
+    The shared input check (:func:`replearn.validation.check_array` with ``allow_nan``: types, shape,
+    emptiness, infinities, overflow-scale values), then at least one observed entry.
+    """
     if R is None:
         raise ValueError(f"{name} is None; expected a 2-D array of ratings with NaN for missing entries")
-    arr = np.asarray(R)
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_rows, n_cols), got shape {arr.shape}")
-    arr = arr.astype(np.float64)
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
-    if np.any(np.isinf(arr)):
-        bad = np.argwhere(np.isinf(arr))[0]
-        raise ValueError(
-            f"{name} contains infinite values (first at row {bad[0]}, column {bad[1]}); use NaN for missing entries"
-        )
+    arr = check_array(R, name=name, allow_nan=True)
     if not np.any(np.isfinite(arr)):
         raise ValueError(f"{name} has no observed entry (all NaN)")
     return arr
@@ -110,6 +102,7 @@ class MatrixFactorization(BaseEstimator):
     """
 
     _estimator_type = "recommender"
+    _allow_nan = True  # NaN marks a missing rating
     _tasks = ("matrix_completion",)
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints)

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
 
-from ..._constraints import Interval, Options
+from ..._constraints import Interval, Options, RealArray
 from ..._jit import jit_available
 from ...base import BaseEstimator, ClassifierMixin
 from ...linalg import logsumexp
@@ -80,7 +80,11 @@ class GaussianDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
     #: ``priors`` is checked against the classes of ``y`` in fit
-    _constraints = {"covariance": Options(set(_COVARIANCES)), "reg_covar": Interval(float, 0.0, None)}
+    _constraints = {
+        "covariance": Options(set(_COVARIANCES)),
+        "reg_covar": Interval(float, 0.0, None),
+        "priors": (None, RealArray(lo=0.0)),
+    }
 
     def __init__(self, covariance="shared", reg_covar=1e-6, priors=None):
         self.covariance = covariance

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ..._constraints import Interval, Options
+from ..._constraints import Interval, Options, RealArray
 from ...base import BaseEstimator
 from ...exceptions import ConvergenceWarning
 from ...validation import (
@@ -129,6 +129,9 @@ class GaussianMixture(ClusterMixin, BaseEstimator):
         "reg_covar": Interval(float, 0.0, None),
         "covariance_type": Options({"full", "tied", "diag", "spherical"}),
         "init_params": Options({"kmeans", "k-means++", "random"}),
+        "weights_init": (None, RealArray(lo=0.0)),
+        "means_init": (None, RealArray(ndims=(2,))),
+        "covariances_init": (None, RealArray(ndims=(1, 2, 3))),
     }
 
     def __init__(

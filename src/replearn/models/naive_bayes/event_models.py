@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..._constraints import Boolean, Interval, Options
+from ..._constraints import Boolean, Interval, Options, RealArray
 from ..._jit import jit_available
 from ...base import BaseEstimator, ClassifierMixin
 from ...validation import check_classification_targets, check_X_y, dense
@@ -85,6 +85,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         "fit_prior": Boolean(),
         "binarize": (None, Interval(float)),
         "var_smoothing": Interval(float, 0.0, None),
+        "class_prior": (None, RealArray(lo=0.0)),
     }
 
     def __init__(

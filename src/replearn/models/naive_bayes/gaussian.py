@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._constraints import Interval
+from ..._constraints import Interval, RealArray
 from ...base import BaseEstimator, ClassifierMixin
 from ...linalg import logsumexp
 from ...validation import check_classification_targets, check_X_y
@@ -50,7 +50,7 @@ class GaussianNaiveBayes(ClassifierMixin, BaseEstimator):
 
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
     #: ``priors`` is checked against the classes of ``y`` in fit
-    _constraints = {"var_smoothing": Interval(float, 0.0, None)}
+    _constraints = {"var_smoothing": Interval(float, 0.0, None), "priors": (None, RealArray(lo=0.0))}
 
     def __init__(self, var_smoothing=1e-9, priors=None):
         self.var_smoothing = var_smoothing

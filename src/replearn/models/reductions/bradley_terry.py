@@ -8,15 +8,10 @@ import numpy as np
 import scipy.linalg
 
 from ..._constraints import Interval
-from ...base import BaseEstimator
+from ...base import BaseEstimator, RankerMixin
 from ...exceptions import ConvergenceWarning
-from ...validation import (
-    check_array,
-    check_is_fitted,
-    check_random_state,
-    check_X_y,
-)
-from .ranking import pairwise_accuracy, split_group_column
+from ...validation import check_array, check_random_state, check_ranking_targets, check_X_y
+from .ranking import no_pairs_message, split_group_column
 
 
 def _log1pexp(z):
@@ -28,7 +23,7 @@ def _sigmoid(z):
     return np.exp(-np.logaddexp(0.0, -z))
 
 
-class BradleyTerry(BaseEstimator):
+class BradleyTerry(RankerMixin, BaseEstimator):
     """Bradley–Terry preference model with a linear reward r(x) = w^T x.
 
     Model: P(a preferred to b) = sigma(r(a) - r(b)) (Bradley & Terry 1952). With learned rewards this
@@ -68,8 +63,6 @@ class BradleyTerry(BaseEstimator):
     x_a - x_b labelled 1 (half the pairs flipped to x_b - x_a labelled 0 gives the same objective).
     """
 
-    _estimator_type = "ranker"
-
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
     #: ``group_column`` is checked against the columns of X in fit
     _constraints = {
@@ -91,10 +84,14 @@ class BradleyTerry(BaseEstimator):
     def _split(self, X):
         return split_group_column(X, self.group_column)
 
+    def _groups(self, X):
+        return self._split(X)[1]
+
     def fit(self, X, y):
         """Every within-query pair with y_a > y_b is the preference "a over b"; returns ``self``."""
         self._validate_params()
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, estimator=self)
+        y = check_ranking_targets(y)
         rng = check_random_state(self.random_state)
         F, groups = self._split(X)
         W, L = [], []
@@ -106,7 +103,7 @@ class BradleyTerry(BaseEstimator):
             L.append(b[keep])
         W, L = np.concatenate(W), np.concatenate(L)
         if W.size == 0:
-            raise ValueError("no pair of items with different relevance: no preference to learn from")
+            raise ValueError(no_pairs_message(self.group_column))
         if self.max_pairs is not None and W.size > self.max_pairs:
             pick = np.sort(rng.choice(W.size, size=int(self.max_pairs), replace=False))
             W, L = W[pick], L[pick]
@@ -187,8 +184,3 @@ class BradleyTerry(BaseEstimator):
     def rank(self, X):
         """Item indices by decreasing reward."""
         return np.argsort(-self.predict(X), kind="stable")
-
-    def score(self, X, y) -> float:
-        """Fraction of within-query pairs with different relevance ordered correctly by the rewards."""
-        check_is_fitted(self, "coef_")
-        return pairwise_accuracy(self.predict(X), y, self._split(check_array(X))[1])

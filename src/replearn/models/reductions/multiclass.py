@@ -18,9 +18,7 @@ class _Reduction(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check(self, X, y):
-        self._validate_params()
-        if self.estimator_params is not None and not isinstance(self.estimator_params, dict):
-            raise ValueError(f"estimator_params must be a dict or None, got {type(self.estimator_params).__name__}")
+        self._validate_params()  # the declared table, random_state and the base learner (replearn.base)
         X, y = check_X_y(X, y, estimator=self)
         classes = check_classification_targets(y)
         return X, y, classes

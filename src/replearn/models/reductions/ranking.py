@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from ..._constraints import Boolean, Interval, Options
-from ...base import BaseEstimator
-from ...validation import check_array, check_random_state, check_X_y
+from ...base import BaseEstimator, RankerMixin
+from ...validation import check_array, check_random_state, check_ranking_targets, check_X_y
 from ._base import (
     make_estimator,
     positive_prediction,
@@ -110,7 +110,7 @@ def rank_test_quicksort(compare, items, rng) -> tuple[np.ndarray, int]:
     return np.asarray(out, dtype=items.dtype), calls
 
 
-class PairwiseRanking(BaseEstimator):
+class PairwiseRanking(RankerMixin, BaseEstimator):
     """Learn to rank items by classifying ordered pairs (CIML NaiveRankTrain/Test, Alg. 17-18, and
     RankTrain/RankTest, Alg. 19-20; §6.3, seed 001 L2039-2180).
 
@@ -170,8 +170,6 @@ class PairwiseRanking(BaseEstimator):
     scikit-learn has no ranking reduction.
     """
 
-    _estimator_type = "ranker"
-
     #: valid hyperparameter values: checked by fit and by the configuration (replearn._constraints);
     #: ``group_column`` is checked against the columns of X in fit
     _constraints = {
@@ -208,6 +206,9 @@ class PairwiseRanking(BaseEstimator):
     def _split(self, X):
         return split_group_column(X, self.group_column)
 
+    def _groups(self, X):
+        return self._split(X)[1]
+
     def _pair_weights(self, y, groups, first, second):
         """omega(sigma_I, sigma_J) with sigma the positions within each query (Alg. 19 line 5)."""
         sigma = np.empty(y.size, dtype=np.int64)
@@ -234,7 +235,8 @@ class PairwiseRanking(BaseEstimator):
     def fit(self, X, y):
         """Build the preference pairs and fit the pair classifier; returns ``self``."""
         self._validate_params()
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, estimator=self)
+        y = check_ranking_targets(y)
         rng = check_random_state(self.random_state)
         F, groups = self._split(X)
         first, second = [], []
@@ -247,7 +249,7 @@ class PairwiseRanking(BaseEstimator):
             second.append(b[keep])
         first, second = np.concatenate(first), np.concatenate(second)
         if first.size == 0:
-            raise ValueError("no pair of items with different relevance: nothing to rank")
+            raise ValueError(no_pairs_message(self.group_column))
         weights = None
         if self.omega != "kemeny":
             weights = self._pair_weights(y, groups, first, second)
@@ -330,9 +332,13 @@ class PairwiseRanking(BaseEstimator):
         """Item indices by decreasing score (stable: ties keep their input order)."""
         return np.argsort(-self.predict(X), kind="stable")
 
-    def score(self, X, y) -> float:
-        """Fraction of pairs with different relevance (within a query) that the scores order correctly."""
-        return pairwise_accuracy(self.predict(X), y, self._split(check_array(X))[1])
+
+def no_pairs_message(group_column) -> str:
+    """Why a ranker found no preference pair although y has several grades: they are in different queries."""
+    return (
+        f"no pair of items with different relevance within a query: every query of group_column={group_column} "
+        "holds items of one grade only; check that group_column is the query-id column"
+    )
 
 
 def split_group_column(X, group_column) -> tuple[np.ndarray, np.ndarray]:
