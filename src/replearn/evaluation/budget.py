@@ -21,6 +21,7 @@ only where no fit comes near it.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -85,6 +86,8 @@ def one_line(exc: BaseException) -> str:
     """``Type: first line of the message`` (at most :data:`MAX_MESSAGE` characters): what a record keeps."""
     if isinstance(exc, ChildFailure):
         return exc.message
+    if isinstance(exc, FitTimeout):
+        return str(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + "..."
@@ -119,6 +122,28 @@ def available() -> bool:
     return hasattr(os, "fork")
 
 
+#: children that sent their result and are exiting, reaped by the next call (or at the latest when it forks)
+_EXITING: list[int] = []
+
+
+def _reap() -> None:
+    for pid in list(_EXITING):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere
+            done = pid
+        if done:
+            _EXITING.remove(pid)
+
+
+def _wait(pid: int) -> int:
+    """The child's exit status (0 when something else reaped it first)."""
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return 0
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -129,6 +154,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _child(fn: Callable[[], Any], fd: int) -> None:
     """Run ``fn`` in the forked child, send ``{"ok": value}`` or ``{"error": [reason, type, message]}``, exit."""
     status = 0
+    gc.disable()  # a collection would walk (and so copy) every page of the parent's heap; the child is short-lived
     try:
         try:
             with warnings.catch_warnings():  # the child writes nothing to the terminal it shares with the parent
@@ -136,7 +162,8 @@ def _child(fn: Callable[[], Any], fd: int) -> None:
                 payload: dict = {"ok": fn()}
         except BaseException as exc:  # noqa: BLE001 - every failure is reported to the parent
             payload = {"error": [reason_of(exc), list(causes_of(exc)), one_line(exc)]}
-        _write_all(fd, json.dumps(payload).encode("utf-8"))
+        data = json.dumps(payload).encode("utf-8")
+        _write_all(fd, len(data).to_bytes(8, "big") + data)  # length first: another fork may hold this pipe open
     except BaseException:  # noqa: BLE001 - the parent sees no result and reports a dead child
         status = 70
     finally:
@@ -155,6 +182,7 @@ def call_with_deadline(fn: Callable[[], Any], seconds: float) -> Any:
         raise ConfigError("cv.max_fit_seconds needs os.fork (Linux or macOS); set cv.max_fit_seconds: null here")
     if not seconds > 0:
         raise ValueError(f"seconds must be positive, got {seconds!r}")
+    _reap()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
@@ -162,12 +190,13 @@ def call_with_deadline(fn: Callable[[], Any], seconds: float) -> Any:
         _child(fn, write_fd)
     os.close(write_fd)
     deadline = time.monotonic() + float(seconds)
-    chunks: list[bytes] = []
+    received = b""
+    size: int | None = None
     child: int | None = pid
     try:
         poller = select.poll()
         poller.register(read_fd, select.POLLIN | select.POLLHUP)
-        while True:
+        while size is None or len(received) < 8 + size:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise FitTimeout(f"stopped after cv.max_fit_seconds = {float(seconds):g} s")
@@ -175,9 +204,16 @@ def call_with_deadline(fn: Callable[[], Any], seconds: float) -> Any:
                 continue
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:
-                break
-            chunks.append(chunk)
-        _, status = os.waitpid(pid, 0)
+                break  # the child died before it sent all of its result
+            received += chunk
+            if size is None and len(received) >= 8:
+                size = int.from_bytes(received[:8], "big")
+        complete = size is not None and len(received) >= 8 + size
+        if complete:  # the child is exiting: reap it later rather than wait for its teardown here
+            _EXITING.append(pid)
+            status = 0
+        else:
+            status = _wait(pid)
         child = None
     finally:
         os.close(read_fd)
@@ -186,11 +222,11 @@ def call_with_deadline(fn: Callable[[], Any], seconds: float) -> Any:
                 os.kill(child, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            os.waitpid(child, 0)
-    if not chunks:
+            _wait(child)
+    if not complete or size is None:
         how = f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
         raise ChildFailure("error", ["ChildProcessError"], f"ChildProcessError: the fit's process died ({how})")
-    payload = json.loads(b"".join(chunks).decode("utf-8"))
+    payload = json.loads(received[8 : 8 + size].decode("utf-8"))
     if "error" in payload:
         raise ChildFailure(*payload["error"])
     return payload["ok"]

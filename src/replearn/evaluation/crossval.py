@@ -23,6 +23,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -87,6 +88,7 @@ def _fit_and_score(spec, params, Xtr, ytr, Xte, yte, metrics, task, labels):
     t0 = time.perf_counter()
     model, converged = fit_recording_convergence(model, Xtr, None if unsupervised else ytr)
     t1 = time.perf_counter()
+    scores: dict[str, float | None]
     if unsupervised:
         scores = score_unsupervised(
             model, metrics, Xte, yte if labels is not None else None, train_mean=Xtr.mean(axis=0)
@@ -99,7 +101,7 @@ def _fit_and_score(spec, params, Xtr, ytr, Xte, yte, metrics, task, labels):
         if task == "classification" and hasattr(model, "predict_proba"):
             proba = align_proba(model.predict_proba(Xte), model.classes_, labels)
             _check_finite("predicted probabilities", proba)
-        scores = score_predictions(metrics, yte, pred, proba=proba, classes=labels)
+        scores = dict(score_predictions(metrics, yte, pred, proba=proba, classes=labels))
         entry = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
         if task == "classification":
             entry["correct"] = (pred == yte).astype(int).tolist()
@@ -134,7 +136,7 @@ def _run_split(split: Split, X, y, feature_steps, models, metrics, task, labels,
             if policy.max_fit_seconds is None:
                 entry = _fit_and_score(*args)
             else:
-                entry = budget.call_with_deadline(lambda args=args: _fit_and_score(*args), policy.max_fit_seconds)
+                entry = budget.call_with_deadline(partial(_fit_and_score, *args), policy.max_fit_seconds)
         except Exception as exc:
             if budget.is_config_error(exc):
                 raise

@@ -20,6 +20,16 @@ The tests follow the design of the comparison (docs/statistics.md, "Which test w
 
 The resampling tests (permutation, bootstrap, Bayesian signed-rank) draw from seeds derived from
 the cross-validation seed recorded in the results, so reruns give identical numbers.
+
+Failed fits (``cv.on_error: record``; docs/statistics.md, "Failed fits") never enter a verdict silently:
+
+* **per dataset**, a pair is tested on the replicates where both models' fits succeeded, and the row counts the
+  others (``dropped_replicates``); a model without one successful fit is left out of that dataset's tests
+  (``no_successful_fit``); Dietterich's 5x2cv tests need all ten splits, so a pair with a dropped one is not tested;
+* **across datasets**, a model with a failed fit on a dataset has no mean there: for Friedman, the post-hoc
+  procedure and the CD diagram it takes that dataset's worst rank (several such models tie at the worst ranks,
+  sharing their average), as AMLB does; the Wilcoxon / sign test and the Bayesian signed-rank test of a pair
+  drop the datasets where either model has no mean, and count them (``dropped_datasets``).
 """
 
 from __future__ import annotations
@@ -206,6 +216,43 @@ def _split_order(cv: records.EvaluationResult) -> np.ndarray:
     return np.array(sorted(range(len(cv.splits)), key=lambda i: (cv.splits[i].repeat, cv.splits[i].fold)))
 
 
+def testable_models(cv: records.EvaluationResult) -> list[str]:
+    """The models with at least one successful fit on the primary metric (sorted): the others are left out of
+    the dataset's pairwise tests (a failed fit's scores are None)."""
+    metric = cv.primary_metric
+    return sorted(k for k, m in cv.models.items() if any(v is not None for v in m.scores[metric]))
+
+
+def pair_view(cv: records.EvaluationResult, a: str, b: str) -> tuple[records.EvaluationResult, int]:
+    """The records of models ``a`` and ``b`` on the replicates where both fits succeeded, and how many replicates
+    were dropped (0: ``cv`` itself). The half-sampling fits are kept as they are (a failure there leaves no
+    ``variance`` at all)."""
+    metric = cv.primary_metric
+    sa, sb = cv.models[a].scores[metric], cv.models[b].scores[metric]
+    keep = [i for i in range(len(cv.splits)) if sa[i] is not None and sb[i] is not None]
+    if len(keep) == len(cv.splits):
+        return cv, 0
+    splits = [dataclasses.replace(cv.splits[i], index=j) for j, i in enumerate(keep)]
+    models = {}
+    for k in (a, b):
+        m = cv.models[k]
+        models[k] = dataclasses.replace(
+            m,
+            scores={met: [v[i] for i in keep] for met, v in m.scores.items()},
+            n_iter=[m.n_iter[i] for i in keep],
+            converged=[m.converged[i] for i in keep],
+            correct=None if m.correct is None else [m.correct[i] for i in keep],
+            curves=None if m.curves is None else [m.curves[i] for i in keep],
+            extras=None if m.extras is None else [m.extras[i] for i in keep],
+            failures=[],
+        )
+    return dataclasses.replace(cv, splits=splits, models=models), len(cv.splits) - len(keep)
+
+
+def _sizes(cv: records.EvaluationResult, what: str) -> np.ndarray:
+    return np.array([getattr(s, what) for s in cv.splits], dtype=np.float64)
+
+
 def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     """Pairwise tests on one dataset's cross-validation scores. On a sweep's best-point view
     (:func:`best_point_view`) the rows are those of :func:`compare_sweep_models`: the choice of the best points
@@ -215,18 +262,33 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     hib = cv.greater_is_better[metric]
     test = resolve_test(cfg, cv)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
-    rows = []
-    for a, b in itertools.combinations(sorted(cv.models), 2):
-        sa = np.asarray(cv.models[a].scores[metric], dtype=np.float64)
-        sb = np.asarray(cv.models[b].scores[metric], dtype=np.float64)
-        if test != "half_sampling_ttest" and cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
+    rows: list[dict] = []
+    for a, b in itertools.combinations(testable_models(cv), 2):
+        pv, dropped = pair_view(cv, a, b)
+        sa = np.asarray(pv.models[a].scores[metric], dtype=np.float64)
+        sb = np.asarray(pv.models[b].scores[metric], dtype=np.float64)
+        note = None
+        if dropped and sa.size < 2:
+            note = f"not testable: {dropped} replicate(s) dropped for failed fits leave {sa.size}"
+        elif dropped and test.startswith("cv52"):
+            note = f"not testable: Dietterich's 5x2cv test needs all ten splits, {dropped} dropped for failed fits"
+        elif test != "half_sampling_ttest" and cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
+            note = (
+                "identical scores on every replicate (they reach the same result whatever the seed): "
+                "there is nothing to test"
+                if np.array_equal(sa, sb)
+                else "not testable: every replicate gives the same difference on this held-out "
+                "part (the models do not depend on their seed); use design=cv for a comparison over "
+                "datasets"
+            )
+        if note is not None:
             rows.append(
                 {
                     "model_a": a,
                     "model_b": b,
-                    "mean_a": float(sa.mean()),
-                    "mean_b": float(sb.mean()),
-                    "mean_difference": float(sa.mean() - sb.mean()),
+                    "mean_a": float(sa.mean()) if sa.size else None,
+                    "mean_b": float(sb.mean()) if sb.size else None,
+                    "mean_difference": float(sa.mean() - sb.mean()) if sa.size else None,
                     "test": test,
                     "statistic": None,
                     "df": None,
@@ -235,18 +297,12 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
                     "effect_size_name": None,
                     "ci": None,
                     "conventions": {},
-                    "note": (
-                        "identical scores on every replicate (they reach the same result whatever the seed): "
-                        "there is nothing to test"
-                        if np.array_equal(sa, sb)
-                        else "not testable: every replicate gives the same difference on this held-out "
-                        "part (the models do not depend on their seed); use design=cv for a comparison over "
-                        "datasets"
-                    ),
+                    "note": note,
+                    "dropped_replicates": dropped,
                 }
             )
             continue
-        res = pair_test(cv, cfg, test, sa, sb, a, b, half)
+        res = pair_test(pv, cfg, test, sa, sb, a, b, half)
         d = res.to_dict()
         rows.append(
             {
@@ -255,6 +311,7 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
                 "mean_a": float(sa.mean()),
                 "mean_b": float(sb.mean()),
                 "mean_difference": float(sa.mean() - sb.mean()),
+                "dropped_replicates": dropped,
                 "test": test,
                 "statistic": _finite(d["statistic"]),
                 "df": d["df"],
@@ -282,30 +339,32 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
         return []
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
-    n_train = np.array([s.n_train for s in cv.splits], dtype=np.float64)
-    n_test = np.array([s.n_test for s in cv.splits], dtype=np.float64)
     kind = _replicates_of(cv)
     independent = kind == "seed" and (cv.family is not None or not resampled_split(cv))  # one held-out part
     test = resolve_test(cfg, cv)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows = []
-    for a, b in itertools.combinations(sorted(cv.models), 2):
-        sa = np.asarray(cv.models[a].scores[metric], dtype=np.float64)
-        sb = np.asarray(cv.models[b].scores[metric], dtype=np.float64)
+    for a, b in itertools.combinations(testable_models(cv), 2):
+        pv, dropped = pair_view(cv, a, b)
+        sa = np.asarray(pv.models[a].scores[metric], dtype=np.float64)
+        sb = np.asarray(pv.models[b].scores[metric], dtype=np.float64)
+        if dropped and sa.size < 2:
+            continue  # not testable (the frequentist row says why)
         rope = _rope(cfg, np.r_[sa, sb])
         if half is not None:  # the frequentist test's standard error and df: one variance for both analyses
-            t = pair_test(cv, cfg, test, sa, sb, a, b, half)
+            t = pair_test(pv, cfg, test, sa, sb, a, b, half)
             r = stats.bayesian_t_posterior(
                 float(np.mean(sa - sb)), t.extra["standard_error"], t.df, rope=rope, source="half-sampling"
             ).to_dict()
             r["extra"]["rho"] = None
         else:
-            kw = {"rho": 0.0} if independent else {"n_train": n_train, "n_test": n_test}
+            kw = {"rho": 0.0} if independent else {"n_train": _sizes(pv, "n_train"), "n_test": _sizes(pv, "n_test")}
             r = stats.bayesian_correlated_ttest(sa, sb, rope=rope, **kw).to_dict()
         rows.append(
             {
                 "model_a": a,
                 "model_b": b,
+                "dropped_replicates": dropped,
                 "test": r["test"],
                 "rope": r["rope"],
                 "p_a_better": r["p_right"] if hib else r["p_left"],
@@ -482,12 +541,40 @@ def _common(crossval: dict[str, records.EvaluationResult]):
 def _score_table(
     crossval: dict[str, records.EvaluationResult], datasets: list[str], models: list[str], metric: str
 ) -> np.ndarray:
-    return np.array(
-        [
-            [np.mean(np.asarray(crossval[d].models[m].scores[metric], dtype=np.float64)) for m in models]
-            for d in datasets
-        ]
-    )
+    """The mean score of each model (column) on each dataset (row); NaN where a fit failed (no mean)."""
+    return np.array([[_dataset_mean(crossval[d].models[m].scores[metric]) for m in models] for d in datasets])
+
+
+def _dataset_mean(values) -> float:
+    """A model's mean over a dataset's replicates; NaN when a fit failed: a mean over fewer replicates than the
+    other models' is not comparable with theirs (timeouts strike the largest folds, errors the hardest ones)."""
+    vals = list(values)
+    if not vals or any(v is None for v in vals):
+        return float("nan")
+    return float(np.mean(np.asarray(vals, dtype=np.float64)))
+
+
+def impute_worst(scores: np.ndarray, higher_is_better: bool) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """``scores`` with every missing (NaN) mean replaced by a value worse than every mean observed on its dataset
+    by at least 1 and the observed range -- so that it ranks last whatever the rounding, and several missing
+    means on a dataset tie at the worst ranks (their average rank). Returns the table and the (row, column)
+    positions imputed. Only the ranks of the result mean anything."""
+    filled = np.array(scores, dtype=np.float64)
+    imputed: list[tuple[int, int]] = []
+    for i, row in enumerate(filled):
+        miss = ~np.isfinite(row)
+        if not miss.any():
+            continue
+        seen = row[~miss]
+        span = max(1.0, float(np.ptp(seen))) if seen.size else 1.0
+        worst = 0.0 if not seen.size else (float(seen.min()) - span if higher_is_better else float(seen.max()) + span)
+        filled[i, miss] = worst
+        imputed.extend((i, int(j)) for j in np.flatnonzero(miss))
+    return filled, imputed
+
+
+def _nan_to_none(table: np.ndarray) -> list[list[float | None]]:
+    return [[float(v) if np.isfinite(v) else None for v in row] for row in table]
 
 
 def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> dict:
@@ -518,7 +605,8 @@ def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> 
     metric = metrics.pop()
     hib = crossval[datasets[0]].greater_is_better[metric]
     decimals = cfg["round_before_ranking"]
-    scores = _score_table(crossval, datasets, common, metric)
+    observed = _score_table(crossval, datasets, common, metric)
+    scores, imputed = impute_worst(observed, hib)  # a failed fit: that dataset's worst rank (AMLB's convention)
     avg = stats.rank_scores(scores, higher_is_better=hib, decimals=decimals).mean(axis=0)
     ranks = dict(zip(common, (float(r) for r in avg)))
     base = {
@@ -526,8 +614,10 @@ def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> 
         "datasets": datasets,
         "models": common,
         "n_datasets": n,
-        "scores": scores.tolist(),
+        "scores": _nan_to_none(observed),
         "average_ranks": ranks,
+        # (dataset, model) without a mean (a failed fit), ranked worst on that dataset
+        "imputed_worst_rank": [[datasets[i], common[j]] for i, j in imputed],
     }
     if n < cfg["min_datasets"]:
         return {
@@ -624,7 +714,25 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
     sign = 1.0 if hib else -1.0
     rows = []
     for ia, ib in itertools.combinations(range(len(common)), 2):
-        a, b = scores[:, ia], scores[:, ib]
+        both = np.isfinite(scores[:, ia]) & np.isfinite(scores[:, ib])  # datasets where neither fit failed
+        a, b = scores[both, ia], scores[both, ib]
+        dropped = int(np.sum(~both))
+        if a.size < 2:
+            rows.append(
+                {
+                    "model_a": common[ia],
+                    "model_b": common[ib],
+                    "mean_a": float(a.mean()) if a.size else None,
+                    "mean_b": float(b.mean()) if b.size else None,
+                    "mean_difference": float(a.mean() - b.mean()) if a.size else None,
+                    "test": test,
+                    "statistic": None,
+                    "pvalue": None,
+                    "dropped_datasets": dropped,
+                    "note": f"not testable: {dropped} dataset(s) dropped for failed fits leave {a.size}",
+                }
+            )
+            continue
         main = (
             stats.wilcoxon(a, b, decimals=decimals) if test == "wilcoxon" else stats.sign_test(a, b, decimals=decimals)
         )
@@ -646,8 +754,9 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
             "sign_test_pvalue": float(st.pvalue),
             "rank_biserial": float(sign * stats.rank_biserial(a, b)),
             "cliffs_delta": float(sign * stats.cliffs_delta(a, b)),
+            "dropped_datasets": dropped,
         }
-        if cfg["bayesian"] and len(datasets) >= int(cfg["min_datasets"]):  # no posterior verdicts below min N
+        if cfg["bayesian"] and a.size >= int(cfg["min_datasets"]):  # no posterior verdicts below min N
             if cfg["rope_scale"] == "relative":  # differences as fractions of each dataset's mean score of the pair
                 scale = np.maximum(np.abs(a + b) / 2.0, np.finfo(float).tiny)
                 za, zb = a / scale, b / scale
@@ -674,7 +783,8 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
     bayes = [r["bayesian_signed_rank"] for r in rows if "bayesian_signed_rank" in r]
     if bayes:
         for r in rows:
-            r["bayesian_signed_rank"].update(model_a=r["model_a"], model_b=r["model_b"])
+            if "bayesian_signed_rank" in r:
+                r["bayesian_signed_rank"].update(model_a=r["model_a"], model_b=r["model_b"])
         bayesian_decisions(bayes, cfg)
         _nest_bayesian(bayes, rows)
     return {
@@ -731,6 +841,10 @@ def compare(
         entry["means"] = {
             k: _mean_or_none(m.scores.get(crossval[d].primary_metric) or []) for k, m in crossval[d].models.items()
         }
+        # failed fits (cv.on_error: record): how many per model, and the models left out of this dataset's tests
+        records_d = swept.get(d) or crossval[d]
+        entry["failed_fits"] = {k: len(m.failures) for k, m in sorted(records_d.models.items()) if m.failures}
+        entry["no_successful_fit"] = sorted(set(crossval[d].models) - set(testable_models(crossval[d])))
         if d in sweeps:
             entry["sweep"] = sweeps[d]
         entry["test_set_metric"] = compare_test_set_metric(train_results[d], crossval[d].primary_metric, cfg, seed=seed)
@@ -780,12 +894,18 @@ def comparable(
     crossval: dict[str, records.EvaluationResult],
 ) -> tuple[dict[str, records.EvaluationResult], dict[str, list[str]]]:
     """Drop, per dataset, the models that have no score on the primary metric (e.g. kernel PCA without a
-    pre-image has no reconstruction error): they cannot enter a test. Returns the kept results and
-    ``{dataset: [excluded model keys]}`` (recorded in significance.json and shown in the report)."""
+    pre-image has no reconstruction error): they cannot enter a test. A score missing because the fit failed
+    (``ModelEvaluation.failures``) does not drop the model: the tests follow the failed-fit conventions instead.
+    Returns the kept results and ``{dataset: [excluded model keys]}`` (recorded in significance.json and shown in
+    the report)."""
     kept, excluded = {}, {}
     for d, cv in crossval.items():
         metric = cv.primary_metric
-        bad = sorted(k for k, m in cv.models.items() if any(v is None for v in m.scores[metric]))
+        bad = sorted(
+            k
+            for k, m in cv.models.items()
+            if any(v is None and i not in m.failed() for i, v in enumerate(m.scores[metric]))
+        )
         if bad:
             excluded[d] = bad
             cv = dataclasses.replace(cv, models={k: m for k, m in cv.models.items() if k not in bad})
@@ -861,6 +981,9 @@ def _select(
             n_iter=[m.n_iter[i] for i in pick],
             converged=[m.converged[i] for i in pick],
             correct=None if m.correct is None else [m.correct[i] for i in pick],
+            failures=[
+                dataclasses.replace(f, replicate=pick.index(f.replicate)) for f in m.failures if f.replicate in pick
+            ],
         )
     variance = None
     if cv.variance and points is not None:
