@@ -6,7 +6,9 @@
 * :func:`hoeffding_simulation` — coin flips against the Hoeffding bound;
 * :class:`ConjunctionLearner` — CIML Alg. 31 ("Throw Out Bad Terms");
 * VC dimension by brute-force shattering: :func:`vc_dimension`, :func:`vc_search`, :func:`shatters`,
-  :func:`realizable` for "thresholds", "intervals", "halfplanes", "rectangles".
+  :func:`realizable` for "thresholds", "intervals", "halfplanes", "rectangles";
+* Vapnik's bound for a class of VC dimension D (CS229 §8.3.3): :func:`vc_generalization_bound`,
+  :func:`vc_erm_bound`, :func:`vc_sample_size`, :func:`log_growth_function_bound` (Sauer's lemma).
 """
 
 from .bounds import (
@@ -33,6 +35,7 @@ from .vc import (
     vc_dimension,
     vc_search,
 )
+from .vc_bound import log_growth_function_bound, vc_erm_bound, vc_generalization_bound, vc_sample_size
 
 __all__ = [
     "HYPOTHESIS_CLASSES",
@@ -47,6 +50,7 @@ __all__ = [
     "hoeffding_bound",
     "hoeffding_sample_size",
     "hoeffding_simulation",
+    "log_growth_function_bound",
     "occam_error_bound",
     "occam_sample_size",
     "realizable",
@@ -54,5 +58,8 @@ __all__ = [
     "test_set_bound",
     "uniform_convergence_gap",
     "vc_dimension",
+    "vc_erm_bound",
+    "vc_generalization_bound",
+    "vc_sample_size",
     "vc_search",
 ]
