@@ -28,6 +28,9 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a module registers its preset)
     bias_variance,
     ciml_course_ratings,
+    cs229_control,
+    cs229_examples,
+    cs229_figures,
     cs229_housing,
     cs229_logistic,
     cs229_lwr,

@@ -83,7 +83,7 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
         train_error.append(float(np.mean(rss) / N_TRAIN))
         noise_estimate.append(float(np.mean(rss) / (N_TRAIN - degree - 1)))
 
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="cs229.bias-variance")
     for k, degree in enumerate(DEGREES):
         if degree < 2:  # the line cannot fit h*: its residuals hold bias, not just noise
             continue

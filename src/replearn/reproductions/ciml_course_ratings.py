@@ -47,7 +47,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     # each feature's CIML score: training examples a one-question tree on that feature gets right
     scores = {f: int(np.sum(_tree(1).fit(X[:, [j]], y).predict(X[:, [j]]) == y)) for j, f in enumerate(FEATURES)}
 
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="ciml.course-ratings-tree")
     rec.add("CIML §1.5 L453 (empty tree: 8/20 = 40%)", "training error, depth 0", 0.40, errors[0], 0.0)
     rec.add(
         "CIML §1.3 L185 (root: 'Is this a Systems course?')",

@@ -54,6 +54,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     y = data["price"] / 1000.0
     epochs = 300
     rec = Recorder(PRESET)
+    examples = {"living_area": "cs229.portland-area", "living_area+bedrooms": "cs229.portland-area-bedrooms"}
     curves, tables = {}, {}
     for key, X in features.items():
         line, printed = PUBLISHED[key]
@@ -83,9 +84,15 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
 
         for j, text in enumerate(printed):
             pub = float(text)
-            rec.add(source, f"{key}: theta{j}, normal equations", pub, theta_normal[j], half_unit(text))
+            ex = examples[key]
+            rec.add(source, f"{key}: theta{j}, normal equations", pub, theta_normal[j], half_unit(text), example=ex)
             rec.add(
-                source, f"{key}: theta{j}, batch gradient descent (standardized)", pub, theta_gd[j], half_unit(text)
+                source,
+                f"{key}: theta{j}, batch gradient descent (standardized)",
+                pub,
+                theta_gd[j],
+                half_unit(text),
+                example=ex,
             )
             rec.add(
                 source + f"; SGD tolerance {SGD_REL_TOL:.1%} of |published|",
@@ -93,6 +100,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
                 pub,
                 theta_sgd[j],
                 SGD_REL_TOL * abs(pub),
+                example=ex,
             )
 
         # loss per iteration, both as the notes' J = 1/2 sum of squares (the model stores the mean)

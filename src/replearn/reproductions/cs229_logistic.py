@@ -41,7 +41,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     data = read_csv(data_dir, "cs229_ps1_q1_logistic.csv")
     X = np.c_[data["x1"], data["x2"]]
     y = data["y"].astype(np.int64)
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="extra.cs229-ps1-logistic")
 
     newton = models.create("logistic_regression", penalty=None, solver="newton", tol=1e-12, max_iter=50).fit(X, y)
     theta_newton = _theta(newton)
@@ -74,6 +74,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         2.0,
         order,
         0.3,
+        example="cs229s.newton-quadratic",
     )
     grad = X.T @ (y - expit(X @ theta_newton[1:] + theta_newton[0])) / len(y)
     grad0 = np.mean(y - expit(X @ theta_newton[1:] + theta_newton[0]))

@@ -56,7 +56,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             loo.append(_loo_mse(x, y, tau))
     largest = models.create("lwr", tau=taus[-1]).fit(x, y).predict(grid)
 
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="extra.cs229-lwr")
     rec.add(
         "CS229 notes §1.4 L438-472: w_i -> 1 as tau -> inf, so LWR -> ordinary least squares",
         f"max |LWR(tau={taus[-1]:g}) - OLS| on the grid",

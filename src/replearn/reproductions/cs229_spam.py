@@ -48,7 +48,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     test = read_spam_matrix(data_dir, "cs229_spam_matrix_test.gz")
     sizes = (100, 2144) if quick else tuple(TRAIN_FILES)
     half_email = 0.5 / len(test.labels)
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="extra.cs229-ps2-spam")
     nb_errors, svm_errors, nonfinite = [], [], 0
     top_tokens: list[str] = []
     for n in sizes:
@@ -84,6 +84,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         0.0,
         nonfinite,
         0.0,
+        example="cs229.laplace-unseen-word",
     )
     curves = {
         "test_error_vs_n": {

@@ -51,7 +51,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     faithful = read_csv(data_dir, "old_faithful.csv")
     XF = np.c_[faithful["eruptions"], faithful["waiting"]]
     XF_std = (XF - XF.mean(axis=0)) / XF.std(axis=0)
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="cs229.kmeans")
 
     one = models.create("kmeans", n_clusters=3, init=EX7_INIT, max_iter=1, tol=0.0)
     one = _quiet_fit(one, X7)
@@ -63,6 +63,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
                 float(text),
                 one.cluster_centers_[k, j],
                 half_unit(text),
+                example="extra.coursera-ex7",
             )
 
     runs = {
@@ -109,6 +110,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             0.0,
             _em_step_change(X, *params),
             1e-3,
+            example="cs229.em-gmm",
         )
         rec.add(
             "CS229 notes §11.1 eq. 11.1 (l = sum_i log sum_k phi_k N(x_i; mu_k, Sigma_k)), computed directly "
@@ -117,6 +119,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             0.0,
             float(ll[-1]) - float(np.mean(logsumexp(_log_joint(X, *params), axis=1))),
             1e-9,
+            example="cs229.em-gmm",
         )
         curves[f"gmm_log_likelihood: {name}"] = {"x": list(range(len(ll))), "mean_log_likelihood": ll.tolist()}
         tables["gmm"][name] = {

@@ -116,7 +116,7 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     cheat = np.c_[X_all, 100.0 * y_all]
     cheat_error = float(np.mean(LEARNERS[bias_name]().fit(cheat, y_all).predict(cheat) != y_all))
 
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="ciml.debugging")
     rec.add(
         "CIML §5.9 L1727 ('about 90%'; exact P[Bin(41,0.6) >= 21] = 0.9035); tolerance 0.02",
         "fraction of 41-example training sets on which the majority learner says +1",

@@ -65,7 +65,7 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     mistakes = int(np.sum(sep.mistakes_))
     bound = (radius / GAMMA) ** 2
 
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, example="ciml.perceptron-passes")
     rec.add(
         "CIML §4.5 Thm. 2 (L1149): at most (R/gamma)^2 updates on separable data",
         "perceptron mistakes beyond the bound (R/gamma)^2",

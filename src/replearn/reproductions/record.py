@@ -19,6 +19,10 @@ invariants ("the distortion never increases", "at most (R/gamma)^2 mistakes") ar
 exact quantity whose published value is 0, e.g. ``max(0, largest increase)``, so the formula
 above still applies.
 
+Every record names the worked example it reproduces (``example``: an entry of
+:mod:`.catalogue`, which gives the text, section and lines) and has an ``id`` unique across the
+presets (``<preset>.<nn>``, in the order the preset records them).
+
 ``EXPERIMENTS`` maps a preset name to its ``run(data_dir, *, seed, quick=False)`` function; the
 modules register themselves with :func:`register` when :mod:`replearn.reproductions` is imported.
 """
@@ -48,6 +52,8 @@ class Reproduction:
     published: float
     measured: float
     tolerance: float
+    example: str = ""
+    id: str = ""
     reproduced: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -61,9 +67,17 @@ class Reproduction:
         object.__setattr__(self, "reproduced", bool(ok))
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict of all fields (a non-finite measured value becomes None)."""
+        """A JSON-ready dict of all fields (a non-finite measured value becomes None), with the text and
+        section of the record's catalogue example (empty when the example is not in the catalogue)."""
+        from .catalogue import lookup
+
         measured = self.measured if math.isfinite(self.measured) else None
+        entry = lookup(self.example)
         return {
+            "id": self.id,
+            "example": self.example,
+            "text": entry.text_name if entry else "",
+            "section": entry.section if entry else "",
             "preset": self.preset,
             "source": self.source,
             "quantity": self.quantity,
@@ -125,14 +139,37 @@ def register(name: str) -> Callable[[RunFunction], RunFunction]:
 
 
 class Recorder:
-    """Collects the records of one preset (saves repeating the preset name in every row)."""
+    """Collects the records of one preset (saves repeating the preset name in every row).
 
-    def __init__(self, preset: str) -> None:
+    ``example`` is the catalogue entry of the records added without one; every record gets the id
+    ``<preset>.<nn>`` (1-based, two digits).
+    """
+
+    def __init__(self, preset: str, example: str = "") -> None:
         self.preset = preset
+        self.example = example
         self.records: list[Reproduction] = []
 
-    def add(self, source: str, quantity: str, published: float, measured: float, tolerance: float) -> Reproduction:
-        rec = Reproduction(self.preset, source, quantity, published, measured, tolerance)
+    def add(
+        self,
+        source: str,
+        quantity: str,
+        published: float,
+        measured: float,
+        tolerance: float,
+        *,
+        example: str | None = None,
+    ) -> Reproduction:
+        rec = Reproduction(
+            self.preset,
+            source,
+            quantity,
+            published,
+            measured,
+            tolerance,
+            example=self.example if example is None else example,
+            id=f"{self.preset}.{len(self.records) + 1:02d}",
+        )
         self.records.append(rec)
         return rec
 
