@@ -6,6 +6,9 @@
 * :class:`StructuredPerceptron` (Alg. 40) and :class:`StructuredSVM` (Alg. 41), estimator-like with
   ``fit(X_seqs, Y_seqs)`` / ``predict(X_seqs)`` on lists of (L_i, D) arrays;
 * :func:`make_hmm_sequences` — seeded synthetic HMM data, :func:`hmm_viterbi` its Bayes decoder;
+* sums over sequences (:mod:`.forward_backward`): :func:`forward` (log Z), :func:`backward`,
+  :func:`sequence_marginals` (forward-backward node and edge marginals), :func:`brute_force_marginals`, and for
+  an HMM :func:`hmm_log_likelihood` (log p(x)) and :func:`hmm_posteriors` (p(y_l | x), p(y_{l-1}, y_l | x));
 * imitation learning: :func:`supervised_imitation_train` (Alg. 43), :func:`supervised_imitation_test`
   (Alg. 44), :class:`DAgger` (Alg. 45), :func:`depth_limited_dfs` (Alg. 46), and the tasks
   :class:`SequenceLabelingTask` (§18.5) and :class:`GridNavigation` (§18.4).
@@ -19,6 +22,16 @@ from .data import (
     sample_hmm,
 )
 from .features import check_sequences, joint_features, split_weights
+from .forward_backward import (
+    SequenceMarginals,
+    backward,
+    brute_force_marginals,
+    forward,
+    hmm_log_likelihood,
+    hmm_posteriors,
+    hmm_scores,
+    sequence_marginals,
+)
 from .imitation import (
     DAgger,
     Trajectory,
@@ -50,15 +63,22 @@ __all__ = [
     "GridNavigation",
     "HMMSequences",
     "SequenceLabelingTask",
+    "SequenceMarginals",
     "StructuredPerceptron",
     "StructuredSVM",
     "Trajectory",
+    "backward",
     "brute_force_argmax",
+    "brute_force_marginals",
     "check_sequences",
     "depth_limited_dfs",
     "evaluate_policy",
+    "forward",
     "hamming_best",
     "hamming_loss",
+    "hmm_log_likelihood",
+    "hmm_posteriors",
+    "hmm_scores",
     "hmm_viterbi",
     "joint_features",
     "loss_augmented_viterbi",
@@ -67,6 +87,7 @@ __all__ = [
     "rollout",
     "sample_hmm",
     "sequence_expert",
+    "sequence_marginals",
     "sequence_score",
     "split_weights",
     "structured_hinge_loss",
