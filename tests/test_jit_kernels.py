@@ -34,7 +34,8 @@ RTOL = 1e-12
 KERNELS = [
     perceptron_kernels.binary_pass,
     perceptron_kernels.multiclass_pass,
-    svm_kernels.dual_cd_pass,
+    svm_kernels.dual_cd_solve,
+    svm_kernels.hinge_sums,
     svm_kernels.pegasos_epoch,
     optim_kernels.margin_sgd_epoch,
     optim_kernels.least_squares_sgd_epoch,
@@ -158,8 +159,10 @@ def ref_dual_cd(Xa, y, C, tol, max_iter, rng):
     epoch = 0
     while epoch < max_iter:
         pg_max, pg_min = -np.inf, np.inf
-        perm = rng.permutation(active)
-        index[:active] = [index[p] for p in perm]
+        draws = rng.integers(0, 2**32, active, dtype=np.uint32)  # Fisher-Yates, as dual_cd_solve
+        for t in range(active - 1, 0, -1):
+            r = (int(draws[t]) * (t + 1)) >> 32
+            index[t], index[r] = index[r], index[t]
         s = 0
         while s < active:
             i = index[s]

@@ -16,55 +16,120 @@ from ..._jit import jit
 
 
 @jit
-def dual_cd_pass(Xa, y, Qd, alpha, w, index, active, C, pg_max_old, pg_min_old):
-    """One epoch of LIBLINEAR's dual coordinate descent with shrinking (Hsieh et al. 2008, Alg. 3).
+def dual_cd_solve(Xa, y, Qd, alpha, w, index, istate, fstate, C, tol, max_iter, rng, hist):
+    """Epochs of LIBLINEAR's dual coordinate descent with shrinking (Hsieh et al. 2008, Alg. 3), in place.
 
-    Visits ``index[:active]`` in order; for each ``i``: ``G = y_i w.x_i - 1``; an example at a bound
-    whose gradient points outside by more than last epoch's extreme projected gradient is shrunk
-    (swapped behind ``active``); otherwise ``a_i := clip(a_i - G / Q_ii, 0, C)`` and
-    ``w += (a_i^new - a_i) y_i x_i``. Returns ``(active, max PG, min PG)`` of the epoch.
+    Each epoch shuffles the active examples ``index[:active]`` (Fisher-Yates with ``active`` 32-bit draws
+    ``u`` from ``rng``: position t, from the last down to 1, swaps with floor(u_t (t + 1) / 2^32); numba's
+    ``rng.shuffle`` took ~90 ns per element, more than the coordinate step) and visits them in order; for
+    each ``i``:
+    ``G = y_i w.x_i - 1``; an example at a bound whose gradient points outside by more than last epoch's
+    extreme projected gradient is shrunk (swapped behind ``active``); otherwise
+    ``a_i := clip(a_i - G / Q_ii, 0, C)`` and ``w += (a_i^new - a_i) y_i x_i``. After the epoch, ``w`` is
+    copied into the next row of ``hist`` (the caller turns the rows into primal objectives). Stopping
+    rule (LIBLINEAR's): the spread max PG - min PG of the epoch is at most ``tol`` with every example
+    active; when it is reached on a shrunk set, all examples are made active again and checked once more.
+
+    ``istate``: epoch, active, number of examples with Q_ii > 0, converged flag, rows of ``hist`` used;
+    ``fstate``: last epoch's max PG and min PG (the shrinking thresholds). Returns 0 when done (converged,
+    ``max_iter`` epochs, or ``w`` not finite: flag -1), 1 when ``hist`` is full (the caller empties it and
+    calls again).
     """
     P = Xa.shape[1]
-    pg_max = -np.inf
-    pg_min = np.inf
-    s = 0
-    while s < active:
-        i = index[s]
-        yi = y[i]
-        ai = alpha[i]
-        acc = 0.0
-        for j in range(P):
-            acc += Xa[i, j] * w[j]
-        G = yi * acc - 1.0
-        PG = 0.0
-        if ai == 0.0:
-            if G > pg_max_old:  # shrink: stays at 0 (KKT satisfied with room to spare)
-                active -= 1
-                index[s], index[active] = index[active], index[s]
-                continue
-            if G < 0.0:
-                PG = G
-        elif ai == C:
-            if G < pg_min_old:  # shrink: stays at C
-                active -= 1
-                index[s], index[active] = index[active], index[s]
-                continue
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        if PG > pg_max:
-            pg_max = PG
-        if PG < pg_min:
-            pg_min = PG
-        if abs(PG) > 1e-12:
-            new = min(max(ai - G / Qd[i], 0.0), C)
-            alpha[i] = new
-            step = (new - ai) * yi
+    epoch = istate[0]
+    active = istate[1]
+    full = istate[2]
+    used = istate[4]
+    pg_max_old = fstate[0]
+    pg_min_old = fstate[1]
+    status = 0
+    while epoch < max_iter:
+        if used == hist.shape[0]:
+            status = 1
+            break
+        # Fisher-Yates shuffle of the active set: position t swaps with floor(u_t (t + 1) / 2^32)
+        draws = rng.integers(0, 2**32, active, dtype=np.uint32)
+        for t in range(active - 1, 0, -1):
+            r = (np.int64(draws[t]) * (t + 1)) >> 32
+            index[t], index[r] = index[r], index[t]
+        pg_max = -np.inf
+        pg_min = np.inf
+        s = 0
+        while s < active:
+            i = index[s]
+            yi = y[i]
+            ai = alpha[i]
+            acc = 0.0
             for j in range(P):
-                w[j] += step * Xa[i, j]
-        s += 1
-    return active, pg_max, pg_min
+                acc += Xa[i, j] * w[j]
+            G = yi * acc - 1.0
+            PG = 0.0
+            if ai == 0.0:
+                if G > pg_max_old:  # shrink: stays at 0 (KKT satisfied with room to spare)
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                if G < 0.0:
+                    PG = G
+            elif ai == C:
+                if G < pg_min_old:  # shrink: stays at C
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                if G > 0.0:
+                    PG = G
+            else:
+                PG = G
+            if PG > pg_max:
+                pg_max = PG
+            if PG < pg_min:
+                pg_min = PG
+            if abs(PG) > 1e-12:
+                new = min(max(ai - G / Qd[i], 0.0), C)
+                alpha[i] = new
+                step = (new - ai) * yi
+                for j in range(P):
+                    w[j] += step * Xa[i, j]
+            s += 1
+        epoch += 1
+        norm = 0.0
+        for j in range(P):
+            hist[used, j] = w[j]
+            norm += w[j] * w[j]
+        used += 1
+        if not np.isfinite(norm):
+            istate[3] = -1
+            break
+        if pg_max - pg_min <= tol:
+            if active == full:
+                istate[3] = 1
+                break
+            active = full  # check the shrunk examples once more
+            pg_max_old = np.inf
+            pg_min_old = -np.inf
+            continue
+        pg_max_old = pg_max if pg_max > 0 else np.inf
+        pg_min_old = pg_min if pg_min < 0 else -np.inf
+    istate[0] = epoch
+    istate[1] = active
+    istate[4] = used
+    fstate[0] = pg_max_old
+    fstate[1] = pg_min_old
+    return status
+
+
+@jit
+def hinge_sums(M, y):
+    """sum_i max(0, 1 - y_i M_ik) for every column k of ``M`` (n, K): the hinge part of the primal."""
+    n, K = M.shape
+    out = np.zeros(K)
+    for i in range(n):
+        yi = y[i]
+        for k in range(K):
+            h = 1.0 - yi * M[i, k]
+            if h > 0.0:
+                out[k] += h
+    return out
 
 
 @jit

@@ -14,7 +14,7 @@ from ...validation import (
     check_random_state,
     check_X_y,
 )
-from ._kernels import dual_cd_pass, pegasos_epoch
+from ._kernels import dual_cd_solve, hinge_sums, pegasos_epoch
 
 _SOLVERS = ("dual_cd", "pegasos")
 
@@ -147,11 +147,15 @@ def _dual_cd(Xa, Y, C, est, rng):
     return W, history, epochs, all_converged
 
 
+_HIST_ROWS = 128  # epochs of w kept before their primal objectives are computed (one GEMM per block)
+
+
 def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
     """LIBLINEAR's dual coordinate descent for the L1-loss SVM, with shrinking (Hsieh et al. 2008, Alg. 3).
 
-    The epoch loop is :func:`._kernels.dual_cd_pass` (compiled); the permutation of the active set and
-    the stopping rule are here.
+    The epochs, their permutations (drawn from ``rng``) and the stopping rule run in the compiled
+    :func:`._kernels.dual_cd_solve`; it stores ``w`` after every epoch, and the primal objectives of a
+    block of epochs are computed here at once (one matrix product ``Xa @ W_block^T``) for ``loss_history_``.
     """
     n = Xa.shape[0]
     Xa = np.ascontiguousarray(Xa, dtype=np.float64)
@@ -160,28 +164,20 @@ def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
     alpha = np.zeros(n)
     Qd = np.einsum("ij,ij->i", Xa, Xa)
     index = np.flatnonzero(Qd > 0.0).astype(np.int64)  # an all-zero example never changes w
-    full = active = index.size
-    pg_max_old, pg_min_old = np.inf, -np.inf
+    # epoch, active, full, converged flag (1; -1: w not finite), rows of hist used
+    istate = np.array([0, index.size, index.size, 0, 0], dtype=np.int64)
+    fstate = np.array([np.inf, -np.inf])  # last epoch's max / min projected gradient
+    hist = np.empty((min(_HIST_ROWS, max_iter), Xa.shape[1]))
     history = []
-    converged = False
-    epoch = 0
-    while epoch < max_iter:
-        index[:active] = index[:active][rng.permutation(active)]
-        active, pg_max, pg_min = dual_cd_pass(Xa, y, Qd, alpha, w, index, active, C, pg_max_old, pg_min_old)
-        epoch += 1
-        history.append(primal_objective(Xa, y[:, None], w[:, None], C))
-        if not np.isfinite(history[-1]):
+    while True:
+        status = dual_cd_solve(Xa, y, Qd, alpha, w, index, istate, fstate, C, tol, max_iter, rng, hist)
+        block = hist[: istate[4]]
+        if block.shape[0]:
+            history.extend(0.5 * np.einsum("ij,ij->i", block, block) + C * hinge_sums(Xa @ block.T, y))
+        istate[4] = 0
+        if status == 0:
             break
-        if pg_max - pg_min <= tol:
-            if active == full:
-                converged = True
-                break
-            active = full  # check the shrunk examples once more
-            pg_max_old, pg_min_old = np.inf, -np.inf
-            continue
-        pg_max_old = pg_max if pg_max > 0 else np.inf
-        pg_min_old = pg_min if pg_min < 0 else -np.inf
-    return w, history, epoch, converged
+    return w, history, int(istate[0]), bool(istate[3] == 1)
 
 
 def _pegasos(Xa, Y, C, est, rng):
