@@ -48,11 +48,15 @@ def _copy_project(dest: Path) -> None:
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
 
 
+#: the cost report: wall-clock seconds, which change from run to run (kept out of DVC's hashes by .dvcignore)
+WALL_CLOCK = {"reports/cost.html", "reports/cost.md", "reports/cost_pareto.png"}
+
+
 def _digests(root: Path) -> dict[str, str]:
     out = {}
     for base in ("data/prepared", "data/sealed", "data/features", "models", "results", "metrics", "plots", "reports"):
         for p in sorted((root / base).rglob("*")):
-            if p.is_file():
+            if p.is_file() and str(p.relative_to(root)) not in WALL_CLOCK:
                 out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 

@@ -44,7 +44,8 @@ class ModelSpec:
     params: dict
 
 
-def _progress_enabled(progress) -> bool:
+def progress_enabled(progress) -> bool:
+    """Whether to show a progress bar: ``progress`` "auto" means on a terminal (stderr) and not in CI (``CI`` set)."""
     if progress == "auto":
         return sys.stderr.isatty() and not os.environ.get("CI")
     return bool(progress)
@@ -299,7 +300,7 @@ def cross_validate(
         total=len(splits),
         desc=description,
         unit="split",
-        disable=not _progress_enabled(progress),
+        disable=not progress_enabled(progress),
         leave=False,
     ):
         results.append(r)

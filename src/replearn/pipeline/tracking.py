@@ -465,9 +465,8 @@ def log_pipeline_run(
                 )
                 current.append(child.info.run_id)
                 _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results)
-                if res.get("family"):
-                    _log_family_timing(client, child.info.run_id, Path(project_root), d, key)
-                else:
+                _log_timing(client, child.info.run_id, Path(project_root), d, key)
+                if not res.get("family"):
                     _log_dataset_and_model(
                         client, child.info.run_id, exp_id, Path(project_root), d, key, child_params(d, key, m, res)
                     )
@@ -564,6 +563,8 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> 
                 mean = _mean([v for v, p in zip(values, at) if p == point])
                 if mean is not None:
                     metrics.append(Metric(f"sweep.{metric}.mean", mean, now, j))
+    if not res.get("family"):  # fits that failed under cv.on_error: record (their scores are left out above)
+        metrics.append(Metric("cv.failed_fits", float(len(m.get("failures") or [])), now, 0))
     for part, vals in train_metrics.get(d, {}).get(key, {}).items():
         metrics.extend(Metric(f"{part}.{k}", float(v), now, 0) for k, v in vals.items() if v is not None)
     # learning curves of the final fit (training/validation loss per epoch, EM log-likelihood, ...)
@@ -593,10 +594,11 @@ def _family_tags(res: dict, m: dict) -> dict[str, str]:
     }
 
 
-def _log_family_timing(client, run_id: str, root: Path, d: str, key: str) -> None:
-    """Wall-clock seconds of a family unit per replicate (``time.<label>`` steps and mean), MLflow only.
+def _log_timing(client, run_id: str, root: Path, d: str, key: str) -> None:
+    """Wall-clock seconds per replicate, MLflow only: ``time.<label>`` steps, their mean and median.
 
-    The crossval stage leaves them in ``results/timing/<dataset>.json``, which is no DVC output and no
+    For a model, ``time.fit_seconds`` and ``time.predict_seconds`` (a failed fit has none); for a family's unit
+    its own labels. The crossval stage leaves them in ``timing/<dataset>.json``, which is no DVC output and no
     record (outputs stay byte-identical on rerun); a missing file (crossval not rerun here) logs nothing.
     """
     from mlflow.entities import Metric
@@ -614,9 +616,13 @@ def _log_family_timing(client, run_id: str, root: Path, d: str, key: str) -> Non
     metrics: list = []
     for label, values in sorted(per_key.items()):
         name = "time." + "".join(c if c.isalnum() or c in "_-." else "_" for c in label)
-        metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values))
-        if values:
-            metrics.append(Metric(f"{name}.mean", float(sum(values) / len(values)), now, 0))
+        metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
+        done = sorted(float(v) for v in values if v is not None)
+        if done:
+            metrics.append(Metric(f"{name}.mean", sum(done) / len(done), now, 0))
+            mid = len(done) // 2
+            median = done[mid] if len(done) % 2 else (done[mid - 1] + done[mid]) / 2
+            metrics.append(Metric(f"{name}.median", median, now, 0))
     _log_batch(client, run_id, {}, metrics)
 
 

@@ -26,7 +26,9 @@ from . import family_figures as _family_figures
 from . import fewruns as _fewruns
 from . import figures as _figures
 from . import plots as _plots
-from .document import _Cell, _Document, _Fmt, _Heading, _Image, _List, _Paragraph, _Table
+from .cost import LINK_TEXT as COST_LINK_TEXT
+from .document import _Cell, _Document, _Fmt, _Heading, _Image, _LinkParagraph, _List, _Paragraph, _Table
+from .failures import across_failure_note, failures_section
 from .html import _render_html
 from .markdown import _render_markdown
 from .sections import (
@@ -158,6 +160,8 @@ def build_report(
             "(../docs/statistics.md#calibration)."
         )
     )
+    doc.add(_LinkParagraph(COST_LINK_TEXT, (("cost.html", "cost.html"), ("cost.md", "cost.md"))))
+    failures_section(doc, crossval, order)  # every failed fit (cv.on_error: record); nothing when none failed
     _header(doc, experiment, crossval)
     if reproduction and reproduction.get("preset"):
         repro_images = []
@@ -321,6 +325,9 @@ def build_report(
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
     _across_section(doc, across, significance, crossval, f, cd_image, scores_table=not compact)
     _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
+    note = across_failure_note(across, significance.get("across_pairs"))
+    if note:
+        doc.add(_Paragraph(note))
     if compact:
         models, means, metric, higher = _benchmark.mean_table(crossval, order)
         ranks = _benchmark.rank_rows(means, higher, significance.get("round_before_ranking"))

@@ -30,6 +30,14 @@ class _Paragraph:
 
 
 @dataclass(frozen=True)
+class _LinkParagraph:
+    """A paragraph followed by links: ``links`` = ((label, relative href), ...)."""
+
+    text: str
+    links: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class _List:
     items: tuple[str, ...]
 

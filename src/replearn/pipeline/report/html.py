@@ -7,7 +7,7 @@ import html
 import re
 from collections.abc import Mapping
 
-from .document import _Document, _Heading, _Image, _List, _Paragraph, _Table
+from .document import _Document, _Heading, _Image, _LinkParagraph, _List, _Paragraph, _Table
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222; margin: 2em auto;
@@ -44,6 +44,9 @@ def _render_html(doc: _Document, images: Mapping[str, bytes]) -> str:
             out.append(f"<h{b.level}>{e(b.text)}</h{b.level}>")
         elif isinstance(b, _Paragraph):
             out.append(f"<p>{e(b.text)}</p>")
+        elif isinstance(b, _LinkParagraph):
+            links = " · ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in b.links)
+            out.append(f"<p>{e(b.text)} {links}</p>")
         elif isinstance(b, _List):
             out.append("<ul>")
             out.extend(f"<li>{e(item)}</li>" for item in b.items)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .document import _Document, _Heading, _Image, _List, _Paragraph, _Table
+from .document import _Document, _Heading, _Image, _LinkParagraph, _List, _Paragraph, _Table
 from .html import _NUMERIC
 
 _MD_SPECIAL = re.compile(r"([\\`*|]|<(?=[A-Za-z/!?])|^[#>]|!(?=\[)|\](?=[(\[]))")
@@ -25,6 +25,8 @@ def _render_markdown(doc: _Document) -> str:
             out += ["#" * b.level + " " + _md(b.text), ""]
         elif isinstance(b, _Paragraph):
             out += [_md(b.text), ""]
+        elif isinstance(b, _LinkParagraph):
+            out += [_md(b.text) + " " + " · ".join(f"[{_md(label)}]({href})" for label, href in b.links), ""]
         elif isinstance(b, _List):
             out += [f"- {_md(item)}" for item in b.items] + [""]
         elif isinstance(b, _Table):

@@ -20,6 +20,7 @@ from .document import (
     _Paragraph,
     _Table,
 )
+from .failures import dataset_failure_note
 from .summary import scope
 
 
@@ -252,7 +253,14 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     if not n_splits and models:
         first = cv["models"][models[0]].get("scores", {})
         n_splits = max((len(v) for v in first.values()), default=0)
-    stats = {m: [_mean_std(cv["models"][m].get("scores", {}).get(metric, [])) for metric in metrics] for m in models}
+    failed = {m: len(cv["models"][m].get("failures") or []) for m in models}  # cv.on_error: record
+    stats = {
+        m: [
+            _mean_std([v for v in cv["models"][m].get("scores", {}).get(metric, []) if v is not None or not failed[m]])
+            for metric in metrics
+        ]
+        for m in models
+    }
     bold = {}
     for j, metric in enumerate(metrics):
         mask = _best_mask([stats[m][j][0] for m in models], greater.get(metric))
@@ -269,7 +277,8 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
         (_Cell(m),)
         + tuple(
             _Cell(
-                _DASH if math.isnan(stats[m][j][0]) else f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}",
+                (_DASH if math.isnan(stats[m][j][0]) else f"{f.num(stats[m][j][0])} ± {f.num(stats[m][j][1])}")
+                + (f" ({failed[m]} failed)" if failed[m] else ""),
                 bold[(m, j)],
             )
             for j in range(len(metrics))
@@ -294,6 +303,11 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
             f"{describe_scheme(cv.get('scheme'), n_splits)}. "
             f"Cells show mean ± sample standard deviation over the {'seeds' if cv.get('family') else 'splits'}; "
             "↑ higher is better, ↓ lower is better; the best mean per metric is in bold."
+            + (
+                " With failed fits (listed under Failures), over the replicates whose fit succeeded."
+                if any(failed.values())
+                else ""
+            )
         )
     )
     doc.add(_Table(tuple(headers), rows))
@@ -398,6 +412,9 @@ def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: M
             tuple(rows),
         )
     )
+    note = dataset_failure_note(entry)
+    if note:
+        doc.add(_Paragraph(note))
 
 
 def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None:
