@@ -165,3 +165,65 @@ def test_yes_no_columns_read_as_zero_one(tmp_path):
     path.write_text("rating,easy,ai\n2,True,False\n-1,false,TRUE\n0,True,True\n")
     ds = read_table(path, "rating", "classification", name="t")
     assert ds.X.tolist() == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+
+
+# -- large inputs: refused before they are read, naming the size, the limit and the setting that raises it --------
+def _file_spec(path: str, **limits) -> dict:
+    return {"source": "file", "path": path, "target": "y", "task": "classification", **limits}
+
+
+def test_a_file_above_its_size_limit_is_refused_before_it_is_read(tmp_path):
+    # past the header the file is binary: a reader would fail on it, so the limit is checked before any reading
+    (tmp_path / "big.csv").write_bytes(b"a,y\n" + b"\x00" * 2996)
+    with pytest.raises(
+        DataValidationError,
+        match=r"^dataset\.big: big\.csv is 0\.003 MB, above the limit of 0\.001 MB; to read it anyway, raise "
+        r"dataset\.big\.max_megabytes \(override \+\+dataset\.big\.max_megabytes=1\)",
+    ):
+        load_dataset("big", _file_spec("big.csv", max_megabytes=0.001), seed=0, root=tmp_path)
+    with pytest.raises(DataValidationError, match="NUL byte"):  # raised, it lets the file through to the reader
+        load_dataset("big", _file_spec("big.csv", max_megabytes=1), seed=0, root=tmp_path)
+
+
+def test_a_file_with_too_many_columns_is_refused_from_its_header(tmp_path, monkeypatch):
+    from replearn.pipeline import config
+
+    header = ",".join(f"f{j}" for j in range(12)) + ",y\n"
+    (tmp_path / "wide.csv").write_text(header + "not,even,csv\n")
+    message = (
+        r"dataset\.wide: wide\.csv has 12 feature columns, above the limit of 10; to read it anyway, raise "
+        r"dataset\.wide\.max_columns \(override \+\+dataset\.wide\.max_columns=12\)"
+    )
+    with pytest.raises(DataValidationError, match=message):
+        load_dataset("wide", _file_spec("wide.csv", max_columns=10), seed=0, root=tmp_path)
+    monkeypatch.setattr(config, "MAX_FILE_COLUMNS", 10)  # the default, declared once in the config module
+    with pytest.raises(DataValidationError, match=message):
+        load_dataset("wide", _file_spec("wide.csv"), seed=0, root=tmp_path)
+    with pytest.raises(DataValidationError, match=r"line 2 has 3 field\(s\), the header has 13"):
+        load_dataset("wide", _file_spec("wide.csv", max_columns=12), seed=0, root=tmp_path)
+
+
+def test_a_parquet_file_with_too_many_columns_is_refused_from_its_schema(tmp_path):
+    import pandas as pd
+
+    pd.DataFrame({**{f"f{j}": [0.0, 1.0] for j in range(6)}, "y": ["a", "b"]}).to_parquet(tmp_path / "w.parquet")
+    with pytest.raises(DataValidationError, match=r"w\.parquet has 6 feature columns, above the limit of 5"):
+        load_dataset("w", _file_spec("w.parquet", max_columns=5), seed=0, root=tmp_path)
+
+
+def test_the_config_check_refuses_a_large_file_up_front(tmp_path):
+    """The validate stage (and every stage's first step) refuses it: no stage gets to read the file."""
+    from replearn.exceptions import ConfigError
+    from replearn.pipeline import config
+
+    (tmp_path / "big.csv").write_text("a,b,y\n" + "1,2,x\n3,4,z\n" * 100)
+    params = config.load_params(ROOT / "params.yaml")
+    params["dataset"] = {"big": _file_spec("big.csv", max_megabytes=0.0005)}
+    with pytest.raises(ConfigError, match=r"dataset\.big: big\.csv is 0\.0012 MB, above the limit of 0\.0005 MB"):
+        config.validate(params, root=tmp_path)
+    params["dataset"]["big"]["max_megabytes"] = 0.01
+    params["dataset"]["big"]["max_columns"] = 1
+    with pytest.raises(ConfigError, match=r"dataset\.big: big\.csv has 2 feature columns, above the limit of 1;"):
+        config.validate(params, root=tmp_path)
+    params["dataset"]["big"]["max_columns"] = 2
+    assert config.validate(params, root=tmp_path) is params

