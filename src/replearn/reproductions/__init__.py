@@ -28,6 +28,7 @@ from __future__ import annotations
 from . import (  # noqa: F401  (importing a module registers its preset)
     bias_variance,
     ciml_course_ratings,
+    ciml_examples,
     cs229_control,
     cs229_examples,
     cs229_figures,

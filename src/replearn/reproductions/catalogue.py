@@ -393,7 +393,8 @@ CATALOGUE: tuple[Example, ...] = (
         "L641-654",
         "example",
         "Euclidean distances",
-        "d(<2,3>, <6,1>) = sqrt(18) = 4.24; sqrt(0.6^2 + 0.6^2 + 0.3^2) = 0.9.",
+        "d(<2,3>, <6,1>) is printed sqrt(18) = 4.24 (an arithmetic slip: 16 + 4 = 20, so sqrt(20) = 4.47); "
+        "Fig. 3.2: sqrt(0.6^2 + 0.6^2 + 0.3^2) = 0.9.",
     ),
     _e(
         "ciml.spheres-in-a-cube",
