@@ -77,6 +77,8 @@ GRID = {
     "voting": ("weights", [None, [2.0, 1.0, 1.0]]),
     "gda": ("covariance", ["shared", "per_class"]),
     "gaussian_naive_bayes": ("var_smoothing", [1e-9, 1e-8]),
+    "mae_regression": ("learning_rate", [0.05, 0.1]),
+    "bayesian_linear_regression": ("prior_variance", [0.5, 1.0]),
 }
 FALLBACK = [
     ("alpha", [0.5, 1.0]),

@@ -1,7 +1,8 @@
 """Linear models (CS229 notes ch. 1-3 and 9, CIML ch. 7 and 14, EPFL regression/classification).
 
 Least squares and its solvers, locally weighted regression, ridge, the lasso, logistic and softmax
-regression, GLMs over exponential families, and CIML's loss + regularizer linear classifier.
+regression, GLMs over exponential families, CIML's loss + regularizer linear classifier, least absolute
+deviations by subgradient descent (EPFL's MAE) and Bayesian linear regression (CS229 §9.4).
 """
 
 # registry name -> (module in this package, class)
@@ -14,4 +15,6 @@ REGISTRY = {
     "softmax_regression": ("softmax", "SoftmaxRegression"),
     "glm": ("glm", "GeneralizedLinearModel"),
     "linear_classifier": ("linear_classifier", "LinearClassifier"),
+    "mae_regression": ("mae", "MAERegression"),  # least absolute deviations by subgradient descent (EPFL)
+    "bayesian_linear_regression": ("bayesian", "BayesianLinearRegression"),  # CS229 §9.4 posterior, predictive
 }
