@@ -421,12 +421,17 @@ def _rope(cfg: dict, scores: np.ndarray) -> float:
     return float(cfg["rope"])
 
 
+def _final_fits(train_results: records.TrainResult) -> dict[str, records.TrainedModel]:
+    """The models whose final fit succeeded (a failed one has no test-set predictions to compare)."""
+    return {k: m for k, m in train_results.models.items() if m.failure is None}
+
+
 def compare_test_set(train_results: records.TrainResult, cfg: dict) -> list[dict]:
     """McNemar's test for every pair of models on the sealed test part (classification only)."""
     cfg = settings(cfg)
     if train_results.task != "classification" or cfg["test_set_test"] == "none":
         return []
-    models = train_results.models
+    models = _final_fits(train_results)
     rows = []
     for a, b in itertools.combinations(sorted(models), 2):
         ca = np.asarray(models[a].correct, dtype=bool)
@@ -478,7 +483,7 @@ def compare_test_set_metric(train_results: records.TrainResult, metric: str, cfg
             "reason": f"{metric} needs probabilities, which the train stage does not keep",
             "rows": [],
         }
-    models = train_results.models
+    models = _final_fits(train_results)
     if any(m.pred is None for m in models.values()):
         return {"ran": False, "reason": "the train results hold no test-set predictions", "rows": []}
     y = np.asarray(train_results.y_true)
@@ -845,6 +850,7 @@ def compare(
         records_d = swept.get(d) or crossval[d]
         entry["failed_fits"] = {k: len(m.failures) for k, m in sorted(records_d.models.items()) if m.failures}
         entry["no_successful_fit"] = sorted(set(crossval[d].models) - set(testable_models(crossval[d])))
+        entry["failed_final_fit"] = sorted(k for k, m in train_results[d].models.items() if m.failure is not None)
         if d in sweeps:
             entry["sweep"] = sweeps[d]
         entry["test_set_metric"] = compare_test_set_metric(train_results[d], crossval[d].primary_metric, cfg, seed=seed)

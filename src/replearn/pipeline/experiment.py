@@ -7,11 +7,13 @@ deterministic function of ``params.yaml`` and the files the previous stages wrot
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from .. import models as registry
+from ..evaluation import budget
 from ..evaluation.budget import FitFailedError
 from ..evaluation.crossval import ModelSpec, align_proba, cross_validate, fit_recording_convergence, n_iter_of
 from ..evaluation.metrics import METRICS, score_predictions
@@ -19,7 +21,7 @@ from ..evaluation.splits import Split, make_splits, train_test_split_indices
 from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
-from ..persistence import save_model
+from ..persistence import load_model, save_model
 from . import families, paths, records
 from .data import Dataset, check_class_counts, load_meta, load_part, write_json
 from .designs import (
@@ -137,45 +139,51 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
     metric_names, _ = task_metrics(params, task)
     classes = np.arange(len(meta["classes"])) if meta["classes"] else None
     metrics, preds, fitted = {}, {}, {}
+    policy = failure_policy(params)
     for spec in specs:
         hp = dict(spec.params)
         if "random_state" in registry.hyperparameters(spec.name) and hp.get("random_state") is None:
             hp["random_state"] = derive_seed(params["seed"], "model", name, spec.key, "final")
-        unsupervised = task in UNSUPERVISED
-        model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, None if unsupervised else y)
-        save_model(
-            model,
-            paths.inside(root, paths.MODELS / name / spec.key, what="model file"),
-            registry_name=spec.name,
-            extra={"dataset": name, "key": spec.key},
-        )
-        if unsupervised:
-            metrics[spec.key] = {  # labels, when the dataset has them, only for the adjusted Rand index
-                part: _none_free(
-                    score_unsupervised(
-                        model, metric_names, A, b if classes is not None else None, train_mean=X.mean(axis=0)
-                    )
+        stem = paths.inside(root, paths.MODELS / name / spec.key, what="model file")
+        args = (spec, hp, X, y, Xt, yt, metric_names, task, classes, meta, stem, name)
+        try:
+            if policy["max_fit_seconds"] is None:
+                metrics[spec.key], preds[spec.key], fitted[spec.key] = _train_one(*args)
+            else:  # fitted, scored and saved in a child process killed at the deadline (evaluation.budget)
+                metrics[spec.key], preds[spec.key] = budget.call_with_deadline(
+                    partial(_train_one, *args, keep_model=False), policy["max_fit_seconds"]
                 )
-                for part, A, b in (("train", X, y), ("test", Xt, yt))
+        except Exception as exc:
+            if budget.is_config_error(exc):
+                raise
+            reason, message = budget.reason_of(exc), budget.one_line(exc)
+            if policy["on_error"] == "raise":
+                raise budget.FitFailedError(
+                    f"dataset {name!r}, model {spec.key!r} ({spec.name}), final fit on the whole training part: "
+                    f"{reason}: {message} (cv.on_error: record records failed fits and goes on)",
+                    reason,
+                    budget.causes_of(exc),
+                    spec.key,
+                    0,
+                    message,
+                ) from exc
+            for suffix in (".npz", ".json"):  # no model file of an earlier run is left to look like this one's
+                stem.with_suffix(suffix).unlink(missing_ok=True)
+            preds[spec.key] = {
+                "converged": False,
+                "n_iter": None,
+                "failure": records.FitFailure(0, reason, message),
             }
-        else:
-            metrics[spec.key] = {
-                part: _score(model, A, b, metric_names, task, classes)
-                for part, A, b in (("train", X, y), ("test", Xt, yt))
-            }
-        entry = {"converged": converged, "n_iter": n_iter_of(model)}
-        if task != "decomposition":
-            pred = model.predict(Xt)
-            entry["pred"] = pred.tolist()
-            if task == "classification":
-                entry["correct"] = (pred == yt).astype(int).tolist()
-        entry["figures"] = figure_data(model, task, X, y if classes is not None else None, meta)
-        preds[spec.key] = entry
-        fitted[spec.key] = model
     regions = None
     if task == "classification" and len(meta["feature_names"]) == 2:
         X_raw, y_raw = load_part(root / paths.PREPARED / name / "train.npz")
         fmap = FeaturePipeline.load(root / paths.FEATURES / name / "featurizer")
+        if policy["max_fit_seconds"] is not None:  # fitted in child processes: read back from their files
+            fitted = {
+                k: load_model(paths.inside(root, paths.MODELS / name / k, what="model file"))
+                for k in preds
+                if "failure" not in preds[k]
+            }
         regions = decision_regions(fitted, fmap, X_raw, y_raw, meta["feature_names"])
     result = records.TrainResult(
         dataset=name,
@@ -185,6 +193,35 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
         decision_regions=regions,
     )
     return metrics, result
+
+
+def _train_one(spec, hp, X, y, Xt, yt, metric_names, task, classes, meta, stem, name, keep_model=True):
+    """One model of the train stage: fitted on the whole training part, saved, scored on both parts. Returns
+    ``(metrics, record entry[, model])`` -- the first two plain JSON, so that a budgeted child can send them."""
+    unsupervised = task in UNSUPERVISED
+    model, converged = fit_recording_convergence(registry.create(spec.name, **hp), X, None if unsupervised else y)
+    save_model(model, stem, registry_name=spec.name, extra={"dataset": name, "key": spec.key})
+    if unsupervised:
+        metrics = {  # labels, when the dataset has them, only for the adjusted Rand index
+            part: _none_free(
+                score_unsupervised(
+                    model, metric_names, A, b if classes is not None else None, train_mean=X.mean(axis=0)
+                )
+            )
+            for part, A, b in (("train", X, y), ("test", Xt, yt))
+        }
+    else:
+        metrics = {
+            part: _score(model, A, b, metric_names, task, classes) for part, A, b in (("train", X, y), ("test", Xt, yt))
+        }
+    entry = {"converged": converged, "n_iter": n_iter_of(model)}
+    if task != "decomposition":
+        pred = model.predict(Xt)
+        entry["pred"] = pred.tolist()
+        if task == "classification":
+            entry["correct"] = (pred == yt).astype(int).tolist()
+    entry["figures"] = figure_data(model, task, X, y if classes is not None else None, meta)
+    return (metrics, entry, model) if keep_model else (metrics, entry)
 
 
 def _none_free(scores: dict) -> dict:

@@ -27,7 +27,8 @@ Version 5 records failed fits (``cv.on_error: record``): ``ModelEvaluation.failu
 a :class:`FitFailure` (reason ``error``, ``diverged`` or ``timeout``, and the message) and leaves that replicate's
 scores, ``n_iter``, ``converged`` and ``correct`` None; ``EvaluationResult.variance_failures`` lists the failed
 half-sampling fits per model (any of them: no ``variance``, the dataset is compared without the data-sampling
-term). Wall-clock time is never part of a record (fit and predict seconds go to ``timing/``, MLflow and the cost
+term); ``TrainedModel.failure`` is the train stage's final fit that failed (no predictions, no model file).
+Wall-clock time is never part of a record (fit and predict seconds go to ``timing/``, MLflow and the cost
 report).
 
 Every file carries ``schema_version``; reading a file of another version, or one missing a field,
@@ -157,6 +158,7 @@ class TrainedModel:
     figures: dict = field(default_factory=dict)
     pred: list | None = None
     correct: list[int] | None = None
+    failure: FitFailure | None = None  # version 5: the final fit failed (cv.on_error: record); no pred, no model file
 
 
 @dataclass(frozen=True)

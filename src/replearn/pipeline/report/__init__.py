@@ -161,7 +161,7 @@ def build_report(
         )
     )
     doc.add(_LinkParagraph(COST_LINK_TEXT, (("cost.html", "cost.html"), ("cost.md", "cost.md"))))
-    failures_section(doc, crossval, order)  # every failed fit (cv.on_error: record); nothing when none failed
+    failures_section(doc, crossval, order, train_results)  # every failed fit (cv.on_error: record); else nothing
     _header(doc, experiment, crossval)
     if reproduction and reproduction.get("preset"):
         repro_images = []

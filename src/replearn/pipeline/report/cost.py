@@ -54,10 +54,10 @@ def _seconds(x: float | None) -> str:
     if x is None or not math.isfinite(x):
         return _DASH
     if x >= 100:
-        return f"{x:.0f}"
+        return f"{x:.0f} s"
     if x >= 1:
-        return f"{x:.2f}"
-    return f"{x * 1000:.1f} ms" if x < 0.1 else f"{x:.3f}"
+        return f"{x:.2f} s"
+    return f"{x * 1000:.1f} ms"
 
 
 def cost_rows(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> list[dict]:

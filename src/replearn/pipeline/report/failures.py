@@ -27,31 +27,38 @@ def _ranges(indices: Sequence[int]) -> str:
     return ", ".join(out)
 
 
-def failure_rows(crossval: Mapping, order: Sequence[str]) -> list[dict]:
+def failure_rows(crossval: Mapping, order: Sequence[str], train_results: Mapping | None = None) -> list[dict]:
     """Every failed fit, grouped by (dataset, model, kind of fit, reason, message): ``{"dataset", "model",
-    "fits" ("cross-validation" or "half-sampling"), "replicates" (indices), "reason", "message"}``, in the
-    configured dataset order and sorted model order."""
+    "fits" ("cross-validation", "half-sampling" or "final fit"), "replicates" (indices), "reason", "message"}``,
+    in the configured dataset order and sorted model order."""
     rows: list[dict] = []
     for d in order:
         cv = crossval.get(d) or {}
         groups: dict[tuple, list[int]] = {}
+        final = ((train_results or {}).get(d) or {}).get("models") or {}
+        for key in sorted(final):
+            f = final[key].get("failure")
+            if f:
+                groups.setdefault((key, "final fit", f["reason"], f["message"]), []).append(f["replicate"])
         for key in sorted(cv.get("models") or {}):
             for f in cv["models"][key].get("failures") or []:
                 groups.setdefault((key, "cross-validation", f["reason"], f["message"]), []).append(f["replicate"])
         for key in sorted(cv.get("variance_failures") or {}):
             for f in cv["variance_failures"][key]:
                 groups.setdefault((key, "half-sampling", f["reason"], f["message"]), []).append(f["replicate"])
-        for (key, fits, reason, message), reps in sorted(groups.items()):
+        for (key, fits, reason, message), reps in sorted(groups.items(), key=lambda g: (g[0][:2], min(g[1]))):
             rows.append(
                 {"dataset": d, "model": key, "fits": fits, "replicates": reps, "reason": reason, "message": message}
             )
     return rows
 
 
-def failures_section(doc: _Document, crossval: Mapping, order: Sequence[str]) -> None:
+def failures_section(
+    doc: _Document, crossval: Mapping, order: Sequence[str], train_results: Mapping | None = None
+) -> None:
     """The "Failures" section (only when a fit failed): one row per dataset, model, reason and message, with
     the replicates it struck."""
-    rows = failure_rows(crossval, order)
+    rows = failure_rows(crossval, order, train_results)
     if not rows:
         return
     n = sum(len(r["replicates"]) for r in rows)
@@ -65,7 +72,8 @@ def failures_section(doc: _Document, crossval: Mapping, order: Sequence[str]) ->
             "model with a failed fit on a dataset has no mean there and takes that dataset's worst rank, and the "
             "pairwise tests over datasets drop that dataset (docs/statistics.md, Failed fits). A failed "
             "half-sampling fit leaves the dataset without the data-sampling variance (the corrected resampled "
-            "t-test instead)."
+            "t-test instead); a failed final fit (train stage, on the whole training part) leaves the model out of "
+            "the sealed test-set comparisons."
         )
     )
     doc.add(
