@@ -29,6 +29,7 @@ from . import (  # noqa: F401  (importing a module registers its preset)
     bias_variance,
     ciml_course_ratings,
     ciml_examples,
+    ciml_figures,
     cs229_control,
     cs229_examples,
     cs229_figures,
