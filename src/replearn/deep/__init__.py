@@ -6,11 +6,13 @@
 * :mod:`.attention` and :mod:`.transformer`: scaled dot-product and multi-head attention, positional
   encodings, :class:`TransformerLM`; :mod:`.sequences`: copy/reverse tasks and character text;
   :class:`NGramLM`: the smoothed n-gram baseline;
-* :class:`VAE`, :class:`GAN`, :class:`RealNVP`, :class:`SimCLR`.
+* :class:`VAE`, :class:`GAN`, :class:`RealNVP`, :class:`SimCLR`;
+* :mod:`.fgan`: f-divergence variational bounds (KL, reverse KL, JS, Pearson chi^2) and :class:`FGAN`.
 """
 
 from .attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention, sinusoidal_positional_encoding
 from .contrastive import SimCLR, augment_images, linear_probe_accuracy
+from .fgan import DIVERGENCES, FGAN, f_divergence, optimal_critic, variational_bound
 from .flow import RealNVP
 from .gan import GAN
 from .layers import ELU, BatchNorm, Embedding, LayerNorm, Linear, Module, Sequential, mlp
@@ -48,6 +50,11 @@ __all__ = [
     "strided_windows",
     "VAE",
     "GAN",
+    "FGAN",
+    "DIVERGENCES",
+    "f_divergence",
+    "optimal_critic",
+    "variational_bound",
     "RealNVP",
     "SimCLR",
     "augment_images",
