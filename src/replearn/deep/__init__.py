@@ -4,13 +4,20 @@
   activations, ``Sequential``, :func:`mlp`;
 * :mod:`.losses`: cross-entropy, Bernoulli and Gaussian likelihoods, Gaussian KL, NT-Xent;
 * :mod:`.attention` and :mod:`.transformer`: scaled dot-product and multi-head attention, positional
-  encodings, :class:`TransformerLM`; :mod:`.sequences`: copy/reverse tasks and character text;
+  encodings, :class:`TransformerLM`, and the encoder-decoder :class:`Seq2SeqTransformer` with
+  :class:`MultiHeadCrossAttention`; :mod:`.sequences`: copy/reverse tasks and character text;
   :class:`NGramLM`: the smoothed n-gram baseline;
 * :class:`VAE`, :class:`GAN`, :class:`RealNVP`, :class:`SimCLR`;
 * :mod:`.fgan`: f-divergence variational bounds (KL, reverse KL, JS, Pearson chi^2) and :class:`FGAN`.
 """
 
-from .attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention, sinusoidal_positional_encoding
+from .attention import (
+    MultiHeadAttention,
+    MultiHeadCrossAttention,
+    causal_mask,
+    scaled_dot_product_attention,
+    sinusoidal_positional_encoding,
+)
 from .contrastive import SimCLR, augment_images, linear_probe_accuracy
 from .fgan import DIVERGENCES, FGAN, f_divergence, optimal_critic, variational_bound
 from .flow import RealNVP
@@ -20,7 +27,7 @@ from .losses import binary_cross_entropy_with_logits, cross_entropy, gaussian_kl
 from .ngram import NGramLM
 from .sequences import CharVocabulary, make_copy_task, sequence_accuracy, strided_windows
 from .toy_data import gaussian_ring_log_density, make_gaussian_ring, mode_coverage, ring_centers
-from .transformer import CausalTransformer, TransformerLM
+from .transformer import CausalTransformer, EncoderDecoderTransformer, Seq2SeqTransformer, TransformerLM
 from .vae import VAE
 
 __all__ = [
@@ -41,8 +48,11 @@ __all__ = [
     "causal_mask",
     "sinusoidal_positional_encoding",
     "MultiHeadAttention",
+    "MultiHeadCrossAttention",
     "CausalTransformer",
     "TransformerLM",
+    "EncoderDecoderTransformer",
+    "Seq2SeqTransformer",
     "NGramLM",
     "make_copy_task",
     "sequence_accuracy",

@@ -12,6 +12,9 @@
 * :class:`MultiHeadAttention`: ``h`` heads of width ``d/h`` from one ``d x 3d`` projection, each head
   attending separately, concatenated and mixed by ``W_o`` (seed 003: ``W_q, W_k, W_v`` of 512 x 64,
   h = 8, "concatenated -> linear").
+* :class:`MultiHeadCrossAttention`: the decoder's encoder-decoder attention (seed 003 L1171-1173: "K = V =
+  encoder, Q = decoder") -- queries from the decoder states ``(B, T_out, d)``, keys and values from the
+  encoder's output ``(B, T_in, d)``; every output position may look at every input position.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from ..autodiff import Tensor, ops
 from ..autodiff.tensor import as_tensor
 from .layers import Linear, Module
 
-__all__ = ["scaled_dot_product_attention", "causal_mask", "sinusoidal_positional_encoding", "MultiHeadAttention"]
+__all__ = [
+    "scaled_dot_product_attention",
+    "causal_mask",
+    "sinusoidal_positional_encoding",
+    "MultiHeadAttention",
+    "MultiHeadCrossAttention",
+]
 
 _MASKED = -1e9
 
@@ -75,3 +84,34 @@ class MultiHeadAttention(Module):
         out, weights = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], mask)
         self.last_weights = weights.data
         return self.out(out.transpose(0, 2, 1, 3).reshape(B, T, d))
+
+
+class MultiHeadCrossAttention(Module):
+    """Encoder-decoder attention with ``n_heads`` heads: queries ``x`` (B, Tq, d) attend to ``memory`` (B, Tk, d).
+
+    ``W_q`` (d x d) projects the decoder states, one ``d x 2d`` map gives the keys and values of the encoder
+    output; heads are concatenated and mixed by ``W_o``. ``last_weights`` (B, h, Tq, Tk) keeps the attention
+    of the last call (each row a distribution over the input positions).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, rng: np.random.Generator):
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+        self.n_heads = int(n_heads)
+        self.q = Linear(d_model, d_model, rng)
+        self.kv = Linear(d_model, 2 * d_model, rng)
+        self.out = Linear(d_model, d_model, rng)
+        self.last_weights: np.ndarray | None = None
+
+    def forward(self, x, memory, mask=None):
+        x, memory = as_tensor(x), as_tensor(memory)
+        B, Tq, d = x.shape
+        Tk = memory.shape[1]
+        if memory.shape[0] != B or memory.shape[2] != d:
+            raise ValueError(f"memory must have shape ({B}, T_in, {d}), got {memory.shape}")
+        h, dh = self.n_heads, d // self.n_heads
+        q = self.q(x).reshape(B, Tq, h, dh).transpose(0, 2, 1, 3)  # (B, h, Tq, dh)
+        kv = self.kv(memory).reshape(B, Tk, 2, h, dh).transpose(2, 0, 3, 1, 4)  # (2, B, h, Tk, dh)
+        out, weights = scaled_dot_product_attention(q, kv[0], kv[1], mask)
+        self.last_weights = weights.data
+        return self.out(out.transpose(0, 2, 1, 3).reshape(B, Tq, d))

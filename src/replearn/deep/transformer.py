@@ -20,6 +20,23 @@ targets, e.g. only the answer half of a copy task). It is not a classifier or re
 ``(n, T)``), ``predict_log_proba(X)`` the log-probabilities ``(n, T, V)``, ``score(X)`` the mean
 log-likelihood per scored token, ``bits_per_token(X)`` the cross-entropy in bits, and
 ``generate(prompt, n_new)`` decodes greedily or by sampling.
+
+The encoder-decoder transformer of the text (seed 003 L1125-1185; catalogue B1 §11: "masked (causal) attention;
+cross-attention (K = V = encoder, Q = decoder)", "autoregressive greedy decoding") is
+:class:`EncoderDecoderTransformer` (model) and :class:`Seq2SeqTransformer` (estimator): the encoder's blocks
+attend without a mask over the whole input; each decoder block has masked self-attention over the outputs
+produced so far, cross-attention (:class:`~.attention.MultiHeadCrossAttention`) to the encoder's output, and the
+feed-forward net, each a pre-norm residual branch::
+
+    e <- e + MHA(LN(e))                            (encoder, n_layers times; then LN)
+    h <- h + MHA(LN(h), causal mask)               (decoder)
+    h <- h + CrossMHA(LN(h), memory = encoder output)
+    h <- h + FFN(LN(h))
+
+Training is teacher-forced: the decoder reads ``[BOS, y_1 .. y_{T-1}]`` and is scored on ``y_1 .. y_T`` with the
+loss ``-<Y, log Y_hat>`` (seed 003 L1181) averaged over tokens; ``predict`` decodes greedily, one token at a
+time, feeding each prediction back (the text's decoding until [END]; here for the target length of ``fit``
+or ``max_length`` tokens).
 """
 
 from __future__ import annotations
@@ -28,15 +45,23 @@ import numbers
 
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator
 from ..validation import check_is_fitted, check_random_state, check_scalar
-from .attention import MultiHeadAttention, causal_mask, sinusoidal_positional_encoding
+from .attention import MultiHeadAttention, MultiHeadCrossAttention, causal_mask, sinusoidal_positional_encoding
 from .layers import Embedding, LayerNorm, Linear, Module
 from .losses import cross_entropy
 from .training import train_epochs
 
-__all__ = ["TransformerBlock", "CausalTransformer", "TransformerLM"]
+__all__ = [
+    "TransformerBlock",
+    "CausalTransformer",
+    "TransformerLM",
+    "DecoderBlock",
+    "EncoderDecoderTransformer",
+    "Seq2SeqTransformer",
+]
 
 
 class TransformerBlock(Module):
@@ -288,3 +313,235 @@ class TransformerLM(BaseEstimator):
                 nxt = np.array([rng.choice(p.shape[1], p=row) for row in p])
             seq = np.concatenate([seq, nxt[:, None]], axis=1)
         return seq
+
+
+# -- encoder-decoder -------------------------------------------------------------------------------------
+class DecoderBlock(Module):
+    """Pre-norm decoder block: masked self-attention, cross-attention to the encoder output, ReLU FFN."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, rng: np.random.Generator):
+        self.ln1 = LayerNorm(d_model)
+        self.self_attn = MultiHeadAttention(d_model, n_heads, rng)
+        self.ln2 = LayerNorm(d_model)
+        self.cross_attn = MultiHeadCrossAttention(d_model, n_heads, rng)
+        self.ln3 = LayerNorm(d_model)
+        self.ff1 = Linear(d_model, d_ff, rng, init="he")
+        self.ff2 = Linear(d_ff, d_model, rng)
+
+    def forward(self, h, memory, mask=None):
+        h = h + self.self_attn(self.ln1(h), mask)
+        h = h + self.cross_attn(self.ln2(h), memory)
+        return h + self.ff2(ops.relu(self.ff1(self.ln3(h))))
+
+
+class EncoderDecoderTransformer(Module):
+    """Source ids ``(B, T_in)`` and decoder input ids ``(B, T_out)`` -> output logits ``(B, T_out, V_out)``.
+
+    The decoder's input vocabulary has one more id than its output, ``V_out``: the start token BOS.
+    """
+
+    def __init__(
+        self,
+        source_vocab: int,
+        target_vocab: int,
+        max_length: int,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        d_ff: int,
+        positional: str,
+        rng: np.random.Generator,
+    ):
+        self.max_length = int(max_length)
+        self.bos = int(target_vocab)
+        self.src_tok = Embedding(source_vocab, d_model, rng, scale=1.0)
+        self.tgt_tok = Embedding(target_vocab + 1, d_model, rng, scale=1.0)
+        if positional == "learned":
+            self.src_pos = Tensor(rng.normal(scale=0.1, size=(max_length, d_model)), requires_grad=True)
+            self.tgt_pos = Tensor(rng.normal(scale=0.1, size=(max_length, d_model)), requires_grad=True)
+        else:
+            table = sinusoidal_positional_encoding(max_length, d_model)
+            self.src_pos, self.tgt_pos = Tensor(table), Tensor(table.copy())
+        self.encoder = [TransformerBlock(d_model, n_heads, d_ff, rng) for _ in range(n_layers)]
+        self.ln_enc = LayerNorm(d_model)
+        self.decoder = [DecoderBlock(d_model, n_heads, d_ff, rng) for _ in range(n_layers)]
+        self.ln_dec = LayerNorm(d_model)
+        self.head = Linear(d_model, target_vocab, rng)
+
+    def _check_length(self, T: int, what: str) -> None:
+        if T > self.max_length:
+            raise ValueError(f"{what} of length {T} exceed the longest sequence of the model ({self.max_length})")
+
+    def encode(self, src) -> Tensor:
+        """The encoder's output ``(B, T_in, d)``: bidirectional self-attention over the whole input."""
+        src = np.asarray(src, dtype=np.intp)
+        self._check_length(src.shape[1], "inputs")
+        e = self.src_tok(src) + self.src_pos[: src.shape[1]]
+        for block in self.encoder:
+            e = block(e)  # no mask: every input position sees every other
+        return self.ln_enc(e)
+
+    def decode(self, memory, tgt_in) -> Tensor:
+        """Output logits for the decoder inputs ``tgt_in`` (B, T_out) given the encoder output ``memory``."""
+        tgt_in = np.asarray(tgt_in, dtype=np.intp)
+        T = tgt_in.shape[1]
+        self._check_length(T, "outputs")
+        h = self.tgt_tok(tgt_in) + self.tgt_pos[:T]
+        mask = causal_mask(T)
+        for block in self.decoder:
+            h = block(h, memory, mask)
+        return self.head(self.ln_dec(h))
+
+    def forward(self, src, tgt_in):
+        return self.decode(self.encode(src), tgt_in)
+
+
+class Seq2SeqTransformer(BaseEstimator):
+    """Encoder-decoder transformer mapping token sequences to token sequences, trained by cross-entropy with Adam.
+
+    ``fit(X, Y)``: ``X`` (n, T_in) input ids, ``Y`` (n, T_out) output ids (teacher forcing, see the module).
+    ``predict(X, max_length=None)`` greedy decoding ``(n, T_out)``; ``predict_log_proba(X, Y)`` the
+    teacher-forced log-probabilities ``(n, T_out, V_out)``; ``score(X, Y)`` the mean log-likelihood per output
+    token; ``cross_attention(X, Y)`` the last decoder block's attention over the inputs ``(n, h, T_out, T_in)``.
+
+    Parameters
+    ----------
+    source_vocab_size, target_vocab_size : int >= 2 or None (``max + 1`` of the training ids)
+    d_model : int, default 32 (divisible by ``n_heads``); n_heads : int, default 2; n_layers : int, default 1
+    d_ff : int or None (``4 d_model``); positional : {"sinusoidal", "learned"}
+    learning_rate : float, default 3e-3; batch_size : int, default 32; max_iter : int, default 20 (epochs)
+    grad_clip : float or None, default 1.0; weight_decay : float, default 0.0; random_state
+
+    Attributes
+    ----------
+    model_, source_vocab_size_, target_vocab_size_, output_length_ (T_out of fit), loss_history_, n_iter_
+    """
+
+    _constraints = {
+        "source_vocab_size": (None, Interval(int, 2, None)),
+        "target_vocab_size": (None, Interval(int, 2, None)),
+        "d_model": Interval(int, 1, None),
+        "n_heads": Interval(int, 1, None),
+        "n_layers": Interval(int, 1, None),
+        "d_ff": (None, Interval(int, 1, None)),
+        "positional": Options({"sinusoidal", "learned"}),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "grad_clip": (None, Interval(float, 0.0, None, closed="neither")),
+        "weight_decay": Interval(float, 0.0, None),
+    }
+
+    def __init__(
+        self,
+        source_vocab_size=None,
+        target_vocab_size=None,
+        d_model=32,
+        n_heads=2,
+        n_layers=1,
+        d_ff=None,
+        positional="sinusoidal",
+        learning_rate=3e-3,
+        batch_size=32,
+        max_iter=20,
+        grad_clip=1.0,
+        weight_decay=0.0,
+        random_state=None,
+    ):
+        self.source_vocab_size = source_vocab_size
+        self.target_vocab_size = target_vocab_size
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_layers = n_layers
+        self.d_ff = d_ff
+        self.positional = positional
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.grad_clip = grad_clip
+        self.weight_decay = weight_decay
+        self.random_state = random_state
+
+    _ids = TransformerLM._check_ids
+
+    def _check_pair(self, X, Y, vx=None, vy=None):
+        X = self._ids(X, "X", vx)
+        Y = self._ids(Y, "Y", vy)
+        if X.shape[0] != Y.shape[0]:
+            raise ValueError(f"X and Y have different numbers of sequences: {X.shape[0]} and {Y.shape[0]}")
+        return X, Y
+
+    def fit(self, X, Y):
+        """Train on input sequences ``X`` (n, T_in) and output sequences ``Y`` (n, T_out); returns ``self``."""
+        self._validate_params()
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model={self.d_model} must be divisible by n_heads={self.n_heads}")
+        X, Y = self._check_pair(X, Y, self.source_vocab_size, self.target_vocab_size)
+        Vs = int(self.source_vocab_size) if self.source_vocab_size is not None else int(X.max()) + 1
+        Vt = int(self.target_vocab_size) if self.target_vocab_size is not None else int(Y.max()) + 1
+        rng = check_random_state(self.random_state)
+        d_ff = int(self.d_ff) if self.d_ff is not None else 4 * int(self.d_model)
+        model = EncoderDecoderTransformer(
+            Vs,
+            Vt,
+            max(X.shape[1], Y.shape[1]),
+            int(self.d_model),
+            int(self.n_heads),
+            int(self.n_layers),
+            d_ff,
+            self.positional,
+            rng,
+        )
+        tgt_in = np.concatenate([np.full((Y.shape[0], 1), Vt), Y[:, :-1]], axis=1)  # [BOS, y_1 .. y_{T-1}]
+
+        def batch_loss(idx):
+            return cross_entropy(model(X[idx], tgt_in[idx]), Y[idx])
+
+        self.loss_history_ = train_epochs(
+            model.parameters(),
+            batch_loss,
+            X.shape[0],
+            batch_size=self.batch_size,
+            max_iter=self.max_iter,
+            learning_rate=self.learning_rate,
+            rng=rng,
+            grad_clip=self.grad_clip,
+            weight_decay=self.weight_decay,
+            name="Seq2SeqTransformer",
+        )
+        self.model_ = model
+        self.source_vocab_size_, self.target_vocab_size_ = Vs, Vt
+        self.output_length_ = Y.shape[1]
+        self.n_iter_ = len(self.loss_history_)
+        return self
+
+    def predict_log_proba(self, X, Y) -> np.ndarray:
+        """Teacher-forced ``log p(y_t | y_{<t}, x)`` for every output position: ``(n, T_out, V_out)``."""
+        check_is_fitted(self, "model_")
+        X, Y = self._check_pair(X, Y, self.source_vocab_size_, self.target_vocab_size_)
+        tgt_in = np.concatenate([np.full((Y.shape[0], 1), self.target_vocab_size_), Y[:, :-1]], axis=1)
+        return ops.log_softmax(self.model_(X, tgt_in), axis=-1).data
+
+    def score(self, X, Y) -> float:
+        """Mean log-likelihood (nats) per output token; higher is better."""
+        logp = self.predict_log_proba(X, Y)
+        Y = np.asarray(Y, dtype=np.intp)
+        return float(np.take_along_axis(logp, Y[..., None], axis=-1).mean())
+
+    def predict(self, X, max_length=None) -> np.ndarray:
+        """Greedy decoding: ``max_length`` (default ``output_length_``) tokens, each fed back as the next input."""
+        check_is_fitted(self, "model_")
+        X = self._ids(X, "X", self.source_vocab_size_)
+        T = self.output_length_ if max_length is None else max_length
+        check_scalar(T, "max_length", numbers.Integral, low=1)
+        memory = self.model_.encode(X)  # computed once
+        seq = np.full((X.shape[0], 1), self.target_vocab_size_, dtype=np.intp)
+        for _ in range(int(T)):
+            logits = self.model_.decode(memory, seq).data[:, -1]
+            seq = np.concatenate([seq, np.argmax(logits, axis=-1)[:, None]], axis=1)
+        return seq[:, 1:]
+
+    def cross_attention(self, X, Y) -> np.ndarray:
+        """The last decoder block's cross-attention weights ``(n, h, T_out, T_in)`` under teacher forcing."""
+        self.predict_log_proba(X, Y)
+        return self.model_.decoder[-1].cross_attn.last_weights
