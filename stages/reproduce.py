@@ -1,7 +1,8 @@
-"""Stage `reproduce`: when the experiment reproduces a worked example of a course text (`reproduce: <name>`,
-set by the presets of conf/experiment/), rerun it with replearn's own algorithms on the vendored reference
-data and write metrics/reproduction.json (published beside measured, per quantity) and
-results/reproduction.json (with the curves and notes the report draws). Without one, both are empty."""
+"""Stage `reproduce`: rerun the course texts' worked examples with replearn's own algorithms on the vendored
+reference data -- every one of them (`reproduce: all`, the default experiment) or the one a preset of
+conf/experiment/ names (`reproduce: <name>`) -- and write metrics/reproduction.json (published beside measured,
+per quantity, with the text and section of its worked example) and results/reproduction.json (with the curves and
+notes the report and the reproduction page draw). With `reproduce: null` both are empty."""
 
 from replearn.pipeline import paths
 from replearn.pipeline.data import write_json
@@ -17,7 +18,8 @@ def main(params: dict) -> None:
         log("reproduce", "no worked example to reproduce (reproduce: null)")
         return
     done = sum(r["reproduced"] for r in result["records"])
-    log("reproduce", f"{result['preset']}: {done} of {len(result['records'])} quantities reproduced")
+    presets = f" ({len(result['presets'])} presets)" if "presets" in result else ""
+    log("reproduce", f"{result['preset']}{presets}: {done} of {len(result['records'])} quantities reproduced")
 
 
 if __name__ == "__main__":

@@ -376,6 +376,21 @@ def _cmd_services(args) -> int:
     return 0
 
 
+def _cmd_reproductions(args) -> int:
+    from .pipeline.reproduce import reproduction_page  # first: makes BLAS single-threaded before numpy loads
+
+    paths, s = reproduction_page(args.out, seed=args.seed, source=args.source)
+    print(
+        f"{s['reproduced']} of {s['catalogue']} catalogue examples reproduced ({len(s['not_reproduced'])} not "
+        f"reproducible); {s['records_reproduced']} of {s['records']} records reproduced"
+    )
+    for key in ("failing", "missing"):
+        if s[key]:
+            print(f"{key}: {', '.join(s[key])}", file=sys.stderr)
+    print(f"page: {paths['html']} (Markdown: {paths['markdown']})")
+    return 0 if not s["failing"] and not s["missing"] and s["records_reproduced"] == s["records"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="replearn", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -421,6 +436,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=5000)
     p.add_argument("--open", action="store_true", help="open the runs page in a browser once the server answers")
     p.set_defaults(func=_cmd_ui)
+    p = sub.add_parser(
+        "reproductions", help="rerun every worked example of the texts and write the reproduction page (reports/)"
+    )
+    p.add_argument("--out", default="reports", help="folder for reproductions.html / .md (default: reports)")
+    p.add_argument("--seed", type=int, help="experiment seed (default: params.yaml's)")
+    p.add_argument("--from", dest="source", help="read results/reproduction.json (reproduce: all) instead of running")
+    p.set_defaults(func=_cmd_reproductions)
     p = sub.add_parser("services", help="the local PostgreSQL + S3 + MLflow server + Dask stack (make services)")
     p.add_argument("action", choices=["up", "down", "status"])
     p.set_defaults(func=_cmd_services)

@@ -1,10 +1,19 @@
-"""The work of the reproduce stage: rerun a course text's worked example and record published vs measured.
+"""The work of the reproduce stage: rerun the course texts' worked examples and record published vs measured.
 
 The experiments live in :mod:`replearn.reproductions` (numpy/scipy, replearn's own models); this service
-picks the one the configuration names (``reproduce``), runs it on the vendored reference data
-(``data/reference/``) with a seed derived from the experiment's seed, and returns plain data:
-``{"preset", "records": [{"preset", "source", "quantity", "published", "measured", "tolerance",
-"reproduced"}], "curves", "tables", "notes"}``. Every ``measured`` value is computed in this run.
+runs the one the configuration names (``reproduce: <name>``), or every one of them (``reproduce: all``,
+the default experiment: every worked example of the five texts), on the vendored reference data
+(``data/reference/``), each with a seed derived from the experiment's seed and its own name (so a preset
+gives the same numbers alone and within ``all``). It returns plain data::
+
+    {"preset", "records": [{"id", "example", "text", "section", "preset", "source", "quantity",
+     "published", "measured", "tolerance", "reproduced"}], "curves", "tables", "notes", "seed"}
+
+For ``all`` the result is ``{"preset": "all", "presets": [...], "records": [every record], "curves": {},
+"tables": {}, "notes", "seed": {preset: seed}, "runs": {preset: that preset's full result}}``: the report
+shows the records (its figures would be one per curve of every preset; the reproduction page,
+``replearn reproductions``, draws them beside the texts instead). Every ``measured`` value is computed in
+this run.
 """
 
 from __future__ import annotations
@@ -14,21 +23,97 @@ from pathlib import Path
 from .paths import REFERENCE
 from .seeding import derive_seed
 
+ALL = "all"
+
 
 def experiments() -> list[str]:
-    """The names ``reproduce`` accepts (the registry of :mod:`replearn.reproductions`)."""
+    """The names ``reproduce`` accepts: the registry of :mod:`replearn.reproductions`, and ``"all"``."""
     from ..reproductions import EXPERIMENTS
 
-    return sorted(EXPERIMENTS)
+    return sorted(EXPERIMENTS) + [ALL]
+
+
+def preset_seed(seed: int, name: str) -> int:
+    """The seed preset ``name`` runs with under the experiment seed ``seed``."""
+    return derive_seed(seed, "reproduce", name) % (2**31)
+
+
+def run_one(name: str, seed: int, root: Path = Path(".")) -> dict:
+    """Preset ``name`` as plain data, with the seed it ran with."""
+    from ..reproductions import EXPERIMENTS
+
+    s = preset_seed(seed, name)
+    result = EXPERIMENTS[name](Path(root) / REFERENCE, seed=s).to_dict()
+    result["seed"] = s
+    return result
+
+
+def run_all(seed: int, root: Path = Path(".")) -> dict:
+    """Every preset, combined (module docstring)."""
+    from ..reproductions import EXPERIMENTS
+
+    names = sorted(EXPERIMENTS)
+    runs = {name: run_one(name, seed, root) for name in names}
+    return {
+        "preset": ALL,
+        "presets": names,
+        "records": [r for name in names for r in runs[name]["records"]],
+        "curves": {},
+        "tables": {},
+        "notes": (
+            f"Every worked example of the five course texts that replearn reproduces: {len(names)} presets. The "
+            "reproduction page (`make reproductions`, reports/reproductions.html) shows each beside the text's "
+            "description, with its figure."
+        ),
+        "seed": {name: runs[name]["seed"] for name in names},
+        "runs": runs,
+    }
 
 
 def reproduce(params: dict, root: Path = Path(".")) -> dict:
     name = params.get("reproduce")
     if not name:
         return {"preset": None, "records": [], "curves": {}, "tables": {}, "notes": ""}
-    from ..reproductions import EXPERIMENTS
+    if name == ALL:
+        return run_all(params["seed"], root)
+    return run_one(name, params["seed"], root)
 
-    seed = derive_seed(params["seed"], "reproduce", name) % (2**31)
-    result = EXPERIMENTS[name](Path(root) / REFERENCE, seed=seed).to_dict()
-    result["seed"] = seed
-    return result
+
+def default_seed(root: Path = Path(".")) -> int:
+    """The experiment seed of ``params.yaml`` in ``root`` (the seed the pipeline's reproduce stage uses), or the
+    configuration's default when there is no params.yaml."""
+    import yaml
+
+    path = Path(root) / "params.yaml"
+    if path.is_file():
+        seed = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("seed")
+        if isinstance(seed, int):
+            return seed
+    return 20240601
+
+
+def reproduction_page(out_dir, *, seed: int | None = None, root: Path = Path("."), source=None) -> tuple[dict, dict]:
+    """Write the reproduction page (:mod:`replearn.reproductions.page`) into ``out_dir``.
+
+    The numbers come from ``source`` -- a results/reproduction.json written by the reproduce stage with
+    ``reproduce: all`` -- when given, else from running every preset now with ``seed`` (default: params.yaml's,
+    so the page shows what the pipeline's stage computes). Returns ``(paths written, summary)``.
+    """
+    import json
+
+    from ..reproductions.page import summary, write_page
+
+    if source is not None:
+        data = json.loads(Path(source).read_text(encoding="utf-8"))
+        if "runs" not in data:
+            raise ValueError(
+                f"{source} holds the preset {data.get('preset')!r}, not every reproduction: run the reproduce stage "
+                "with reproduce: all (the default experiment), or leave out --from to run them all now"
+            )
+        runs, how, where = data["runs"], f"Seeds per preset: {data.get('seed')}.", str(source)
+    else:
+        seed = default_seed(root) if seed is None else int(seed)
+        runs = run_all(seed, root)["runs"]
+        how, where = f"Experiment seed {seed} (each preset's seed is derived from it and its name).", "run now"
+    paths = write_page(runs, out_dir, meta={"how": how, "source": where})
+    return paths, summary(runs)
