@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel
+.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
@@ -20,6 +20,7 @@ help:
 	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
 	@echo "make format       apply ruff's fixes and formatting"
 	@echo "make plots        per-dataset CV score figures, offline: dvc_plots/index.html"
+	@echo "make reproductions  every worked example of the texts rerun: reports/reproductions.html (and .md)"
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000, print its runs page (OPEN=1: open it)"
 	@echo "make params       recompose params.yaml from conf/"
 	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
@@ -91,6 +92,12 @@ keel: install
 # render offline with the vendored Vega scripts.
 plots: install
 	$(BIN)/dvc plots show
+
+# Every worked example of the five texts rerun now (seed of params.yaml), published beside measured with its figure:
+# reports/reproductions.html (self-contained, offline) and reports/reproductions.md (reports/ is git-ignored).
+# FROM=results/reproduction.json reads what the reproduce stage computed (reproduce: all) instead of rerunning.
+reproductions: install
+	$(BIN)/python -m replearn reproductions$(if $(FROM), --from $(FROM))
 
 # Prints the address of the experiment's runs page in MLflow's classic-ML view; `make ui OPEN=1` also opens it in
 # a browser once the server answers, UI_PORT=5001 serves elsewhere (always on 127.0.0.1).
