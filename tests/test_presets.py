@@ -110,7 +110,9 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     records = json.loads((work / "metrics" / "reproduction.json").read_text())
     if params.get("reproduce"):  # a worked example of a text: every quantity published beside the measured value
         assert records and all(
-            set(r) == {"preset", "source", "quantity", "published", "measured", "tolerance", "reproduced"}
+            set(r)
+            == {"id", "example", "text", "section", "preset", "source", "quantity", "published", "measured"}
+            | {"tolerance", "reproduced"}
             for r in records
         )
         not_reproduced = [r["quantity"] for r in records if not r["reproduced"]]
