@@ -10,7 +10,10 @@ compiles), and decorated with :func:`jit`:
   ``__pycache__``) on the first *call*;
 * without numba (not installed, or ``REPLEARN_DISABLE_JIT=1`` in the environment) the same Python
   function runs: slower, same results;
-* ``kernel.py_func`` is always the Python function, which the tests run against the compiled one.
+* ``kernel.py_func`` is always the Python function, which the tests run against the compiled one;
+* a kernel may call other :func:`jit` functions of its module (helpers): when it is compiled, the
+  helpers it names are compiled first and the kernel sees their compiled versions (without numba,
+  it calls their Python functions).
 
 Compiled and Python results agree to rounding (~1e-15 relative): a compiled dot product sums in
 order, numpy's BLAS in blocks.
@@ -21,11 +24,12 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import types
 from collections.abc import Callable
 
 __all__ = ["jit", "jit_available"]
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # re-entrant: compiling a kernel compiles the helpers it calls
 
 
 def _disabled() -> bool:
@@ -65,7 +69,7 @@ class LazyKernel:
                 if numba is None:
                     self._impl = self.py_func
                 else:
-                    self._impl = numba.njit(cache=True, **self._options)(self.py_func)
+                    self._impl = numba.njit(cache=True, **self._options)(_with_compiled_helpers(self.py_func))
         return self._impl
 
     @property
@@ -78,6 +82,19 @@ class LazyKernel:
         if impl is None:
             impl = self._compile()
         return impl(*args)
+
+
+def _with_compiled_helpers(fn: Callable) -> Callable:
+    """``fn``, or a copy of it whose globals name the compiled versions of the :class:`LazyKernel` helpers it calls."""
+    names = fn.__code__.co_names
+    helpers = {name: value for name in names if isinstance(value := fn.__globals__.get(name), LazyKernel)}
+    if not helpers:
+        return fn
+    namespace = dict(fn.__globals__)
+    namespace.update({name: helper._compile() for name, helper in helpers.items()})
+    copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    return copy
 
 
 def jit(fn: Callable | None = None, **options):

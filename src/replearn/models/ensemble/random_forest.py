@@ -11,6 +11,7 @@ from ...validation import (
     check_random_state,
     check_X_y,
 )
+from ..trees._builder import presort
 from ..trees.decision_tree import DecisionTree
 from ._base import EnsembleMixin
 
@@ -94,6 +95,13 @@ class RandomForest(EnsembleMixin, BaseEstimator):
         if max_features is None:
             max_features = "sqrt" if self.task == "classification" else None
         rng = check_random_state(self.random_state)
+        # computed once for all trees: the sort of every feature (each tree keeps the rows of its bootstrap
+        # sample in this order, O(n d) instead of a sort) and the class codes
+        presorted = presort(X, np.zeros(X.shape[1], dtype=bool))
+        encoded = None
+        if self.task == "classification":
+            encoded = (self.classes_, np.searchsorted(self.classes_, y).astype(np.int64))
+        ones = np.ones(n)
         trees = []
         for _ in range(int(self.n_estimators)):
             tree = DecisionTree(
@@ -105,8 +113,9 @@ class RandomForest(EnsembleMixin, BaseEstimator):
                 max_features=max_features,
                 random_state=int(rng.integers(_SEED_MAX)),
             )
-            weight = np.bincount(rng.integers(0, n, n), minlength=n).astype(np.float64) if self.bootstrap else None
-            trees.append(tree.fit(X, y, sample_weight=weight))
+            weight = np.bincount(rng.integers(0, n, n), minlength=n).astype(np.float64) if self.bootstrap else ones
+            tree._validate_params()
+            trees.append(tree._fit(X, y, weight, presorted=presorted, encoded=encoded))
         self.estimators_ = trees
         imp = np.mean([t.feature_importances_ for t in trees], axis=0)
         self.feature_importances_ = imp / imp.sum() if imp.sum() > 0 else imp

@@ -1,7 +1,11 @@
-"""Greedy top-down tree growth, one depth level at a time, with vectorized split search.
+"""Greedy top-down tree growth, breadth first.
 
-The tree is grown breadth first: all nodes of one depth are split together, so the Python loop
-runs over depth levels (and small groups of features), never over nodes, samples or thresholds.
+Two implementations of one algorithm, which grow the same tree: with numba, the compiled node loop
+of :mod:`._kernels` on presorted, partitioned feature ranges (:func:`build_tree`'s default); without
+it, :func:`build_tree_vectorized` below, which splits all nodes of one depth together so that its
+Python loop runs over depth levels (and small groups of features), never over nodes, samples or
+thresholds. The rest of this docstring describes the vectorized builder; the rules (candidate
+splits, thresholds, ties, ``max_features``) are those of both.
 
 Numeric features. Every feature is sorted once, at the start. At each level, each feature's
 sorted sample list is regrouped by node with a stable radix sort of the (small integer) node
@@ -28,11 +32,15 @@ node (random forests; constant features do not count, as in scikit-learn).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from ..._jit import jit_available
+from . import _kernels
 from ._criteria import cost as class_cost
 from ._criteria import impurity as class_impurity
+from ._kernels import CRITERIA, grow_tree
 
 EPS = np.finfo(np.float64).eps
 _TIE_RTOL = 1e-12
@@ -54,7 +62,145 @@ class TreeArrays:
     weighted_n_node_samples: np.ndarray
 
 
+class Presorted(NamedTuple):
+    """What the compiled builder needs of ``X`` besides ``X``: computed once per ``X`` (:func:`presort`)."""
+
+    XT: np.ndarray  # (d_num, n) the numeric columns, feature-major
+    order: np.ndarray  # (d_num, n) int32: per numeric feature, the rows in value order (stable)
+
+
+def presort(X: np.ndarray, categorical: np.ndarray) -> Presorted:
+    """The numeric columns of ``X`` feature-major, and each one's rows in value order (stable argsort)."""
+    XT = np.ascontiguousarray(X[:, ~categorical].T, dtype=np.float64)
+    return Presorted(XT, np.argsort(XT, axis=1, kind="stable").astype(np.int32))
+
+
 def build_tree(
+    X: np.ndarray,
+    *,
+    rows: np.ndarray,
+    codes: np.ndarray | None,
+    n_classes: int,
+    y: np.ndarray | None,
+    sample_weight: np.ndarray,
+    criterion: str,
+    categorical: np.ndarray,
+    max_depth: int,
+    min_samples_split: int,
+    min_samples_leaf: int,
+    min_impurity_decrease: float,
+    max_features: int,
+    rng: np.random.Generator | None,
+    presorted: Presorted | None = None,
+    compiled: bool | None = None,
+) -> TreeArrays:
+    """Grow a tree on the rows ``rows`` (a boolean mask; their weights must be positive) of ``X``, for class
+    ``codes`` or targets ``y`` (all of ``X``'s rows).
+
+    With numba (``compiled`` None: whenever it is available) the compiled node loop
+    :func:`._kernels.grow_tree` grows it on presorted, partitioned feature ranges (``presorted``:
+    :func:`presort` of ``X``, if the caller has it: ensembles sort once for all their trees); otherwise
+    the vectorized level-by-level :func:`build_tree_vectorized` on ``X[rows]``. Both grow the same tree
+    (tested).
+    """
+    args = dict(
+        n_classes=n_classes,
+        criterion=criterion,
+        categorical=categorical,
+        max_depth=max_depth,
+        min_samples_split=min_samples_split,
+        min_samples_leaf=min_samples_leaf,
+        min_impurity_decrease=min_impurity_decrease,
+        max_features=max_features,
+        rng=rng,
+    )
+    if compiled is None:
+        compiled = jit_available()
+    if compiled:
+        return _build_tree_compiled(X, rows, codes, y, sample_weight, presorted, **args)
+    return build_tree_vectorized(
+        X[rows],
+        codes=None if codes is None else codes[rows],
+        y=None if y is None else y[rows],
+        sample_weight=sample_weight[rows],
+        **args,
+    )
+
+
+def _build_tree_compiled(
+    X,
+    rows,
+    codes,
+    y,
+    sample_weight,
+    presorted,
+    *,
+    n_classes,
+    criterion,
+    categorical,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    min_impurity_decrease,
+    max_features,
+    rng,
+) -> TreeArrays:
+    n, d = X.shape
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    num = np.flatnonzero(~categorical).astype(np.int64)
+    cat = np.flatnonzero(categorical).astype(np.int64)
+    if presorted is None:
+        presorted = presort(X, categorical)
+    samp = np.flatnonzero(rows).astype(np.int64)
+    if samp.size == n:
+        S = presorted.order.copy()  # partitioned in place
+    else:  # the rows of the tree, in each feature's order: O(n d), no sorting
+        S = _kernels.keep_rows(presorted.order, rows.astype(np.int8), samp.size)
+    cat_codes = np.zeros((cat.size, n), dtype=np.int64)
+    cat_ncat = np.zeros(cat.size, dtype=np.int64)
+    uniques = [np.unique(X[:, f], return_inverse=True) for f in cat]
+    cat_values = np.zeros((cat.size, max([u.size for u, _ in uniques], default=1)))
+    for k, (vals, inv) in enumerate(uniques):
+        cat_codes[k] = inv.ravel()
+        cat_ncat[k] = vals.size
+        cat_values[k, : vals.size] = vals
+    if codes is not None:
+        codes_ = np.ascontiguousarray(codes, dtype=np.int64)
+        yc, y_offset = np.zeros(1), 0.0
+    else:
+        codes_ = np.zeros(1, dtype=np.int64)
+        y_offset = float(np.average(y[rows], weights=w[rows]))
+        yc = np.ascontiguousarray(y - y_offset, dtype=np.float64)
+    if rng is None:
+        rng = np.random.default_rng(0)  # never drawn from: max_features = d
+    out = grow_tree(
+        X,
+        presorted.XT,
+        S,
+        samp,
+        num,
+        cat,
+        cat_codes,
+        cat_ncat,
+        cat_values,
+        codes_,
+        yc,
+        y_offset,
+        w,
+        int(n_classes),
+        CRITERIA[criterion],
+        int(max_depth),
+        int(min_samples_split),
+        int(min_samples_leaf),
+        float(min_impurity_decrease),
+        int(max_features),
+        rng,
+    )
+    return TreeArrays(*out)
+
+
+def build_tree_vectorized(
     X: np.ndarray,
     *,
     codes: np.ndarray | None,

@@ -41,8 +41,10 @@ def cost(counts: np.ndarray, W: np.ndarray, criterion: str) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             return W - sq / W
     if criterion == "entropy":
-        # W H = -sum_c c log2(c / W) = (W ln W - sum_c c ln c) / ln 2
-        return (xlogy(W, W) - xlogy(counts, counts).sum(axis=0)) / _LN2
+        # W H = -sum_c c log2(c / W) = (W ln W - sum_c c ln c) / ln 2; a class weight that is 0 up to the
+        # rounding of prefix-sum differences (-1e-13) counts as 0 (xlogy of a negative number is NaN)
+        c = np.maximum(counts, 0.0)
+        return (xlogy(W, W) - xlogy(c, c).sum(axis=0)) / _LN2
     if criterion == "misclassification":
         return W - counts.max(axis=0)
     raise ValueError(f"unknown classification criterion {criterion!r}; choose one of {list(CLASSIFICATION)}")

@@ -144,15 +144,22 @@ class DecisionTree(TaskMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree (and prune it if ``validation_fraction`` is set); returns ``self``."""
         self._validate_params()
+        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
+        return self._fit(X, y, _check_weights(sample_weight, X.shape[0]))
+
+    def _fit(self, X, y, w, presorted=None, encoded=None):
+        """``fit`` on validated ``X``, ``y`` and weights ``w``. Ensembles, which fit many trees on one ``X``,
+        pass what they computed once: ``presorted``, :func:`._builder.presort` of ``X`` (with this model's
+        categorical features), and ``encoded``, ``(classes, codes)`` of ``y`` (classification)."""
         criterion = self._criterion()
         max_depth = np.iinfo(np.int64).max if self.max_depth is None else int(self.max_depth)
-        X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         n, d = X.shape
-        w = _check_weights(sample_weight, n)
         categorical = self._categorical_mask(d)
         max_features = self._max_features(d)
         rng = check_random_state(self.random_state)
-        if self.task == "classification":
+        if self.task == "classification" and encoded is not None:
+            self.classes_, codes = encoded
+        elif self.task == "classification":
             self.classes_ = check_classification_targets(y)
             codes = np.searchsorted(self.classes_, y).astype(np.int64)
         else:
@@ -171,11 +178,12 @@ class DecisionTree(TaskMixin, BaseEstimator):
         if not rows.any():
             raise ValueError("sample_weight is zero for every training sample")
         tree = build_tree(
-            X[rows],
-            codes=None if codes is None else codes[rows],
+            X,
+            rows=rows,
+            codes=codes,
             n_classes=0 if codes is None else self.classes_.size,
-            y=None if codes is not None else y[rows].astype(np.float64),
-            sample_weight=w[rows],
+            y=None if codes is not None else y.astype(np.float64),
+            sample_weight=w,
             criterion=criterion,
             categorical=categorical,
             max_depth=max_depth,
@@ -184,6 +192,7 @@ class DecisionTree(TaskMixin, BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_features=max_features,
             rng=rng,
+            presorted=presorted,
         )
         for name in _ARRAYS:
             setattr(self, name, getattr(tree, name[:-1]))
