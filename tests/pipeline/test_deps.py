@@ -63,7 +63,7 @@ def test_cli_check_fails_on_drift(tmp_path):
 
 # -- params -----------------------------------------------------------------------------------------
 class Recorder(dict):
-    """A params mapping that records the dotted path of every key read (iteration reads the whole mapping)."""
+    """A params mapping that records the dotted path of every value read (iteration reads the whole mapping)."""
 
     def __init__(self, data: dict, log: set, prefix: str = ""):
         super().__init__(data)
@@ -75,13 +75,18 @@ class Recorder(dict):
     def _wrap(self, key, value):
         return Recorder(value, self._log, self._path(key)) if isinstance(value, dict) else value
 
+    def _read(self, key, value):
+        # a mapping on the way to a key (params["cv"]["on_error"]) is not read itself: what is read below it, or
+        # all of it (iteration), is recorded by the wrapper -- so a stage may declare just cv.on_error
+        if not isinstance(value, dict):
+            self._log.add(self._path(key))
+        return self._wrap(key, value)
+
     def __getitem__(self, key):
-        self._log.add(self._path(key))
-        return self._wrap(key, super().__getitem__(key))
+        return self._read(key, super().__getitem__(key))
 
     def get(self, key, default=None):
-        self._log.add(self._path(key))
-        return self._wrap(key, super().get(key, default))
+        return self._read(key, super().get(key, default))
 
     def __contains__(self, key):
         self._log.add(self._path(key))

@@ -290,7 +290,9 @@ def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str)
 def failure_policy(params: dict) -> dict:
     """``cv.on_error`` ("raise" unless set) and ``cv.max_fit_seconds`` (None unless set), as keyword arguments of
     :func:`~replearn.evaluation.crossval.cross_validate`."""
-    cv = params.get("cv") or {}
+    cv = params.get("cv")
+    if cv is None:
+        return {"on_error": "raise", "max_fit_seconds": None}
     return {"on_error": cv.get("on_error") or "raise", "max_fit_seconds": cv.get("max_fit_seconds")}
 
 
