@@ -11,6 +11,8 @@ from ...validation import (
     check_random_state,
     check_X_y,
 )
+from ..trees._builder import Presorted, presort
+from ..trees.decision_tree import DecisionTree
 from ._base import accepts_sample_weight, make_estimator
 
 _STUMP = {"max_depth": 1, "criterion": "misclassification"}
@@ -86,12 +88,22 @@ class AdaBoost(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         d = np.full(n, 1.0 / n)
         members, alphas, errors = [], [], []
+        presorted: dict[bytes, Presorted] = {}  # trees: every feature sorted once for all rounds
+        encoded = (classes, np.searchsorted(classes, y).astype(np.int64))
         for k in range(int(self.n_estimators)):
             model = make_estimator(self.estimator, params, "classification", rng, "estimator")
             if not accepts_sample_weight(model):
                 raise ValueError(f"estimator {self.estimator!r} cannot be boosted: its fit does not take sample_weight")
-            model.fit(X, y, sample_weight=d)
-            correct = model.predict(X) == y
+            if type(model) is DecisionTree:
+                model._validate_params()
+                mask = model._categorical_mask(X.shape[1])
+                if mask.tobytes() not in presorted:
+                    presorted[mask.tobytes()] = presort(X, mask)
+                model._fit(X, y, d, presorted=presorted[mask.tobytes()], encoded=encoded)
+                correct = model.classes_[model._predict_codes(X)] == y
+            else:
+                model.fit(X, y, sample_weight=d)
+                correct = model.predict(X) == y
             eps = float(d[~correct].sum())
             if eps >= 1.0 - 1.0 / K:
                 if k == 0:

@@ -126,11 +126,11 @@ class RandomForest(EnsembleMixin, BaseEstimator):
         """Mean of the trees' class fractions."""
         self._require_classification("predict_proba")
         X = self._validate_predict_input(X)
-        return np.mean([t.value_[t.apply(X)] for t in self.estimators_], axis=0)
+        return np.mean([t.value_[t._apply(X)] for t in self.estimators_], axis=0)
 
     def predict(self, X):
         if self.task == "classification":
             proba = self.predict_proba(X)
             return self.classes_[np.argmax(proba, axis=1)]
         X = self._validate_predict_input(X)
-        return np.mean([t.value_[t.apply(X), 0] for t in self.estimators_], axis=0)
+        return np.mean([t.value_[t._apply(X), 0] for t in self.estimators_], axis=0)

@@ -416,3 +416,20 @@ def keep_rows(order, keep, m):
             q += keep[r]
         out[j] = row[:m]
     return out
+
+
+@jit
+def apply_tree(X, feature, threshold, kind, left, right):
+    """The leaf each row of ``X`` ends in: numeric nodes send x <= threshold left, categorical ones
+    x == threshold right (:meth:`.decision_tree.DecisionTree.apply`)."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        node = 0
+        while feature[node] >= 0:
+            x = X[i, feature[node]]
+            t = threshold[node]
+            go_right = (x == t) if kind[node] == 1 else (x > t)
+            node = right[node] if go_right else left[node]
+        out[i] = node
+    return out

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from ..._constraints import Interval, Options
+from ..._jit import jit_available
 from ...base import BaseEstimator, TaskMixin
 from ...exceptions import NotFittedError
 from ...validation import (
@@ -17,6 +18,7 @@ from ...validation import (
 )
 from ._builder import build_tree
 from ._criteria import CLASSIFICATION, REGRESSION
+from ._kernels import apply_tree
 
 _ARRAYS = (
     "feature_",
@@ -334,7 +336,19 @@ class DecisionTree(TaskMixin, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """The leaf each row of ``X`` ends in (Alg. 2 DecisionTreeTest, all rows at once)."""
-        X = self._validate_predict_input(X)
+        return self._apply(self._validate_predict_input(X))
+
+    def _apply(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`apply` on validated ``X``: a compiled loop over the rows with numba, else level by level."""
+        if jit_available():
+            return apply_tree(
+                np.ascontiguousarray(X, dtype=np.float64),
+                self.feature_,
+                self.threshold_,
+                self.split_kind_,
+                self.children_left_,
+                self.children_right_,
+            )
         leaf = np.zeros(X.shape[0], dtype=np.int64)
         active = np.arange(X.shape[0])
         node = leaf.copy()
@@ -354,6 +368,10 @@ class DecisionTree(TaskMixin, BaseEstimator):
         self._require_task("classification", "predict_proba")
         leaf = self.apply(X)
         return self.value_[leaf]
+
+    def _predict_codes(self, X: np.ndarray) -> np.ndarray:
+        """Index in ``classes_`` of :meth:`predict` on validated ``X`` (classification)."""
+        return np.argmax(self.value_, axis=1)[self._apply(X)]
 
     def predict(self, X):
         """Majority class of the leaf (ties: the first class in ``classes_``), or the leaf mean."""
