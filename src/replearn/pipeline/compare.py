@@ -28,7 +28,8 @@ Failed fits (``cv.on_error: record``; docs/statistics.md, "Failed fits") never e
   (``no_successful_fit``); Dietterich's 5x2cv tests need all ten splits, so a pair with a dropped one is not tested;
 * **across datasets**, a model with a failed fit on a dataset has no mean there: for Friedman, the post-hoc
   procedure and the CD diagram it takes that dataset's worst rank (several such models tie at the worst ranks,
-  sharing their average), as AMLB does; the Wilcoxon / sign test and the Bayesian signed-rank test of a pair
+  sharing their average), which penalises a model that cannot finish as AMLB's constant-predictor imputation
+  does; the Wilcoxon / sign test and the Bayesian signed-rank test of a pair
   drop the datasets where either model has no mean, and count them (``dropped_datasets``).
 """
 
@@ -611,7 +612,7 @@ def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> 
     hib = crossval[datasets[0]].greater_is_better[metric]
     decimals = cfg["round_before_ranking"]
     observed = _score_table(crossval, datasets, common, metric)
-    scores, imputed = impute_worst(observed, hib)  # a failed fit: that dataset's worst rank (AMLB's convention)
+    scores, imputed = impute_worst(observed, hib)  # a failed fit: that dataset's worst rank (docs/statistics.md)
     avg = stats.rank_scores(scores, higher_is_better=hib, decimals=decimals).mean(axis=0)
     ranks = dict(zip(common, (float(r) for r in avg)))
     base = {
