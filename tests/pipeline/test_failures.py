@@ -375,3 +375,24 @@ def test_the_crossval_stage_writes_timing_outside_results(project, monkeypatch):
     written = {p.relative_to(root).as_posix() for p in (root / "results").rglob("*") if p.is_file()}
     assert written == {"results/crossval/blobs.json"}
     assert "seconds" not in (root / "metrics" / "crossval.json").read_text()
+
+
+def test_one_progress_bar_over_all_datasets_on_a_terminal_and_none_in_ci(project, monkeypatch, capsys):
+    params, root = project
+    spec = importlib.util.spec_from_file_location("_crossval_stage", ROOT / "stages" / "crossval.py")
+    stage = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stage)
+    monkeypatch.chdir(root)
+    params["dataset"]["blobs2"] = params["dataset"]["blobs"]
+    (root / "data" / "prepared" / "blobs2").symlink_to(root / "data" / "prepared" / "blobs")
+    total = 2 * experiment.planned_fits(params, "blobs", root)
+    params["cv"]["progress"] = True
+    with stage.overall_progress(params) as advance:
+        advance(5)
+    err = capsys.readouterr().err
+    assert "crossval (all datasets)" in err and f"5/{total}" in err
+    params["cv"]["progress"] = "auto"
+    monkeypatch.setenv("CI", "1")
+    with stage.overall_progress(params) as advance:
+        assert advance is None
+    assert capsys.readouterr().err == ""
