@@ -46,6 +46,15 @@ def test_cv_failure_settings_are_validated(key, value, message):
         config.validate(params, root=ROOT)
 
 
+def test_a_budget_needs_fork(monkeypatch):
+    params = copy.deepcopy(PARAMS)
+    params["cv"]["max_fit_seconds"] = 60
+    config.validate(params, root=ROOT)
+    monkeypatch.delattr("os.fork")
+    with pytest.raises(ConfigError, match=r"cv\.max_fit_seconds: a budget needs os\.fork"):
+        config.validate(params, root=ROOT)
+
+
 def test_the_defaults_stop_on_a_failed_fit_without_a_budget():
     assert (PARAMS["cv"]["on_error"], PARAMS["cv"]["max_fit_seconds"]) == ("raise", None)
     params = copy.deepcopy(PARAMS)

@@ -887,6 +887,8 @@ def _check_values(params: dict, errors: list[str]) -> None:
         )
     if cv["n_jobs"] == 0 or cv["n_jobs"] < -1:
         errors.append(f"cv.n_jobs: must be a positive number of workers or -1 (all cores), got {cv['n_jobs']}")
+    if cv.get("max_fit_seconds") is not None and not hasattr(os, "fork"):
+        errors.append("cv.max_fit_seconds: a budget needs os.fork (Linux, macOS), which this system lacks; set it null")
     _check_stats(params, errors)
     _check_design(params, errors)
     from ..evaluation.unsupervised import UNSUPERVISED_METRICS
