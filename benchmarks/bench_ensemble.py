@@ -1,9 +1,11 @@
-"""Ensembles: random forest and AdaBoost (decision stumps) vs scikit-learn."""
+"""Ensembles: random forests (classification, sqrt(d) features per split; regression, all features) and AdaBoost
+(decision stumps) vs scikit-learn, 50 trees each."""
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.datasets import make_classification
-from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
+from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier, RandomForestRegressor
 from sklearn.tree import DecisionTreeClassifier
 
 from replearn.models.ensemble.adaboost import AdaBoost
@@ -15,6 +17,9 @@ from .common import Case, run_cases
 def main() -> list[dict]:
     X, y = make_classification(n_samples=2000, n_features=20, n_informative=8, random_state=0)
     stump = {"max_depth": 1, "criterion": "gini"}
+    rng = np.random.default_rng(0)
+    Xr = rng.normal(size=(2000, 10))
+    yr = np.sin(Xr[:, 0]) + Xr[:, 1] ** 2 + 0.1 * rng.normal(size=2000)
     cases = [
         Case(
             "RandomForest(n_estimators=50).fit",
@@ -22,6 +27,13 @@ def main() -> list[dict]:
             lambda: RandomForest(n_estimators=50, random_state=0).fit(X, y),
             lambda: RandomForestClassifier(n_estimators=50, random_state=0).fit(X, y),
             "RandomForestClassifier(n_estimators=50)",
+        ),
+        Case(
+            "RandomForest(n_estimators=50, task='regression').fit",
+            "2000x10",
+            lambda: RandomForest(n_estimators=50, task="regression", random_state=0).fit(Xr, yr),
+            lambda: RandomForestRegressor(n_estimators=50, random_state=0).fit(Xr, yr),
+            "RandomForestRegressor(n_estimators=50) (all features per split)",
         ),
         Case(
             "AdaBoost(n_estimators=50, gini stumps).fit",
