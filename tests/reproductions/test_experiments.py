@@ -1,7 +1,8 @@
 """Every preset runs, reproduces every published number with its default settings, and is deterministic.
 
-The default runs are shared by the tests of this module (one run per preset, ~10 s in all on one
-core); the determinism checks use the ``quick`` settings.
+The runs come from the session cache of conftest.py (:func:`preset_run`): the default run of each preset is
+shared with test_catalogue and test_page, its quick run with test_planted_errors' reference run; the
+determinism check adds one quick run per preset and the seed check one per synthetic preset.
 """
 
 from __future__ import annotations
@@ -11,32 +12,37 @@ from pathlib import Path
 
 import pytest
 
-from replearn.reproductions import EXPERIMENTS, ExperimentResult, run_experiment
+from replearn.reproductions import EXPERIMENTS, run_experiment
 
-SYNTHETIC = ("bias_variance", "double_descent", "learning_curves", "perceptron_epochs")
-_CACHE: dict[str, ExperimentResult] = {}
-
-
-def _default(name: str, data_dir: Path) -> ExperimentResult:
-    if name not in _CACHE:
-        _CACHE[name] = run_experiment(name, data_dir, seed=0)
-    return _CACHE[name]
+#: presets whose curves come from seeded random data (the others are the texts' fixed inputs)
+SYNTHETIC = (
+    "bias_variance",
+    "ciml_figures",
+    "cs229_control",
+    "cs229_examples",
+    "cs229_figures",
+    "double_descent",
+    "learning_curves",
+    "perceptron_epochs",
+)
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_every_record_reproduces_with_the_default_settings(name, data_dir):
-    result = _default(name, data_dir)
+def test_every_record_reproduces_with_the_default_settings(name, preset_run):
+    result = preset_run(name)
     assert result.preset == name and result.records
     failed = [r.to_dict() for r in result.records if not r.reproduced]
     assert not failed, failed
     for r in result.records:
-        assert r.preset == name and r.source and r.quantity
+        assert r.preset == name and r.source and r.quantity and r.example
+        assert r.id.startswith(f"{name}.")
+    assert len({r.id for r in result.records}) == len(result.records)
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_results_carry_curves_tables_and_notes_and_serialize(name, data_dir):
-    result = _default(name, data_dir)
-    assert result.notes and ("§" in result.notes or "Table" in result.notes)
+def test_results_carry_curves_tables_and_notes_and_serialize(name, preset_run):
+    result = preset_run(name)
+    assert result.notes and ("§" in result.notes or "Table" in result.notes or "(seed 00" in result.notes)
     assert result.curves and all(isinstance(c, dict) and c for c in result.curves.values())
     for name_, curve in result.curves.items():
         if "x" in curve:  # a plotted series: some series has one value per x
@@ -45,26 +51,34 @@ def test_results_carry_curves_tables_and_notes_and_serialize(name, data_dir):
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
-def test_runs_are_deterministic_for_a_seed(name, data_dir):
-    first = run_experiment(name, data_dir, seed=3, quick=True).to_dict()
-    second = run_experiment(name, data_dir, seed=3, quick=True).to_dict()
+def test_runs_are_deterministic_for_a_seed(name, data_dir, preset_run):
+    first = preset_run(name, quick=True).to_dict()
+    second = run_experiment(name, data_dir, seed=0, quick=True).to_dict()
     assert json.dumps(first) == json.dumps(second)
 
 
 @pytest.mark.parametrize("name", SYNTHETIC)
-def test_the_seed_drives_the_synthetic_data(name, data_dir):
-    a = run_experiment(name, data_dir, seed=1, quick=True).curves
-    b = run_experiment(name, data_dir, seed=2, quick=True).curves
+def test_the_seed_drives_the_synthetic_data(name, data_dir, preset_run):
+    a = preset_run(name, quick=True).curves
+    b = run_experiment(name, data_dir, seed=1, quick=True).curves
     assert json.dumps(a) != json.dumps(b)
 
 
-def test_double_descent_curves_have_the_text_shape(data_dir):
+def test_double_descent_curves_have_the_text_shape(preset_run):
     """Fig. 8.11: the min-norm peak dwarfs its neighbours, and tuned ridge stays below min-norm at n = d."""
-    curve = _default("double_descent", data_dir).curves["test_error_vs_n"]
+    curve = preset_run("double_descent").curves["test_error_vs_n"]
     at_d = curve["x"].index(500)
     assert curve["min_norm"][at_d] > 5 * max(curve["min_norm"][at_d - 1], curve["min_norm"][at_d + 1])
     assert curve["ridge"][at_d] < curve["min_norm"][at_d]
     assert all(r <= m + 1e-9 for r, m in zip(curve["ridge"], curve["min_norm"]))
+
+
+def test_model_wise_double_descent_has_the_text_shape(preset_run):
+    """Fig. 8.10: the peak at p = n dwarfs its neighbours and the overparameterized end is back below p = n/4's."""
+    curve = preset_run("cs229_figures").curves["model_wise_double_descent"]
+    at_n = curve["x"].index(200)
+    assert curve["test_mse"][at_n] > 5 * max(curve["test_mse"][at_n - 1], curve["test_mse"][at_n + 1])
+    assert curve["test_mse"][-1] < curve["test_mse"][curve["x"].index(50)]
 
 
 def test_unknown_preset_is_rejected(data_dir):

@@ -12,6 +12,13 @@ from replearn.reproductions import EXPERIMENTS, ExperimentResult, Reproduction
 from replearn.reproductions.record import half_unit, register
 
 PRESETS = {
+    "cs229_control",
+    "cs229_examples",
+    "cs229_figures",
+    "ciml_examples",
+    "ciml_figures",
+    "cs480_examples",
+    "epfl_examples",
     "cs229_housing",
     "cs229_logistic",
     "cs229_lwr",
@@ -70,6 +77,10 @@ def test_to_dict_is_json_ready():
     rec = Reproduction("p", "src", "q", 1, math.nan, 0)
     d = rec.to_dict()
     assert d == {
+        "id": "",
+        "example": "",
+        "text": "",
+        "section": "",
         "preset": "p",
         "source": "src",
         "quantity": "q",
@@ -82,6 +93,17 @@ def test_to_dict_is_json_ready():
     assert json.loads(json.dumps(result.to_dict()))["records"][0] == d
     assert not result.all_reproduced
     assert not ExperimentResult("p").all_reproduced  # no records is not a reproduction
+
+
+def test_records_name_their_example_and_get_ids_in_order():
+    from replearn.reproductions.record import Recorder
+
+    rec = Recorder("p", example="cs229.hoeffding-sample-size")
+    a = rec.add("s", "q1", 530, 530, 0)
+    b = rec.add("s", "q2", 1.0, 1.0, 0, example="epfl.step-size")
+    assert (a.id, a.example, b.id, b.example) == ("p.01", "cs229.hoeffding-sample-size", "p.02", "epfl.step-size")
+    d = a.to_dict()
+    assert d["text"] == "CS229 lecture notes (Ng, revised by Ma)" and d["section"] == "§8.3.2"
 
 
 @pytest.mark.parametrize(("printed", "half"), [("71.27", 0.005), ("0.1345", 5e-5), ("-8.738", 5e-4), ("18", 0.5)])

@@ -125,6 +125,11 @@ def _contraction(rec: Recorder, seed: int) -> dict:
     return {"x": t.tolist(), "error": errors.tolist(), "gamma^t error_0": (errors[0] * mdp.gamma**t).tolist()}
 
 
+def _noise(rng: np.random.Generator, cov: np.ndarray, size: int) -> np.ndarray:
+    """``size`` draws of w ~ N(0, cov)."""
+    return rng.multivariate_normal(np.zeros(len(cov)), cov, size=size)
+
+
 def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
     stationary = lqr(A, B, Q, R)
     P = scipy.linalg.solve_discrete_are(A, B, Q, R)
@@ -169,7 +174,7 @@ def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
     n = 20000 if quick else 100000
     _, Phi15, _ = noisy.notes_form()
     Phi1 = Phi15[1]
-    w = rng.multivariate_normal(np.zeros(2), SIGMA, size=n)
+    w = _noise(rng, SIGMA, n)
     quad = np.einsum("ni,ij,nj->n", w, Phi1, w)
     rec.add(
         f"{NOTES} §16.2 L5768: E[w'Phi w] = tr(Sigma Phi) for w ~ N(0, Sigma); Monte Carlo over {n} draws, "
@@ -187,7 +192,7 @@ def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
     for t in range(15):
         u = -x @ noisy.gains[t].T
         cost += np.einsum("ni,ij,nj->n", x, Q, x) + np.einsum("ni,ij,nj->n", u, R, u)
-        x = x @ A.T + u @ B.T + rng.multivariate_normal(np.zeros(2), SIGMA, size=m)
+        x = x @ A.T + u @ B.T + _noise(rng, SIGMA, m)
     cost += np.einsum("ni,ij,nj->n", x, Q, x)
     rec.add(
         f"{NOTES} §16.2 L5772 (corrected sign): -V_0(s_0) = s_0'P_0 s_0 + c_0 with c_t = c_t+1 + tr(Sigma P_t+1), "

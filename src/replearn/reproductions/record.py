@@ -52,8 +52,8 @@ class Reproduction:
     published: float
     measured: float
     tolerance: float
-    example: str = ""
-    id: str = ""
+    example: str = field(default="", kw_only=True)
+    id: str = field(default="", kw_only=True)
     reproduced: bool = field(init=False)
 
     def __post_init__(self) -> None:

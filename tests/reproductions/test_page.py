@@ -1,0 +1,90 @@
+"""The reproduction page and the `reproduce: all` service: what `make reproductions` and the default
+experiment's reproduce stage write."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from replearn.cli import main
+from replearn.pipeline import reproduce as service
+from replearn.reproductions import EXPERIMENTS
+from replearn.reproductions.catalogue import CATALOGUE, EXTRAS
+from replearn.reproductions.page import summary, write_page
+
+
+@pytest.fixture(scope="module")
+def page(preset_run, tmp_path_factory):
+    runs = {name: preset_run(name).to_dict() for name in sorted(EXPERIMENTS)}
+    out = tmp_path_factory.mktemp("page")
+    return runs, write_page(runs, out, meta={"how": "seed 0", "source": "test"})
+
+
+def test_the_page_shows_every_entry_with_its_verdict_and_the_counts(page):
+    runs, paths = page
+    text = paths["html"].read_text(encoding="utf-8")
+    s = summary(runs)
+    assert s["catalogue"] == 73 and s["reproduced"] >= 60 and not s["failing"] and not s["missing"]
+    assert s["records"] == s["records_reproduced"] == sum(len(r["records"]) for r in runs.values())
+    assert f"{s['reproduced']} of 73 catalogue examples reproduced" in text
+    for e in CATALOGUE:
+        assert f'id="{e.id}"' in text, e.id
+    assert text.count("NOT reproduced") == 0
+    assert text.count("Why not:") == len(s["not_reproduced"])
+    for r in runs["cs229_control"]["records"]:
+        assert r["id"] in text
+
+
+def test_the_page_is_self_contained(page):
+    runs, paths = page
+    text = paths["html"].read_text(encoding="utf-8")
+    figures = [e for e in CATALOGUE + EXTRAS if e.figure]
+    assert text.count('src="data:image/png;base64,') == len(figures)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, re.IGNORECASE)
+    assert "<script" not in text
+
+
+def test_the_markdown_page_has_the_tables_and_figure_files(page):
+    runs, paths = page
+    md = paths["markdown"].read_text(encoding="utf-8")
+    for e in CATALOGUE:
+        assert f"`{e.id}`" in md
+    linked = re.findall(r"!\[[^\]]*\]\((reproductions_files/[^)]+\.png)\)", md)
+    assert linked and all((paths["markdown"].parent / p).is_file() for p in linked)
+
+
+def _two_presets(monkeypatch):
+    import replearn.reproductions as package
+
+    subset = {k: EXPERIMENTS[k] for k in ("cs480_examples", "epfl_examples")}
+    monkeypatch.setattr(package, "EXPERIMENTS", subset)
+    return subset
+
+
+def test_reproduce_all_runs_every_preset_with_its_own_seed(monkeypatch, tmp_path):
+    subset = _two_presets(monkeypatch)
+    combined = service.reproduce({"reproduce": "all", "seed": 7})
+    assert combined["preset"] == "all" and combined["presets"] == sorted(subset)
+    for name in subset:
+        alone = service.reproduce({"reproduce": name, "seed": 7})
+        assert combined["runs"][name] == alone and combined["seed"][name] == alone["seed"]
+    assert combined["records"] == [r for name in sorted(subset) for r in combined["runs"][name]["records"]]
+    assert combined["curves"] == {}  # the report shows the records; the page draws the figures
+    assert service.reproduce({"reproduce": None, "seed": 7})["records"] == []
+    assert "all" in service.experiments()
+
+
+def test_the_command_reads_the_stage_output_and_refuses_a_single_preset(monkeypatch, tmp_path, capsys):
+    _two_presets(monkeypatch)
+    results = tmp_path / "reproduction.json"
+    results.write_text(json.dumps(service.reproduce({"reproduce": "all", "seed": 3})))
+    code = main(["reproductions", "--from", str(results), "--out", str(tmp_path / "reports")])
+    out = capsys.readouterr()
+    # two presets hold only some of the catalogue: the others are reported missing, exit 1
+    assert code == 1 and "missing:" in out.err and "catalogue examples reproduced" in out.out
+    assert (tmp_path / "reports" / "reproductions.html").is_file()
+    results.write_text(json.dumps(service.reproduce({"reproduce": "epfl_examples", "seed": 3})))
+    with pytest.raises(ValueError, match="reproduce: all"):
+        service.reproduction_page(tmp_path / "r2", source=results)
