@@ -37,7 +37,9 @@ critic on the bound of any of the four divergences (the GAN of :mod:`.gan` is th
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,11 +62,11 @@ class FDivergence:
     density ratio r = q/p, and ``conjugate_domain`` (a description of dom f*)."""
 
     name: str
-    f: object
-    conjugate: object
-    real: object
-    fake: object
-    critic: object
+    f: Callable[[Any], Any]
+    conjugate: Callable[[Any], Any]
+    real: Callable[[Any], Any]
+    fake: Callable[[Any], Any]
+    critic: Callable[[Any], Any]
     conjugate_domain: str
 
 
