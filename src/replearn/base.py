@@ -230,14 +230,15 @@ class BaseEstimator:
 def _check_base_learner(name, params) -> None:
     """``estimator`` is a registry name and ``estimator_params`` None or a dict of its hyperparameters."""
     from .exceptions import ConfigError
-    from .models import available, hyperparameters  # the registry (imported lazily: no cycle)
+    from .models import builtin_names, get_class, hyperparameters  # the registry (imported lazily: no cycle)
 
     if not isinstance(name, str):
         raise ConfigError(f"estimator must be a registry name (a string), got {type(name).__name__} {name!r}")
-    if name not in available():
-        raise ConfigError(
-            f"estimator must be a registry name: unknown model {name!r}; available models: {', '.join(available())}"
-        )
+    if name not in builtin_names():  # a plugin is looked up (and loaded) only when named
+        try:
+            get_class(name)
+        except ConfigError as exc:
+            raise ConfigError(f"estimator must be a registry name: {exc}") from None
     if params is None:
         return
     if not isinstance(params, dict):
