@@ -110,7 +110,8 @@ def reproduction_page(out_dir, *, seed: int | None = None, root: Path = Path("."
                 f"{source} holds the preset {data.get('preset')!r}, not every reproduction: run the reproduce stage "
                 "with reproduce: all (the default experiment), or leave out --from to run them all now"
             )
-        runs, how, where = data["runs"], f"Seeds per preset: {data.get('seed')}.", str(source)
+        runs, where = data["runs"], str(source)
+        how = "Numbers as the reproduce stage computed them (each preset's seed derived from the experiment's)."
     else:
         seed = default_seed(root) if seed is None else int(seed)
         runs = run_all(seed, root)["runs"]
