@@ -57,7 +57,8 @@ def mean_table(crossval: Mapping, order: Sequence[str]) -> tuple[list[str], np.n
             entry = (crossval[d].get("models") or {}).get(m)
             values = [] if entry is None else list((entry.get("scores") or {}).get(_primary(crossval[d])) or [])
             vals = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-            if vals and entry is not None and not entry.get("failures"):  # a failed fit: no mean there (worst rank, docs/statistics.md)
+            # a failed fit: no mean there (the worst rank, as in the across-datasets tests; docs/statistics.md)
+            if vals and entry is not None and not entry.get("failures"):
                 means[i, j] = float(np.mean(vals))
     return models, means, metric, higher
 
