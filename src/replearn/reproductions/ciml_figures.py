@@ -78,7 +78,7 @@ def _distances(rec: Recorder, rng: np.random.Generator, quick: bool, curves: dic
     n = 1000 if quick else 2000
     bins = np.linspace(0.0, 1.0, 41)
     sd_n = 0.0
-    hist = {"x": ((bins[:-1] + bins[1:]) / 2).tolist()}
+    hist = {"x": ((bins[:-1] + bins[1:]) / 2).tolist(), "x_label": "distance / sqrt(D)", "y_label": "density"}
     stats = {}
     for D in DIMS:
         d = _pairwise(_uniform_points(rng, n, D))
@@ -186,7 +186,12 @@ def _permutation(rec: Recorder, rng: np.random.Generator, seed: int, curves: dic
         0,
         example=ex,
     )
-    curves["permutation"] = {"x": list(passes), **{f"test error, {k}": v for k, v in err.items()}}
+    curves["permutation"] = {
+        "x": list(passes),
+        **{f"test error, {k}": v for k, v in err.items()},
+        "x_label": "passes",
+        "y_label": "test error",
+    }
     tables["permutation"] = {"first_pass_updates": first_pass}
 
 
@@ -262,6 +267,8 @@ def _initialization(rec: Recorder, rng: np.random.Generator, quick: bool, curves
     curves["initialization"] = {
         "x": [f"random {i + 1}" for i in range(10)] + ["zeros"],
         "test error": errors,
+        "x_label": "initialization",
+        "y_label": "test error",
     }
     tables["initialization"] = {"hidden_units": hidden, "steps": steps, "test_errors": errors}
 
@@ -308,7 +315,7 @@ def _boosting(rec: Recorder, rng: np.random.Generator, seed: int, quick: bool, c
         0,
         example=ex,
     )
-    curve = {"x": list(range(1, rounds + 1))}
+    curve = {"x": list(range(1, rounds + 1)), "x_label": "boosting rounds", "y_label": "test error"}
     for depth in (1, 2, 3):
         model = (
             stumps

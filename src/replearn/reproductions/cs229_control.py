@@ -122,7 +122,13 @@ def _contraction(rec: Recorder, seed: int) -> dict:
         example="cs229.value-iteration-contraction",
     )
     t = np.arange(len(errors))
-    return {"x": t.tolist(), "error": errors.tolist(), "gamma^t error_0": (errors[0] * mdp.gamma**t).tolist()}
+    return {
+        "x": t.tolist(),
+        "error": errors.tolist(),
+        "gamma^t error_0": (errors[0] * mdp.gamma**t).tolist(),
+        "x_label": "sweep t",
+        "y_label": "||V_t - V*||_inf",
+    }
 
 
 def _noise(rng: np.random.Generator, cov: np.ndarray, size: int) -> np.ndarray:

@@ -269,7 +269,13 @@ def _hoeffding(rec: Recorder, seed: int, quick: bool) -> dict:
         0,
         example="cs229.hoeffding-sample-size",
     )
-    return {"x": ns.tolist(), "deviation_rate": sim.deviation_rate.tolist(), "hoeffding_bound": bound.tolist()}
+    return {
+        "x": ns.tolist(),
+        "deviation_rate": sim.deviation_rate.tolist(),
+        "hoeffding_bound": bound.tolist(),
+        "x_label": "coins n",
+        "y_label": "P(|phi_hat - phi| > 0.1)",
+    }
 
 
 def _vc(rec: Recorder, tables: dict) -> None:

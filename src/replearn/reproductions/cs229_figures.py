@@ -122,8 +122,15 @@ def _double_descent(rec: Recorder, rng: np.random.Generator, quick: bool, curves
         "x": list(grid),
         "test_mse": e.tolist(),
         "noise_floor": [NOISE**2] * len(grid),
+        "x_label": f"random features p (n = {N_TRAIN})",
+        "y_label": "test MSE (median of draws)",
     }
-    curves["norm_vs_parameters"] = {"x": list(grid), "norm": nm.tolist()}
+    curves["norm_vs_parameters"] = {
+        "x": list(grid),
+        "norm": nm.tolist(),
+        "x_label": f"random features p (n = {N_TRAIN})",
+        "y_label": "||theta|| of the min-norm fit",
+    }
     tables["model_wise_setting"] = {"n": N_TRAIN, "d": D_INPUT, "noise_sd": NOISE, "feature_draws": draws}
 
 
@@ -198,7 +205,13 @@ def _implicit_regularization(rec: Recorder, rng: np.random.Generator, curves: di
         1e-9,
         example="cs229.implicit-regularization",
     )
-    curves["implicit_regularization"] = {"x": list(scales), "test_mse": test, "train_mse": train}
+    curves["implicit_regularization"] = {
+        "x": list(scales),
+        "test_mse": test,
+        "train_mse": train,
+        "x_label": "scale of the initialization theta_0",
+        "y_label": "MSE of the GD solution",
+    }
     tables["implicit_regularization"] = {"n": n, "d": d, "sigma": sigma, "min_norm_test_mse": test[0]}
 
 
@@ -246,6 +259,8 @@ def _max_margin(rec: Recorder, rng: np.random.Generator, curves: dict, tables: d
         "separator": line(0.0),
         "margin +1": line(1.0),
         "margin -1": line(-1.0),
+        "x_label": "x1",
+        "y_label": "x2",
         "points": {
             "positive": X[y > 0].tolist(),
             "negative": X[y < 0].tolist(),

@@ -108,7 +108,12 @@ def _step_size(rec: Recorder) -> dict:
         example=ex,
     )
     t = list(range(0, 11))
-    return {"x": t, **{f"gamma = {g}": [_gd(g, k) if k else 0.0 for k in t] for g in (0.5, 1.0, 1.5, 2.0)}}
+    return {
+        "x": t,
+        **{f"gamma = {g}": [_gd(g, k) if k else 0.0 for k in t] for g in (0.5, 1.0, 1.5, 2.0)},
+        "x_label": "iteration t",
+        "y_label": "w_t (optimum y_bar = 3)",
+    }
 
 
 def _coordinate_step(X: np.ndarray, y: np.ndarray, alpha: np.ndarray, w: np.ndarray, n: int, C: float) -> None:

@@ -80,6 +80,7 @@ def _figure_png(title: str, curve: Mapping, dpi: int = 80) -> bytes | None:
     if not isinstance(x, list) or len(x) < 1:
         return None
     series = {k: v for k, v in curve.items() if k not in ("x", "points") and isinstance(v, list) and len(v) == len(x)}
+    # optional string keys "x_label" / "y_label" name the axes
     points = curve.get("points") if isinstance(curve.get("points"), Mapping) else {}
     if not series and not points:
         return None
@@ -102,6 +103,8 @@ def _figure_png(title: str, curve: Mapping, dpi: int = 80) -> bytes | None:
     if not numeric:
         ax.set_xticks(xs)
         ax.set_xticklabels([str(v) for v in x], rotation=30, fontsize="small")
+    ax.set_xlabel(str(curve.get("x_label", "")), fontsize="small")
+    ax.set_ylabel(str(curve.get("y_label", "")), fontsize="small")
     ax.set_title(title, fontsize="medium")
     ax.legend(loc="best", fontsize="x-small")
     fig.tight_layout()
