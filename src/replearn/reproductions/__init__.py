@@ -20,7 +20,18 @@ double_descent         CS229 notes §8.2 Fig. 8.11: min-norm least squares peak 
 learning_curves        CIML §5.8-5.9: high-bias vs high-variance learning curves and diagnostics
 perceptron_epochs      CIML ch. 4: vanilla / voted / averaged perceptron vs passes; Thm. 2 bound
 kmeans_em              k-means distortion and EM log-likelihood per iteration (ex7data2, Old Faithful)
+cs229_examples         CS229 notes and summaries: the worked examples that are a computation (kernels,
+                       Hoeffding's n = 530, VC = 3, GDA's logistic posterior, ICA, the split example, ...)
+cs229_control          CS229 Part V: the 4x3 world's V*, value iteration's contraction, LQR, Kalman, REINFORCE
+cs229_figures          CS229 Figs. 8.10/8.12 (model-wise double descent), 9.2 (implicit regularization), §6.6
+ciml_examples          CIML: 19 worked examples (distances, F-measure tables, t table, AdaBoost, Viterbi, ...)
+ciml_figures           CIML Figs. 3.18, 4.4, 10.3 and 13.3
+cs480_examples         Waterloo CS480/680: spam table, perceptron on OR/XOR, kernels, XOR ReLU net, convolution
+epfl_examples          EPFL CS-433: step sizes, one SVM dual coordinate step, test-set bounds, a kernel
 =====================  =============================================================================
+
+:mod:`.catalogue` lists the texts' 73 worked examples, tables and figures and what reproduces each;
+:mod:`.page` writes the reproduction page (``python -m replearn reproductions``).
 """
 
 from __future__ import annotations
