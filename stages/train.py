@@ -9,8 +9,7 @@ from replearn.pipeline.stage import log, run
 
 def main(params: dict) -> None:
     metrics = {}
-    for name in params["dataset"]:
-        metrics[name], result = experiment.train(params, name)
+    for name, metrics[name], result in experiment.train_all(params):  # datasets in cv.n_jobs processes
         records.write(paths.RESULTS / "train" / f"{name}.json", result)
         for key, m in metrics[name].items():
             note = "" if result.models[key].converged else " (hit max_iter before converging)"

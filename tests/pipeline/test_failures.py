@@ -396,12 +396,12 @@ def test_one_progress_bar_over_all_datasets_on_a_terminal_and_none_in_ci(project
     (root / "data" / "prepared" / "blobs2").symlink_to(root / "data" / "prepared" / "blobs")
     total = 2 * experiment.planned_fits(params, "blobs", root)
     params["cv"]["progress"] = True
-    with stage.overall_progress(params) as advance:
+    with experiment.overall_progress(params) as advance:
         advance(5)
     err = capsys.readouterr().err
     assert "crossval (all datasets)" in err and f"5/{total}" in err
     params["cv"]["progress"] = "auto"
     monkeypatch.setenv("CI", "1")
-    with stage.overall_progress(params) as advance:
+    with experiment.overall_progress(params) as advance:
         assert advance is None
     assert capsys.readouterr().err == ""

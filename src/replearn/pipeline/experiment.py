@@ -7,6 +7,7 @@ deterministic function of ``params.yaml`` and the files the previous stages wrot
 from __future__ import annotations
 
 import dataclasses
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -669,6 +670,65 @@ def _variance_record(params: dict, parts: list, n: int) -> dict:
         "replicates": replicates,
         "models": models,
     }
+
+
+def train_all(params: dict, root: Path = Path(".")) -> list[tuple[str, dict, records.TrainResult]]:
+    """:func:`train` on every configured dataset, in order: ``(name, metrics, result)`` each.
+
+    Datasets run in ``cv.n_jobs`` joblib processes (each :func:`train` is a pure function of the params and the
+    files of its dataset, so the result is the serial one); a benchmark of many datasets then trains its final
+    models on every core as its cross-validation does."""
+    from joblib import Parallel, delayed
+
+    names = list(params["dataset"])
+    n_jobs = int(params["cv"].get("n_jobs") or 1)
+    if n_jobs == 1 or len(names) == 1:
+        outs = [train(params, name, root) for name in names]
+    else:
+        outs = Parallel(n_jobs=min(n_jobs, len(names)) if n_jobs > 0 else n_jobs)(
+            delayed(train)(params, name, root) for name in names
+        )
+    return [(name, m, r) for name, (m, r) in zip(names, outs)]
+
+
+@contextmanager
+def overall_progress(params: dict):
+    """One bar over every fit of the stage (datasets x models x replicates, half-sampling fits included) with its
+    ETA, on a terminal and outside CI (``cv.progress``), when there is more than one dataset; yields the callback
+    that advances it (None when there is no bar)."""
+    from ..evaluation.crossval import progress_enabled
+
+    if len(params["dataset"]) < 2 or not progress_enabled(params["cv"].get("progress", "auto")):
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    total = sum(planned_fits(params, name) for name in params["dataset"])
+    with tqdm(total=total, desc="crossval (all datasets)", unit="fit", position=0, smoothing=0.05) as bar:
+        yield bar.update
+
+
+def crossval_log_lines(name: str, result: records.EvaluationResult, summary: dict) -> list[str]:
+    """The crossval stage's lines for one dataset: each model's score, non-converged and failed fits."""
+    lines = []
+    metric = result.primary_metric
+    for key, s in summary.items():
+        warn = f" ({s['not_converged']} fits hit max_iter)" if s["not_converged"] else ""
+        if result.family and s["not_converged"]:
+            warn = f" ({s['not_converged']} runs did not converge)"
+        if s.get("failed"):
+            reasons = sorted({f.reason for f in result.models[key].failures})
+            warn += f" ({s['failed']} failed fits: {', '.join(reasons)}; recorded, see the report)"
+        score = (
+            f"{metric} {s[metric + '_mean']:.4f} +- {s[metric + '_std']:.4f}"
+            if metric + "_mean" in s
+            else f"no {metric} score (left out of the tests)"
+        )
+        lines.append(f"{name}/{key}: {score} over {len(result.splits)} replicates{warn}")
+    failed_half = sum(len(v) for v in result.variance_failures.values())
+    if failed_half:
+        lines.append(f"{name}: {failed_half} half-sampling fit(s) failed: compared without the data-sampling variance")
+    return lines
 
 
 def crossval_summary(result: records.EvaluationResult) -> dict:

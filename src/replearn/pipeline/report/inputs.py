@@ -1,0 +1,59 @@
+"""What the report stage reads: the typed records of the earlier stages, handed on as plain data, and the
+wall-clock seconds of the crossval stage (timing/, never a record)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ... import models as registry
+from .. import paths, records, tracking
+from ..data import read_json
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    crossval: dict
+    significance: dict
+    train_metrics: dict
+    train_results: dict
+    experiment: dict
+    reproduction: dict | list | None
+    timing: dict
+
+
+def read_timing(datasets) -> dict:
+    """The crossval stage's wall-clock seconds (timing/<dataset>.json); a missing or unreadable file: none."""
+    out = {}
+    for d in datasets:
+        try:
+            out[d] = json.loads((paths.TIMING / f"{d}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            out[d] = {}
+    return out
+
+
+def read_inputs(params: dict) -> ReportInputs:
+    """Every input of the report stage; a stale or foreign record is refused here (records' schema check)."""
+    datasets = list(params["dataset"])
+    crossval = {d: records.to_dict(records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json")) for d in datasets}
+    train_results = {d: records.to_dict(records.read_train(paths.RESULTS / "train" / f"{d}.json")) for d in datasets}
+    experiment = {
+        "name": params["experiment_name"],
+        "params_hash": tracking.params_hash(params),
+        "datasets": datasets,
+        "models": list(params["models"]),
+        # provenance of models registered by installed plugins (entry-point group replearn.models)
+        "model_sources": {
+            key: registry.source(m["name"]) for key, m in params["models"].items() if m["name"] in registry.plugins()
+        },
+    }
+    return ReportInputs(
+        crossval=crossval,
+        significance=records.to_dict(records.read_significance(paths.RESULTS / "significance.json")),
+        train_metrics=read_json(paths.METRICS / "train.json"),
+        train_results=train_results,
+        experiment=experiment,
+        reproduction=read_json(paths.RESULTS / "reproduction.json"),
+        timing=read_timing(datasets),
+    )
