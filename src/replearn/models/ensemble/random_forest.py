@@ -35,10 +35,14 @@ class RandomForest(EnsembleMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_estimators : int; criterion, max_depth, min_samples_split, min_samples_leaf : as for
-    ``decision_tree``; max_features : None ("sqrt" for classification, all features for
-    regression — scikit-learn's defaults), int, float or "sqrt"/"log2"; bootstrap : bool (False:
-    every tree sees all rows and only the feature subsampling differs); task; random_state.
+    n_estimators : int
+    criterion, max_depth, min_samples_split, min_samples_leaf
+        As for ``decision_tree``.
+    max_features : None, int, float or "sqrt"/"log2"
+        None: "sqrt" for classification, all features for regression (scikit-learn's defaults).
+    bootstrap : bool
+        False: every tree sees all rows and only the feature subsampling differs.
+    task, random_state
 
     Attributes
     ----------

@@ -136,8 +136,8 @@ class GeneralizedLinearModel(RegressorMixin, BaseEstimator):
     Conventions and scikit-learn equivalents (same objective and same ``alpha``):
 
     * ``"poisson"``: ``sklearn.linear_model.PoissonRegressor(alpha=alpha)`` (whose half mean
-      Poisson deviance equals the mean NLL above up to a constant) and
-      ``statsmodels GLM(family=Poisson())`` for ``alpha = 0``;
+        Poisson deviance equals the mean NLL above up to a constant) and
+        ``statsmodels GLM(family=Poisson())`` for ``alpha = 0``;
     * ``"bernoulli"``: ``LogisticRegression(C=1/(n alpha))`` (``C=inf`` for ``alpha = 0``);
     * ``"gaussian"``: ``Ridge(alpha=n * alpha)`` (``LinearRegression`` for ``alpha = 0``).
 

@@ -74,6 +74,9 @@ class CNN(ClassifierMixin, NeuralNetworkBase):
         Batch normalization (per channel after a convolution, per unit after a Dense layer; batch
         statistics while training, running averages when predicting) or layer normalization (per
         example) before each hidden activation (:mod:`replearn.models.neural.normalization`).
+
+    Notes
+    -----
     Other parameters: as :class:`~replearn.models.neural.mlp.MLP` (solver, learning rate and schedule,
     batch size, epochs, L2 ``alpha`` on weights and kernels, dropout on the dense hidden layers,
     optimizer settings, sampling, early stopping, validation split, tolerance, init, warm start, seed).

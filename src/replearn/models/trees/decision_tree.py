@@ -76,6 +76,8 @@ class DecisionTree(TaskMixin, BaseEstimator):
     validation_fraction : float in (0, 1) or None — hold-out fraction for reduced-error pruning.
     random_state : seed for ``max_features`` and the validation split.
 
+    Notes
+    -----
     ``fit(X, y, sample_weight=None)``: weights multiply the class counts (classification) or the
     squared errors (regression), as in scikit-learn; ``min_samples_*`` count rows.
 
