@@ -196,7 +196,7 @@ def _index(reg: dict, math: dict) -> str:
         "|---|---|---|---|",
     ]
     for name, info in sorted(reg.items()):
-        section = " ".join(math[name]["section"].split())
+        section = " ".join(math[name]["section"].split()).split("\\(")[0].rstrip(" ,;(")
         if len(section) > 90:
             section = section[:87].rsplit(" ", 1)[0] + " …"
         title = FAMILY_TITLES[info["family"]][0]
