@@ -67,3 +67,18 @@ def test_one_vs_rest_history_sums_the_problems():
     Y = np.where(y[:, None] == np.arange(3), 1.0, -1.0)
     W = np.vstack([model.coef_.T, model.intercept_])
     assert model.loss_history_[-1] == pytest.approx(primal_objective(Xa, Y, W, 0.5), rel=1e-10)
+
+
+def test_block_objectives_leave_out_only_zero_hinges():
+    """_primal_objectives skips rows whose margin stays above 1 over the block; the sums equal the full ones."""
+    rng = np.random.default_rng(2)
+    X, y = issue_data(n=2000, d=8)
+    Xa = np.hstack([X, np.ones((2000, 1))])
+    ypm = np.where(y == 1, 1.0, -1.0)
+    w = LinearSVM(C=1.0, tol=1e-3, random_state=0).fit(X, y)
+    w_end = np.r_[w.coef_[0], w.intercept_]
+    for scale in (1e-4, 1e-2, 1.0):  # small moves: most rows left out; large: none
+        block = w_end + scale * rng.normal(size=(16, 9))
+        full = [primal_objective(Xa, ypm[:, None], b[:, None], 1.0) for b in block]
+        fast = linear_svm._primal_objectives(Xa, ypm, np.sqrt(np.einsum("ij,ij->i", Xa, Xa)), block, 1.0)
+        np.testing.assert_allclose(fast, full, rtol=1e-12)
