@@ -75,7 +75,9 @@ def test_block_objectives_leave_out_only_zero_hinges():
     X, y = issue_data(n=2000, d=8)
     Xa = np.hstack([X, np.ones((2000, 1))])
     ypm = np.where(y == 1, 1.0, -1.0)
-    w = LinearSVM(C=1.0, tol=1e-3, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        w = LinearSVM(C=1.0, tol=1e-3, random_state=0).fit(X, y)
     w_end = np.r_[w.coef_[0], w.intercept_]
     for scale in (1e-4, 1e-2, 1.0):  # small moves: most rows left out; large: none
         block = w_end + scale * rng.normal(size=(16, 9))
