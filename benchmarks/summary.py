@@ -71,9 +71,12 @@ def tables(results: Path = RESULTS) -> str:
     return "\n".join(out)
 
 
-def publish() -> list[str]:
-    """Copy the local run's JSON files over the committed ones; return their names."""
+def publish(only: list[str] | None = None) -> list[str]:
+    """Copy the local run's JSON files (of the families ``only``, if given) over the committed ones; return their
+    names."""
     names = sorted(p.name for p in RESULTS_DIR.glob("*.json") if p.name != "scaling.json")  # scaling: --publish there
+    if only:
+        names = [name for name in names if name.removesuffix(".json") in only]
     if not names:
         raise SystemExit(f"no local results in {RESULTS_DIR}; run `make bench` first")
     for name in names:
@@ -88,11 +91,17 @@ def main(argv=None) -> None:
         action="store_true",
         help="copy the local results into benchmarks/results/ and rewrite docs/performance.md",
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="FAMILY",
+        help="with --publish: publish these families' local results only (the tables show every committed family)",
+    )
     args = parser.parse_args(argv)
     if not args.publish:
         print(tables(RESULTS_DIR))
         return
-    print(f"published {', '.join(publish())} into {COMMITTED_DIR.relative_to(ROOT)}/")
+    print(f"published {', '.join(publish(args.only))} into {COMMITTED_DIR.relative_to(ROOT)}/")
     text = DOC.read_text(encoding="utf-8")
     if START not in text or END not in text:
         raise SystemExit(f"{DOC} has no {START} ... {END} block")
