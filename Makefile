@@ -10,7 +10,7 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
+.PHONY: benchmark-keel help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
@@ -24,6 +24,7 @@ help:
 	@echo "make reproductions  every worked example of the texts rerun: reports/reproductions.html (and .md)"
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000, print its runs page (OPEN=1: open it)"
 	@echo "make params       recompose params.yaml from conf/"
+	@echo "make benchmark-keel  12 classifiers on the 43 KEEL datasets (make keel first; ~30 min on 2 cores)"
 	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
 	@echo "make bench-check  fresh run vs the committed results; fails when a case is >25% slower relative to scikit-learn"
 	@echo "make bench-docs   run the benchmarks and publish them (benchmarks/results/*.json, docs/performance.md)"
@@ -122,6 +123,12 @@ ui: install
 
 params: install
 	$(BIN)/python -m replearn compose
+
+# The KEEL benchmark (conf/experiment/benchmark_keel.yaml): 12 classifiers x 43 datasets as a DVC experiment
+# (dvc exp show lists it, MLflow logs it); docs/performance.md gives its time on 2 cores.
+benchmark-keel: install keel
+	$(BIN)/dvc exp run -S '+experiment=benchmark_keel'
+	@$(BIN)/python -m replearn where
 
 # Benchmarks write to benchmarks/results/local/ (git-ignored); only bench-docs changes committed files.
 bench: install-test

@@ -227,8 +227,8 @@ def test_suite_configs_are_generated_from_the_registry(tmp_path):
         ROOT / "data", tmp_path / "data", ignore=shutil.ignore_patterns("keel", "prepared", "sealed", "features")
     )
     (tmp_path / "conf" / "dataset").mkdir(parents=True)
-    for name in ("keel.yaml", "keel_small.yaml"):
-        shutil.copy2(ROOT / "conf" / "dataset" / name, tmp_path / "conf" / "dataset" / name)
+    for path in (ROOT / "conf" / "dataset").glob("keel*.yaml"):  # every suite of data/keel.yaml
+        shutil.copy2(path, tmp_path / "conf" / "dataset" / path.name)
     with open(tmp_path / "conf" / "dataset" / "keel_small.yaml", "a") as fh:
         fh.write("keel_extra:\n  source: keel\n  name: iris\n")
     assert suites.conf_drift(tmp_path) == ["conf/dataset/keel_small.yaml"]
