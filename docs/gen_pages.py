@@ -171,7 +171,8 @@ def algorithm_pages(math: dict[str, dict] | None = None) -> dict[str, str]:
             "reference checks and conventions against scikit-learn: [the reference table](../algorithms.md).",
             "",
         ]
-        body += [model_section(name, reg[name], math[name]) for name in names]
+        order = list(math)  # the order of math.yaml: the family's models from the simplest on
+        body += [model_section(name, reg[name], math[name]) for name in sorted(names, key=order.index)]
         pages[f"algorithms/{family}.md"] = "\n".join(body)
     if by_family:  # a family sub-package this page does not know yet
         raise MissingMath(f"no page title for model families {sorted(by_family)}: add them to FAMILY_TITLES")

@@ -28,6 +28,8 @@ def _load(name: str, path: Path):
 
 
 gen = _load("replearn_docs_gen_pages", DOCS / "gen_pages.py")
+# the tutorials' code blocks `import replearn_docs_run as run` (markdown-exec runs them in this process)
+_load("replearn_docs_run", DOCS / "tutorials" / "_run.py")
 _PAGES: dict[str, str] = {}
 
 
@@ -39,7 +41,7 @@ def on_config(config):
     for section in config["nav"]:
         if not isinstance(section, dict):
             continue
-        (title, items), = section.items()
+        ((title, items),) = section.items()
         if title == "Algorithms":
             items[1:1] = [{gen.FAMILY_TITLES[f][0]: f"algorithms/{f}.md"} for f in fams]
             items.insert(1 + len(fams), {"Experiment-family units": "algorithms/units.md"})
