@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier, RandomForestRegressor
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from replearn.models.ensemble.adaboost import AdaBoost
 from replearn.models.ensemble.random_forest import RandomForest
 
 from .common import Case, run_cases
+
+#: BLAS threads for both libraries (1: small products swing with a busy core); REPLEARN_BENCH_THREADS changes it
+THREADS = int(os.environ.get("REPLEARN_BENCH_THREADS", "1"))
 
 
 def main() -> list[dict]:
@@ -43,7 +49,8 @@ def main() -> list[dict]:
             "AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=50)",
         ),
     ]
-    return run_cases("ensemble", cases, repeats=5)
+    with threadpool_limits(limits=THREADS):
+        return run_cases("ensemble", cases, repeats=5, blas_threads=THREADS)
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ def main() -> list[dict]:
         warnings.simplefilter("ignore", ConvergenceWarning)  # LinearSVC and the linear SVM stop at max_iter alike
         warnings.simplefilter("ignore", UserWarning)
         warnings.filterwarnings("ignore", module="sklearn")
-        return run_cases("keel", cases(), repeats=3)
+        return run_cases("keel", cases(), repeats=3, blas_threads=threads)
 
 
 if __name__ == "__main__":

@@ -7,15 +7,20 @@ Besides the fit times, the SVC case reports how close the two dual objectives ar
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 from sklearn.svm import SVC, LinearSVC
+from threadpoolctl import threadpool_limits
 
 from replearn.kernels import kernel_matrix
 from replearn.models.svm.linear_svm import LinearSVM
 from replearn.models.svm.svm import SVM
 
 from .common import RESULTS_DIR, Case, run_cases
+
+#: BLAS threads for both libraries (1: small products swing with a busy core); REPLEARN_BENCH_THREADS changes it
+THREADS = int(os.environ.get("REPLEARN_BENCH_THREADS", "1"))
 
 
 def svm_data(n, d=10, seed=0):
@@ -83,7 +88,8 @@ def main() -> list[dict]:
                     f"SVC(kernel='{sk_kernel}')",
                 )
             )
-    rows = run_cases("svm", cases, repeats=5)
+    with threadpool_limits(limits=THREADS):
+        rows = run_cases("svm", cases, repeats=5, blas_threads=THREADS)
 
     ours = SVM(C=C, kernel="rbf", gamma=gamma, tol=tol).fit(X, y)
     ref = SVC(C=C, kernel="rbf", gamma=gamma, tol=tol).fit(X, y)

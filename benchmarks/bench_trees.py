@@ -4,13 +4,19 @@ DecisionTreeRegressor: gini at full depth and entropy at depth 8 (5000 x 20), ma
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from threadpoolctl import threadpool_limits
 
 from replearn.models.trees.decision_tree import DecisionTree
 
 from .common import Case, run_cases
+
+#: BLAS threads for both libraries (1: small products swing with a busy core); REPLEARN_BENCH_THREADS changes it
+THREADS = int(os.environ.get("REPLEARN_BENCH_THREADS", "1"))
 
 
 def main() -> list[dict]:
@@ -56,7 +62,8 @@ def main() -> list[dict]:
             "DecisionTreeRegressor()",
         ),
     ]
-    return run_cases("trees", cases, repeats=5)
+    with threadpool_limits(limits=THREADS):
+        return run_cases("trees", cases, repeats=5, blas_threads=THREADS)
 
 
 def letter_like(n=16000, d=16, n_classes=26, seed=0):

@@ -82,8 +82,9 @@ def paired_median_times(ours: Callable[[], object], ref: Callable[[], object], r
     return statistics.median(t_ours), statistics.median(t_ref)
 
 
-def run_cases(bench: str, cases: list[Case], repeats: int = 9) -> list[dict]:
-    """Time every case, write ``results/<bench>.json``, print a markdown table; return the rows."""
+def run_cases(bench: str, cases: list[Case], repeats: int = 9, blas_threads: int | None = None) -> list[dict]:
+    """Time every case, write ``results/<bench>.json``, print a markdown table; return the rows. ``blas_threads``:
+    the BLAS thread limit the caller set (recorded, and shown by :mod:`benchmarks.summary`)."""
     rows = []
     for case in cases:
         ours, ref = paired_median_times(case.ours, case.reference, repeats)
@@ -99,6 +100,8 @@ def run_cases(bench: str, cases: list[Case], repeats: int = 9) -> list[dict]:
         )
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     payload = {"benchmark": bench, "repeats": repeats, "machine": machine(), "results": rows}
+    if blas_threads is not None:
+        payload["blas_threads"] = blas_threads
     tmp = RESULTS_DIR / f"{bench}.json.tmp"
     tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     tmp.replace(RESULTS_DIR / f"{bench}.json")

@@ -35,7 +35,7 @@ KERNELS = [
     perceptron_kernels.binary_pass,
     perceptron_kernels.multiclass_pass,
     svm_kernels.dual_cd_solve,
-    svm_kernels.hinge_sums,
+    svm_kernels.block_objectives,
     svm_kernels.pegasos_epoch,
     optim_kernels.margin_sgd_epoch,
     optim_kernels.least_squares_sgd_epoch,

@@ -8,6 +8,7 @@ import pytest
 from sklearn.svm import LinearSVC
 
 from replearn.exceptions import ConvergenceWarning
+from replearn.models.svm import _kernels as svm_kernels
 from replearn.models.svm import linear_svm
 from replearn.models.svm.linear_svm import LinearSVM, primal_objective
 
@@ -70,7 +71,7 @@ def test_one_vs_rest_history_sums_the_problems():
 
 
 def test_block_objectives_leave_out_only_zero_hinges():
-    """_primal_objectives skips rows whose margin stays above 1 over the block; the sums equal the full ones."""
+    """block_objectives skips rows whose margin stays above 1 over the block; the sums equal the full ones."""
     rng = np.random.default_rng(2)
     X, y = issue_data(n=2000, d=8)
     Xa = np.hstack([X, np.ones((2000, 1))])
@@ -82,5 +83,5 @@ def test_block_objectives_leave_out_only_zero_hinges():
     for scale in (1e-4, 1e-2, 1.0):  # small moves: most rows left out; large: none
         block = w_end + scale * rng.normal(size=(16, 9))
         full = [primal_objective(Xa, ypm[:, None], b[:, None], 1.0) for b in block]
-        fast = linear_svm._primal_objectives(Xa, ypm, np.sqrt(np.einsum("ij,ij->i", Xa, Xa)), block, 1.0)
+        fast = svm_kernels.block_objectives(Xa, ypm, np.sqrt(np.einsum("ij,ij->i", Xa, Xa)), block, 1.0)
         np.testing.assert_allclose(fast, full, rtol=1e-12)

@@ -14,7 +14,7 @@ from ...validation import (
     check_random_state,
     check_X_y,
 )
-from ._kernels import dual_cd_solve, hinge_sums, pegasos_epoch
+from ._kernels import block_objectives, dual_cd_solve, pegasos_epoch
 
 _SOLVERS = ("dual_cd", "pegasos")
 
@@ -147,7 +147,7 @@ def _dual_cd(Xa, Y, C, est, rng):
     return W, history, epochs, all_converged
 
 
-_HIST_ROWS = 128  # epochs of w kept before their primal objectives are computed (one GEMM per block)
+_HIST_ROWS = 64  # epochs of w kept before their primal objectives are computed (one pass over X per block)
 
 
 def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
@@ -155,7 +155,7 @@ def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
 
     The epochs, their permutations (drawn from ``rng``) and the stopping rule run in the compiled
     :func:`._kernels.dual_cd_solve`; it stores ``w`` after every epoch, and the primal objectives of a
-    block of epochs are computed here at once (one matrix product ``Xa @ W_block^T``) for ``loss_history_``.
+    block of epochs are computed at once (:func:`._kernels.block_objectives`) for ``loss_history_``.
     """
     n = Xa.shape[0]
     Xa = np.ascontiguousarray(Xa, dtype=np.float64)
@@ -174,29 +174,11 @@ def _dual_cd_binary(Xa, y, C, tol, max_iter, rng):
         status = dual_cd_solve(Xa, y, Qd, alpha, w, index, istate, fstate, C, tol, max_iter, rng, hist)
         block = hist[: istate[4]]
         if block.shape[0]:
-            history.extend(_primal_objectives(Xa, y, norms, block, C))
+            history.extend(block_objectives(Xa, y, norms, block, C))
         istate[4] = 0
         if status == 0:
             break
     return w, history, int(istate[0]), bool(istate[3] == 1)
-
-
-def _primal_objectives(Xa, y, norms, block, C):
-    """P(w) = 1/2 ||w||^2 + C sum_i max(0, 1 - y_i w.x_i) for each row w of ``block`` (consecutive epochs).
-
-    Rows whose hinge is 0 for every ``w`` of the block are left out of the matrix product: with ``w_ref`` the
-    block's last ``w`` and ``r`` the largest distance of a block row from it, y_i w.x_i >= y_i w_ref.x_i -
-    ||x_i|| r (Cauchy-Schwarz), so a margin above 1 + ||x_i|| r at ``w_ref`` (plus a rounding allowance)
-    stays above 1. Late in training ``w`` moves little within a block and most examples are such; the sums are
-    those over all rows (the rows left out would add exact zeros).
-    """
-    w_ref = block[-1]
-    margin = y * (Xa @ w_ref)
-    r = float(np.sqrt(np.max(np.einsum("ij,ij->i", block - w_ref, block - w_ref))))
-    allowance = 1e-9 * (1.0 + norms * float(np.sqrt(w_ref @ w_ref)))
-    rows = np.flatnonzero(margin - norms * r - allowance <= 1.0)
-    hinge = hinge_sums(Xa[rows] @ block.T, y[rows]) if rows.size else np.zeros(block.shape[0])
-    return 0.5 * np.einsum("ij,ij->i", block, block) + C * hinge
 
 
 def _pegasos(Xa, Y, C, est, rng):
