@@ -2,10 +2,11 @@
 
 Each tutorial works in a :class:`Project`: a temporary copy of this project (the files git tracks or would
 track, as a fresh clone has them, plus the installed KEEL files), made a git repository so that ``dvc exp run``
-works there. :meth:`Project.sh` runs a command in it -- split like a shell would, run without one -- and prints
-the command and its output as a console block; a command that fails raises, so the build fails (strict mode)
-instead of publishing a broken tutorial. :func:`figure` embeds a Matplotlib figure as a PNG data URI, so the
-pages need no image files. The copies are removed when the build ends (docs/hooks.py) or the process exits.
+works there. :meth:`Project.sh` runs a command in it -- split like a shell would, run without one -- and returns
+the command and its output as a console block in Markdown, which the code block prints (markdown-exec publishes
+what a block prints, through the ``print`` it gives the block); a command that fails raises, so the build fails
+(strict mode) instead of publishing a broken tutorial. Figures are PNG data URIs (:func:`png`, :func:`figure`),
+so the pages need no image files. The copies are removed when the build ends (docs/hooks.py) or the process exits.
 """
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ class Project:
             )
         return res
 
-    def sh(self, command: str, *, head: int | None = None, tail: int | None = None, quiet: bool = False) -> str:
-        """Run ``command`` in the project and print ``$ command`` and its output (stdout then stderr) as a
-        console block; ``head``/``tail`` keep only that many lines (saying how many were left out)."""
+    def sh(self, command: str, *, head: int | None = None, tail: int | None = None) -> str:
+        """Run ``command`` in the project; ``$ command`` and its output (stdout then stderr) as a console block
+        in Markdown; ``head``/``tail`` keep only that many lines (saying how many were left out)."""
         argv = shlex.split(command)
         start = time.perf_counter()
         res = self._run(argv)
@@ -95,28 +96,25 @@ class Project:
             lines = lines[:head] + [f"[... {len(lines) - head} more lines]"]
         if tail is not None and len(lines) > tail:
             lines = [f"[... {len(lines) - tail} lines before]"] + lines[-tail:]
-        if not quiet:
-            print(_fence("\n".join([f"$ {command}", *lines])))
-            if seconds >= 5:
-                print(f"*(took {seconds:.0f} s on the machine that built this page)*\n")
-        return out
+        text = _fence("\n".join([f"$ {command}", *lines]))
+        if seconds >= 5:
+            text += f"\n*(took {seconds:.0f} s on the machine that built this page)*\n"
+        return text
 
-    def write(self, rel: str, text: str, lang: str = "text") -> Path:
-        """Write ``text`` to ``rel`` in the project and show it with its path as the title."""
+    def write(self, rel: str, text: str, lang: str = "text") -> str:
+        """Write ``text`` to ``rel`` in the project; the file as a code block titled with its path."""
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        print(_fence(text, lang, rel))
-        return path
+        return _fence(text, lang, rel)
 
     def show(self, rel: str, lang: str = "text", *, head: int | None = None) -> str:
-        """Print a file of the project (its first ``head`` lines) with its path as the title."""
+        """A file of the project (its first ``head`` lines) as a code block titled with its path."""
         text = (self.root / rel).read_text(encoding="utf-8")
         lines = text.splitlines()
         if head is not None and len(lines) > head:
             lines = lines[:head] + [f"[... {len(lines) - head} more lines]"]
-        print(_fence("\n".join(lines), lang, rel))
-        return text
+        return _fence("\n".join(lines), lang, rel)
 
     def json(self, rel: str):
         return json.loads((self.root / rel).read_text(encoding="utf-8"))
@@ -124,8 +122,8 @@ class Project:
     def path(self, rel: str) -> Path:
         return self.root / rel
 
-    def report_section(self, heading: str, *, until_level: int | None = None, images: bool = True) -> None:
-        """Print the section of the run's ``reports/report.md`` that starts at the line ``heading`` (or
+    def report_section(self, heading: str, *, until_level: int | None = None, images: bool = True) -> str:
+        """The section of the run's ``reports/report.md`` that starts at the line ``heading`` (or
         ``heading: ...``), up to the next heading of the same or a higher level (``until_level``), its headings
         demoted below the page's and its figures embedded."""
         lines = (self.root / "reports" / "report.md").read_text(encoding="utf-8").splitlines()
@@ -143,43 +141,42 @@ class Project:
             ),
             len(lines),
         )
+        out = []
         for line in lines[start + 1 : end]:
             image = re.match(r"!\[(.*)\]\((plots/[^)]+\.png)\)$", line.strip())
             if image:
                 if images:
-                    png(self.root / "reports" / image.group(2), image.group(1))
+                    out.append(png(self.root / "reports" / image.group(2), image.group(1)))
             elif line.startswith("#"):
-                print("#" * min(6, line.count("#", 0, len(line) - len(line.lstrip("#"))) + 2) + line.lstrip("#"))
+                out.append("#" * min(6, len(line) - len(line.lstrip("#")) + 2) + line.lstrip("#"))
             else:
-                print(line)
-        print()
+                out.append(line)
+        return "\n".join(out) + "\n"
 
 
-def png(path: Path, alt: str) -> None:
-    """Print the PNG file ``path`` (a figure the run wrote) as a Markdown image with a data URI."""
+def png(path: Path, alt: str) -> str:
+    """The PNG file ``path`` (a figure the run wrote) as a Markdown image with a data URI."""
     data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-    print(f"![{alt}](data:image/png;base64,{data})\n")
+    return f"![{alt}](data:image/png;base64,{data})\n"
 
 
-def figure(fig, alt: str) -> None:
-    """Print a Matplotlib figure as a Markdown image with a PNG data URI (and close it)."""
+def figure(fig, alt: str) -> str:
+    """A Matplotlib figure as a Markdown image with a PNG data URI (the figure is closed)."""
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
-    print(f"![{alt}](data:image/png;base64,{data})\n")
+    return f"![{alt}](data:image/png;base64,{data})\n"
 
 
-def table(rows: list[dict], columns: list[str] | None = None) -> None:
-    """Print ``rows`` as a Markdown table."""
+def table(rows: list[dict], columns: list[str] | None = None) -> str:
+    """``rows`` as a Markdown table."""
     columns = columns or list(rows[0])
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "---|" * len(columns))
-    for row in rows:
-        print("| " + " | ".join(str(row.get(c, "")) for c in columns) + " |")
-    print()
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(row.get(c, "")) for c in columns) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def cleanup() -> None:
