@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 _MADE: list[Path] = []
+LOCAL_LINK = re.compile(r"\[([^\]]+)\]\((?!https?:)[^)]*\)")
 
 
 def _env() -> dict[str, str]:
@@ -122,10 +123,10 @@ class Project:
     def path(self, rel: str) -> Path:
         return self.root / rel
 
-    def report_section(self, heading: str, *, until_level: int | None = None, images: bool = True) -> str:
+    def report_section(self, heading: str, *, until_level: int | None = None, figures_only: bool = False) -> str:
         """The section of the run's ``reports/report.md`` that starts at the line ``heading`` (or
         ``heading: ...``), up to the next heading of the same or a higher level (``until_level``), its headings
-        demoted below the page's and its figures embedded."""
+        demoted below the page's, its figures embedded (``figures_only``: nothing else)."""
         lines = (self.root / "reports" / "report.md").read_text(encoding="utf-8").splitlines()
         starts = [i for i, line in enumerate(lines) if line == heading or line.startswith(heading + ":")]
         if not starts:
@@ -145,12 +146,13 @@ class Project:
         for line in lines[start + 1 : end]:
             image = re.match(r"!\[(.*)\]\((plots/[^)]+\.png)\)$", line.strip())
             if image:
-                if images:
-                    out.append(png(self.root / "reports" / image.group(2), image.group(1)))
+                out.append(png(self.root / "reports" / image.group(2), image.group(1)))
+            elif figures_only:
+                continue
             elif line.startswith("#"):
                 out.append("#" * min(6, len(line) - len(line.lstrip("#")) + 2) + line.lstrip("#"))
-            else:
-                out.append(line)
+            else:  # links to the report's neighbours (cost.html, ../docs/...) mean nothing here: their text stays
+                out.append(LOCAL_LINK.sub(r"\1", line))
         return "\n".join(out) + "\n"
 
 
