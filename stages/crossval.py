@@ -1,35 +1,8 @@
-"""Stage `crossval`: run the configured resampling scheme on each training part, with the same splits
-for every model (paired comparisons) and feature maps refitted per fold. Writes
-results/crossval/<dataset>.json (per split: repeat, fold, n_train, n_test, seed, metrics, which examples
-each model got right, the fits that failed under cv.on_error: record), metrics/crossval.json (mean and std) and
-plots/crossval_scores.json. The fit and predict seconds of every model and replicate go to timing/<dataset>.json:
-wall-clock time, for MLflow and the cost report only -- never a DVC output or a record."""
+"""Stage `crossval` of dvc.yaml: its work is :func:`replearn.pipeline.stages.crossval.main` (described
+there), the entry point that `python -m replearn stage crossval` runs in a study made by `replearn init`."""
 
-from replearn.pipeline import compute, experiment, paths, records
-from replearn.pipeline.data import write_json
-from replearn.pipeline.stage import log, run
-
-
-def main(params: dict) -> None:
-    with compute.session(params) as executor:  # compute=local: None (joblib, cv.n_jobs); compute=dask: a cluster
-        crossval_all(params, executor)
-
-
-def crossval_all(params: dict, executor) -> None:
-    summary, rows = {}, []
-    with experiment.overall_progress(params) as on_fits:
-        for name in params["dataset"]:
-            timing: dict = {}
-            result = experiment.crossval(params, name, timing=timing, executor=executor, on_fits=on_fits)
-            records.write(paths.RESULTS / "crossval" / f"{name}.json", result)
-            write_json(paths.TIMING / f"{name}.json", timing)  # wall-clock seconds: MLflow and the cost report only
-            summary[name] = experiment.crossval_summary(result)
-            rows.extend(experiment.crossval_plot_rows(result))
-            for line in experiment.crossval_log_lines(name, result, summary[name]):
-                log("crossval", line)
-    write_json(paths.METRICS / "crossval.json", summary)
-    write_json(paths.PLOTS / "crossval_scores.json", rows)
-
+from replearn.pipeline.stage import run
+from replearn.pipeline.stages.crossval import main
 
 if __name__ == "__main__":
     run("crossval", main)

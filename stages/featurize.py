@@ -1,19 +1,8 @@
-"""Stage `featurize`: fit the configured feature maps on each training part and apply them to both
-parts. Writes data/features/<name>/{train,test}.npz and the fitted maps (featurizer.npz + .json)."""
+"""Stage `featurize` of dvc.yaml: its work is :func:`replearn.pipeline.stages.featurize.main` (described
+there), the entry point that `python -m replearn stage featurize` runs in a study made by `replearn init`."""
 
-from replearn.pipeline import experiment
-from replearn.pipeline.stage import log, run
-
-
-def main(params: dict) -> None:
-    steps = [s["name"] for s in params["features"]["steps"]] or ["(none)"]
-    for name in params["dataset"]:
-        info = experiment.featurize(params, name)
-        if info.get("family"):
-            log("featurize", f"{name}: a {info['family']} problem, passed through (feature maps apply to tables)")
-            continue
-        log("featurize", f"{name}: {' -> '.join(steps)}: {info['n_features_in']} -> {info['n_features_out']} features")
-
+from replearn.pipeline.stage import run
+from replearn.pipeline.stages.featurize import main
 
 if __name__ == "__main__":
     run("featurize", main)

@@ -1,28 +1,8 @@
-"""Stage `prepare`: load and validate each configured dataset, split it into train and test with a seed
-(stratified for classification). Writes data/prepared/<name>/ (training part + meta.json) and
-data/sealed/<name>/test.npz (the test part, read only by featurize and the final evaluation)."""
+"""Stage `prepare` of dvc.yaml: its work is :func:`replearn.pipeline.stages.prepare.main` (described
+there), the entry point that `python -m replearn stage prepare` runs in a study made by `replearn init`."""
 
-from replearn.pipeline.data import prepare
-from replearn.pipeline.stage import log, run
-
-
-def main(params: dict) -> None:
-    for name, spec in params["dataset"].items():
-        meta = prepare(name, spec, seed=params["seed"], split=params["split"], cv=params["cv"], models=params["models"])
-        if meta.get("family"):
-            shown = {k: v for k, v in meta["problem"].items() if isinstance(v, (int, float, str)) and v is not None}
-            log(
-                "prepare",
-                f"{name}: {meta['family']} problem ({meta['task']}): "
-                + ", ".join(f"{k}={v}" for k, v in shown.items()),
-            )
-            continue
-        log(
-            "prepare",
-            f"{name}: {meta['task']}, {meta['n_train']} train / {meta['n_test']} sealed test, "
-            f"{len(meta['feature_names'])} features",
-        )
-
+from replearn.pipeline.stage import run
+from replearn.pipeline.stages.prepare import main
 
 if __name__ == "__main__":
     run("prepare", main)

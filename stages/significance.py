@@ -1,43 +1,8 @@
-"""Stage `significance`: per dataset, every pair of models by the test the design calls for (the corrected
-resampled t-test for cross-validation splits, adjusted over the pairs), the Bayesian analysis and the
-sealed-test-set tests; across datasets, average ranks and, on enough datasets, Friedman with a post-hoc
-procedure. Writes results/significance.json, metrics/significance.json, metrics/summary.json (primary metric's
-CV mean and test score per dataset x model, for `dvc exp show`) and plots/datasets/<dataset>.json."""
+"""Stage `significance` of dvc.yaml: its work is :func:`replearn.pipeline.stages.significance.main` (described
+there), the entry point that `python -m replearn stage significance` runs in a study made by `replearn init`."""
 
-from replearn.pipeline import paths, records
-from replearn.pipeline import summary_metrics as summaries
-from replearn.pipeline.compare import compare_records, summary_metrics
-from replearn.pipeline.data import read_json, write_json
-from replearn.pipeline.stage import log, run
-
-
-def main(params: dict) -> None:
-    crossval = {d: records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json") for d in params["dataset"]}
-    train = {d: records.read_train(paths.RESULTS / "train" / f"{d}.json") for d in params["dataset"]}
-    result = compare_records(crossval, train, params["stats"])
-    records.write(paths.RESULTS / "significance.json", result)
-    write_json(paths.METRICS / "significance.json", summary_metrics(records.to_dict(result)))
-    write_json(paths.METRICS / "summary.json", summaries.summary(crossval, read_json(paths.METRICS / "train.json")))
-    summaries.write_plot_files(paths.PLOTS / "datasets", summaries.plot_files(crossval))
-    for d, r in result.datasets.items():
-        sig = [
-            f"{row['winner']} > {row['model_b'] if row['winner'] == row['model_a'] else row['model_a']}"
-            for row in r["cv"]
-            if row["significant"]
-        ]
-        shown = ", ".join(sig[:4]) + (f" and {len(sig) - 4} more" if len(sig) > 4 else "")
-        over = "seeds" if r.get("replicates") == "seed" else "CV"
-        log("significance", f"{d}: {shown or 'no significant difference'} ({over}, {params['stats']['correction']})")
-    across = result.across_datasets
-    n = across.get("n_datasets")
-    log(
-        "significance",
-        f"across N = {n} datasets: Friedman p = {across['friedman']['pvalue']:.4g} "
-        f"({across['friedman']['pvalue_method']})"
-        if across["ran"]
-        else f"across datasets: no test ({across['reason']})",
-    )
-
+from replearn.pipeline.stage import run
+from replearn.pipeline.stages.significance import main
 
 if __name__ == "__main__":
     run("significance", main)

@@ -1,23 +1,8 @@
-"""Stage `train`: fit every configured model on each dataset's whole training part, save it
-(models/<dataset>/<model>.npz + .json, never pickled) and evaluate it once on the sealed test part.
-Writes metrics/train.json and results/train/<dataset>.json (test predictions, for McNemar's test)."""
+"""Stage `train` of dvc.yaml: its work is :func:`replearn.pipeline.stages.train.main` (described
+there), the entry point that `python -m replearn stage train` runs in a study made by `replearn init`."""
 
-from replearn.pipeline import experiment, paths, records
-from replearn.pipeline.data import write_json
-from replearn.pipeline.stage import log, run
-
-
-def main(params: dict) -> None:
-    metrics = {}
-    for name, metrics[name], result in experiment.train_all(params):  # datasets in cv.n_jobs processes
-        records.write(paths.RESULTS / "train" / f"{name}.json", result)
-        for key, m in metrics[name].items():
-            note = "" if result.models[key].converged else " (hit max_iter before converging)"
-            if result.family and not result.models[key].converged:
-                note = " (did not converge)"
-            log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()) + note)
-    write_json(paths.METRICS / "train.json", metrics)
-
+from replearn.pipeline.stage import run
+from replearn.pipeline.stages.train import main
 
 if __name__ == "__main__":
     run("train", main)

@@ -1,18 +1,8 @@
-"""Stage `validate`: check the whole params.yaml (every key, type, range and name) before any other stage.
-It depends on every parameter, so any change (a misspelt `-S +cv.fodls=5` included) is validated even
-when no other stage would run. Writes results/config.json, whose content changes only with the schema,
-so a valid change of parameters reruns only the stages that read them."""
+"""Stage `validate` of dvc.yaml: its work is :func:`replearn.pipeline.stages.validate.main` (described
+there), the entry point that `python -m replearn stage validate` runs in a study made by `replearn init`."""
 
-from replearn.pipeline import paths
-from replearn.pipeline.config import validation_record
-from replearn.pipeline.data import write_json
-from replearn.pipeline.stage import log, run
-
-
-def main(params: dict) -> None:
-    write_json(paths.RESULTS / "config.json", validation_record())
-    log("validate", f"params.yaml valid: {len(params['dataset'])} dataset(s), {len(params['models'])} model(s)")
-
+from replearn.pipeline.stage import run
+from replearn.pipeline.stages.validate import main
 
 if __name__ == "__main__":
     run("validate", main)

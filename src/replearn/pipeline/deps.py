@@ -9,7 +9,9 @@ through other modules (imports inside functions included). :func:`import_closure
   becomes the whole folder of that sub-package: the registries there import their members by
   name (``importlib``), which no static analysis sees, and a folder covers them all;
 * a file directly in ``src/replearn`` or ``src/replearn/pipeline`` stays a file, so that editing
-  the report code does not rerun training; a sub-package of ``pipeline`` becomes its folder.
+  the report code does not rerun training; a sub-package of ``pipeline`` becomes its folder, except
+  ``pipeline/stages`` (one module per stage, whose ``main`` the stage script calls): a stage depends
+  on its own module there, not on the other stages'.
 
 ``python -m replearn deps --check`` fails when a stage's deps in ``dvc.yaml`` differ from these
 (a missing file would let results go stale; a superfluous one reruns a stage for nothing), and
@@ -25,7 +27,7 @@ from pathlib import Path
 
 PACKAGE = "replearn"
 SRC = Path("src")
-FINE_GRAINED = ("", "pipeline")  # package folders whose modules are listed one by one
+FINE_GRAINED = ("", "pipeline", "pipeline/stages")  # package folders whose modules are listed one by one
 
 _CMD = re.compile(r"python\s+(stages/[\w-]+\.py)")
 
@@ -86,6 +88,7 @@ def _package_members(src: Path, module: str) -> list[Path]:
     parts = module.split(".")
     if (
         len(parts) < 2
+        or "/".join(parts[1:3]) in FINE_GRAINED  # pipeline/stages: each stage's own module
         # a module of pipeline/ itself is fine-grained; a sub-package of pipeline/ (report, families) is followed
         # through all its members: families/__init__ loads the family modules by name (importlib)
         or (parts[1] == "pipeline" and (len(parts) < 3 or not src.joinpath(*parts[:3]).is_dir()))

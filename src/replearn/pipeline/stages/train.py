@@ -1,0 +1,19 @@
+"""Stage `train`: fit every configured model on each dataset's whole training part, save it
+(models/<dataset>/<model>.npz + .json, never pickled) and evaluate it once on the sealed test part.
+Writes metrics/train.json and results/train/<dataset>.json (test predictions, for McNemar's test)."""
+
+from .. import experiment, paths, records
+from ..data import write_json
+from ..stage import log
+
+
+def main(params: dict) -> None:
+    metrics = {}
+    for name, metrics[name], result in experiment.train_all(params):  # datasets in cv.n_jobs processes
+        records.write(paths.RESULTS / "train" / f"{name}.json", result)
+        for key, m in metrics[name].items():
+            note = "" if result.models[key].converged else " (hit max_iter before converging)"
+            if result.family and not result.models[key].converged:
+                note = " (did not converge)"
+            log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()) + note)
+    write_json(paths.METRICS / "train.json", metrics)
