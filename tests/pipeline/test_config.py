@@ -236,3 +236,32 @@ def test_unknown_group_option_is_friendly_also_inside_dvc(tmp_path):
             compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), overrides)
     compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), ["+experiment=smoke"])
     assert "smoke" in (tmp_path / "p.yaml").read_text()
+
+
+def test_unknown_key_is_friendly_also_inside_dvc(tmp_path):
+    """`dvc exp run -S unknown_key=1` (no `+`): Hydra's "Could not override" becomes replearn's one line, in DVC's
+    process (the Hydra plugin) and in `replearn compose` alike."""
+    import shutil
+
+    from dvc.utils.hydra import compose_and_dump
+
+    from replearn.pipeline.config import compose
+
+    root = Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "conf", tmp_path / "conf")
+    shutil.copy2(root / "dvc.yaml", tmp_path / "dvc.yaml")
+    for overrides, message in (
+        (
+            ["unknown_key=1"],
+            r"^unknown_key: unknown key; valid keys here: compute, cv, dataset, .*, tracking "
+            r"\(to add a key that conf/ does not set, use -S '\+unknown_key=1'; replearn then checks it",
+        ),
+        (["cv.fodls=5"], r"^cv\.fodls: unknown key; valid keys here: folds, half_sampling, .*, scheme \("),
+    ):
+        with pytest.raises(Exception, match=message) as info:
+            compose_and_dump(tmp_path / "p.yaml", str(tmp_path / "conf"), None, "config", str(tmp_path), overrides)
+        assert "\n" not in str(info.value) and info.value.__cause__ is None  # DVC prints the causes too
+        assert "hydra" not in str(info.value)
+        with pytest.raises(ConfigError, match=message) as info:
+            compose(overrides, root=tmp_path)
+        assert "\n" not in str(info.value)

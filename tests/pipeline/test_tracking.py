@@ -373,3 +373,40 @@ def test_only_the_project_store_syncs_at_checkpoints_only(tmp_path):
 
     assert synchronous(ours) == 1  # NORMAL
     assert synchronous(other) == 2  # FULL, SQLite's default
+
+
+def test_a_tracking_uri_at_an_existing_file_is_one_line_and_logs_nothing(tmp_path, monkeypatch):
+    """A plain path, file: or sqlite: URI at a regular file (or below one) used to end in MLflow's traceback."""
+    from replearn.exceptions import ConfigError
+
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    note = tmp_path / "notes.txt"
+    note.write_text("not a store\n")
+    (tmp_path / "runs").mkdir()
+    cases = {
+        "notes.txt": r"^tracking\.tracking_uri 'notes\.txt' points at the file notes\.txt, not at an MLflow store",
+        str(note): "points at the file",
+        note.as_uri(): "points at the file",
+        f"sqlite:///{note}": r"notes\.txt is a file but not an SQLite database",
+        f"sqlite:///{note}/mlflow.db": r"is below .*notes\.txt, which is a file, not a folder",
+        f"sqlite:///{tmp_path / 'runs'}": r"runs is a folder, not an SQLite database",
+    }
+    params = {"tracking": {"enabled": True, "experiment": "x", "tracking_uri": None}}
+    for uri, message in cases.items():
+        monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+        params["tracking"]["tracking_uri"] = uri
+        with pytest.raises(ConfigError, match=message) as info:
+            tracking.log_pipeline_run(
+                params=params, crossval={}, significance={}, train_metrics={}, artifacts=[], project_root=tmp_path
+            )
+        assert "\n" not in str(info.value) and "results/, metrics/, reports/) are intact" in str(info.value)
+        params["tracking"]["tracking_uri"] = None
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)  # the environment's URI is checked the same way
+        with pytest.raises(ConfigError, match=r"^MLFLOW_TRACKING_URI '"):
+            tracking.log_pipeline_run(
+                params=params, crossval={}, significance={}, train_metrics={}, artifacts=[], project_root=tmp_path
+            )
+    assert note.read_text() == "not a store\n" and list((tmp_path / "runs").iterdir()) == []
+    for fine in (f"sqlite:///{tmp_path}/new.db", f"sqlite:///{tmp_path}/runs/mlflow.db", "http://127.0.0.1:5000"):
+        tracking.check_store(fine)  # not there yet, or remote: MLflow's to open

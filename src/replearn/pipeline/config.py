@@ -80,6 +80,8 @@ def hydra_error_message(exc: Exception, conf_dir: Path) -> str:
     import re
 
     text = str(exc)
+    if re.match(r"[\w.]+: unknown (?:key|option)\b", text):  # worded by the Hydra plugin (hydra_plugins/)
+        return text
     m = re.search(r"Could not (?:find|load) '([\w/]+)/([^'/]+)'", text)
     if m:
         group, option = m.group(1), m.group(2)
@@ -90,8 +92,8 @@ def hydra_error_message(exc: Exception, conf_dir: Path) -> str:
     m = re.search(r"Could not override '([\w.]+)'", text)
     if m:
         return (
-            f"{m.group(1)}: unknown key; to add a new key use '+{m.group(1)}=...', but replearn rejects keys "
-            f"its schema does not know (see conf/ and README.md)\n{text}"
+            f"{m.group(1)}: unknown key (to add a key that conf/ does not set, use '+{m.group(1)}=...'; "
+            "replearn then checks it against its schema)"
         )
     return f"Hydra could not compose the configuration: {text}"
 

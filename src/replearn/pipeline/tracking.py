@@ -90,6 +90,69 @@ def resolve_target(project_root: Path, configured_uri: str | None = None, *, ser
     return TrackingTarget(f"sqlite:///{root / 'mlflow.db'}", root / "mlartifacts", root / "mlflow.db.lock", root)
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_store(uri: str, source: str = "the tracking URI") -> None:
+    """Refuse, in one line, a tracking URI whose local store is an existing file that cannot be one.
+
+    A plain path or ``file:`` URI is MLflow's folder store, a ``sqlite:///`` URI a database file; either
+    pointing at a regular file of something else (or below one) used to end in MLflow's traceback from the
+    report stage. Remote stores (http, databases) and stores that do not exist yet are left to MLflow.
+    ``source`` says where the URI came from (``MLFLOW_TRACKING_URI``, ``tracking.tracking_uri``).
+    """
+    from urllib.parse import unquote, urlparse
+
+    from ..exceptions import ConfigError
+
+    fix = (
+        "point it at an SQLite database (sqlite:///<folder>/mlflow.db) or a server (http://...), or unset it for "
+        "the project's mlflow.db"
+    )
+    parsed = urlparse(uri)
+    if uri.startswith("sqlite:///"):
+        path = Path(uri[len("sqlite:///") :].split("?", 1)[0])
+        if not str(path) or str(path) == ":memory:":
+            return
+        kind = "SQLite database"
+    elif parsed.scheme in ("", "file") and uri.strip():
+        path = Path(unquote(parsed.path) if parsed.scheme == "file" else uri)
+        kind = "MLflow store"
+    else:
+        return
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(
+                f"{source} {uri!r} is below {folder}, which is a file, not a folder; nothing was logged and the "
+                f"local results (results/, metrics/, reports/) are intact; {fix}"
+            )
+    if kind == "MLflow store" and path.exists() and not path.is_dir():
+        raise ConfigError(
+            f"{source} {uri!r} points at the file {path}, not at an MLflow store; nothing was logged and the "
+            f"local results (results/, metrics/, reports/) are intact; {fix}"
+        )
+    if kind == "SQLite database" and path.exists():
+        problem = None
+        if path.is_dir():
+            problem = "is a folder, not an SQLite database"
+        elif path.is_file() and path.stat().st_size:
+            with open(path, "rb") as fh:
+                if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                    problem = "is a file but not an SQLite database"
+        if problem:
+            raise ConfigError(
+                f"{source} {uri!r}: {path} {problem}; nothing was logged and the local results (results/, "
+                f"metrics/, reports/) are intact; {fix}"
+            )
+
+
+def uri_source(configured_uri: str | None) -> str:
+    """Where :func:`resolve_target` took the tracking URI from, in the words of an error message."""
+    if os.environ.get("MLFLOW_TRACKING_URI"):
+        return "MLFLOW_TRACKING_URI"
+    return "tracking.tracking_uri" if configured_uri else "the MLflow store"
+
+
 def params_hash(params: dict) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -411,6 +474,7 @@ def log_pipeline_run(
     if not cfg["enabled"]:
         return {"status": "disabled", "run_id": None, "tracking_uri": None}
     target = resolve_target(project_root, cfg.get("tracking_uri"), server=bool(cfg.get("server")))
+    check_store(target.tracking_uri, uri_source(cfg.get("tracking_uri")))  # a file where the store should be
     if cfg.get("server"):
         check_server(target.tracking_uri)  # a server that is down: a clear error before any run is created
     phash = params_hash(params)
