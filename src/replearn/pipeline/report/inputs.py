@@ -18,7 +18,7 @@ class ReportInputs:
     train_metrics: dict
     train_results: dict
     experiment: dict
-    reproduction: dict | list | None
+    reproduction: dict | None  # results/reproduction.json (the reproduce stage)
     timing: dict
 
 
