@@ -318,6 +318,17 @@ def _read(cls, path: Path):
     return from_dict(cls, data, source=str(path))
 
 
+def read_plain(cls, path: Path) -> dict:
+    """The file of record ``cls`` as plain data, checked like :func:`read_evaluation` and its siblings.
+
+    A file this version wrote holds exactly ``to_dict(record)`` (every field, sorted keys), so the parsed JSON is
+    handed on as it is once the record built from it has passed every check: the same data as
+    ``to_dict(read_...(path))`` without copying a benchmark's records field by field a second time."""
+    path = Path(path)
+    _read(cls, path)  # every check (version, fields, lengths); raises ResultSchemaError
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def read_evaluation(path: Path) -> EvaluationResult:
     return _read(EvaluationResult, path)
 

@@ -36,8 +36,12 @@ def read_timing(datasets) -> dict:
 def read_inputs(params: dict) -> ReportInputs:
     """Every input of the report stage; a stale or foreign record is refused here (records' schema check)."""
     datasets = list(params["dataset"])
-    crossval = {d: records.to_dict(records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json")) for d in datasets}
-    train_results = {d: records.to_dict(records.read_train(paths.RESULTS / "train" / f"{d}.json")) for d in datasets}
+    crossval = {
+        d: records.read_plain(records.EvaluationResult, paths.RESULTS / "crossval" / f"{d}.json") for d in datasets
+    }
+    train_results = {
+        d: records.read_plain(records.TrainResult, paths.RESULTS / "train" / f"{d}.json") for d in datasets
+    }
     experiment = {
         "name": params["experiment_name"],
         "params_hash": tracking.params_hash(params),
