@@ -96,9 +96,7 @@ def synthetic(n_datasets: int, n_models: int, *, seed: int = 0, n_examples: int 
             )
             test_correct = (rng.random(len(y_true)) < p).astype(int)
             pred = [t if c else 1 - t for t, c in zip(y_true, test_correct)]
-            trained[m] = records.TrainedModel(
-                converged=True, n_iter=None, pred=pred, correct=test_correct.tolist()
-            )
+            trained[m] = records.TrainedModel(converged=True, n_iter=None, pred=pred, correct=test_correct.tolist())
             train_metrics[name][m] = {
                 "train": {"accuracy": float(min(1.0, p + 0.03)), "f1_macro": float(min(1.0, p + 0.02))},
                 "test": {"accuracy": float(test_correct.mean()), "f1_macro": float(test_correct.mean() - 0.01)},
@@ -159,9 +157,7 @@ def main(argv=None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         for n, k in grid:
             runs = [time_stages(n, k, Path(tmp) / f"r{n}_{k}_{r}") for r in range(args.rounds)]
-            rows.append(
-                {"n_datasets": n, "n_models": k, **{s: statistics.median(r[s] for r in runs) for s in runs[0]}}
-            )
+            rows.append({"n_datasets": n, "n_models": k, **{s: statistics.median(r[s] for r in runs) for s in runs[0]}})
             print(f"N = {n:3d}, k = {k:2d}: " + ", ".join(f"{s} {rows[-1][s]:.2f} s" for s in runs[0]), flush=True)
     exps = {}
     for stage in ("significance", "report"):
