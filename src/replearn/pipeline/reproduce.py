@@ -74,9 +74,17 @@ def reproduce(params: dict, root: Path = Path(".")) -> dict:
     name = params.get("reproduce")
     if not name:
         return {"preset": None, "records": [], "curves": {}, "tables": {}, "notes": ""}
-    if name == ALL:
-        return run_all(params["seed"], root)
-    return run_one(name, params["seed"], root)
+    try:
+        return run_all(params["seed"], root) if name == ALL else run_one(name, params["seed"], root)
+    except FileNotFoundError as exc:
+        if (Path(root) / REFERENCE).is_dir():
+            raise
+        from ..exceptions import ConfigError  # a study made by `replearn init` has no course reference data
+
+        raise ConfigError(
+            f"reproduce: {name}: {exc}; this project has no {REFERENCE}/ folder (the course texts' reference data "
+            "ship with the replearn repository only): set reproduce: null"
+        ) from exc
 
 
 def default_seed(root: Path = Path(".")) -> int:
