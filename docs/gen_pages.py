@@ -250,7 +250,10 @@ def families() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else DOCS.parent / "site-pages"
+    if len(argv) != 1:
+        print("usage: python docs/gen_pages.py OUT   (writes the generated pages into the folder OUT)", file=sys.stderr)
+        return 2
+    out = Path(argv[0])
     for rel, text in {**algorithm_pages(), **api_pages()}.items():
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
