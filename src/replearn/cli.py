@@ -247,6 +247,7 @@ def _cmd_where(args) -> int:
 
     root = project_root()
     report = root / "reports" / "report.html"
+    in_repository = (root / "Makefile").is_file()  # this repository (make ui, .venv/) or a study of `replearn init`
     print()
     print(f"Report:   {report}  (Markdown summary: {report.with_suffix('.md')})")
     params = load_params(root / "params.yaml")
@@ -263,8 +264,10 @@ def _cmd_where(args) -> int:
             if target.lock_file is None:  # a server (or MLFLOW_TRACKING_URI): its own UI
                 print(f"          open {target.tracking_uri} in a browser (the server's UI)")
             else:
-                print("          open the UI with `make ui` (it prints the address of the experiment's runs page)")
-    print("Compare:  .venv/bin/dvc exp show   |   .venv/bin/dvc metrics diff   |   .venv/bin/dvc plots show")
+                ui = "make ui" if in_repository else "replearn ui"
+                print(f"          open the UI with `{ui}` (it prints the address of the experiment's runs page)")
+    dvc = ".venv/bin/dvc" if in_repository else "dvc"
+    print(f"Compare:  {dvc} exp show   |   {dvc} metrics diff   |   {dvc} plots show")
     return 0
 
 

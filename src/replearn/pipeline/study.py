@@ -228,7 +228,8 @@ model in mlflow.db; `replearn ui` serves the MLflow UI, `dvc metrics show` and `
     dvc exp show
 
 `replearn models` lists the model options (conf/models/), `replearn datasets` the shipped datasets; a misspelt
-key or name stops the run before any work, naming the valid choices.
+key or name stops the run before any work, naming the valid choices. After editing conf/ itself, `dvc exp run`
+recomposes params.yaml (or `replearn compose`, then `dvc repro`).
 
 ## Your own data
 
@@ -236,6 +237,9 @@ Put the file in data/ (CSV or Parquet, a header row), copy conf/dataset/my_csv.y
 and set its key, `path` and `target` (and `task`: classification or regression), then
 
     dvc exp run -S 'dataset=[<name>]'
+
+Add the file to the deps of `prepare` in dvc.yaml (or track it with `dvc add`) so that editing it reruns the
+study.
 
 ## Upgrading replearn
 
