@@ -178,6 +178,16 @@ def study_dvc_yaml(text: str, owned: set[str]) -> str:
     return header + yaml.safe_dump(spec, sort_keys=False, width=120, default_flow_style=False)
 
 
+#: .dvc/config of a study: stage what DVC changes in git, compose conf/ with Hydra in `dvc exp run -S` (as here)
+DVC_CONFIG = """\
+[core]
+    autostage = true
+[hydra]
+    enabled = true
+    config_dir = conf
+    config_name = config
+"""
+
 GITIGNORE = """\
 # the pipeline's outputs (tracked by DVC, not git); results/config.json (validate) and metrics/ stay in git
 /data/prepared
@@ -332,8 +342,12 @@ def init(
     dvc = [sys.executable, "-m", "dvc"]
     _run([*dvc, "init", "-q"], target, "dvc init")
     inside(target, ".dvcignore").write_bytes(files[".dvcignore"])  # dvc init wrote its own
-    for key, value in (("core.autostage", "true"), ("hydra.enabled", "true")):
-        _run([*dvc, "config", key, value], target, "dvc config")
+    config = inside(target, ".dvc/config")
+    if config.is_file() and not config.read_text(encoding="utf-8").strip():  # what `dvc init` writes: no settings
+        config.write_text(DVC_CONFIG, encoding="utf-8")
+    else:  # pragma: no cover - another DVC's init: let it write its own file
+        for key, value in (("core.autostage", "true"), ("hydra.enabled", "true")):
+            _run([*dvc, "config", key, value], target, "dvc config")
     _run(["git", "add", "."], target, "git add")
     res = _run(
         ["git", "commit", "-q", "-m", f"New replearn study (replearn init, replearn {installed_version()})"], target, ""
