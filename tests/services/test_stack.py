@@ -93,11 +93,17 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
+#: what .dvcignore keeps out of DVC's hashes (the cost report: wall-clock seconds), so `dvc pull` does not restore it
+DVC_IGNORED = {
+    line.strip() for line in (ROOT / ".dvcignore").read_text().splitlines() if line.strip().startswith("reports/")
+}
+
+
 def digests(root: Path, parts=("data/prepared", "data/sealed", "data/features", "models", "results", "reports")):
     out = {}
     for base in parts:
         for p in sorted((root / base).rglob("*")):
-            if p.is_file():
+            if p.is_file() and str(p.relative_to(root)) not in DVC_IGNORED:
                 out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 
