@@ -84,6 +84,18 @@ def find_chromium() -> str | None:
     return None
 
 
+def browser_setup() -> tuple[str | None, list]:
+    """``(chromium, pytestmark)`` for a browser test module: the browser found (None: the module is skipped, saying
+    why) and its marks; with REPLEARN_REQUIRE_BROWSER set (CI) a missing browser is an error, never a skip."""
+    import pytest
+
+    chromium = find_chromium()
+    if chromium is None and os.environ.get("REPLEARN_REQUIRE_BROWSER"):
+        raise RuntimeError("REPLEARN_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)")
+    reason = "chromium is not installed (Debian: apt-get install -y chromium; or set CHROMIUM=/path/to/chrome)"
+    return chromium, [pytest.mark.browser, pytest.mark.skipif(chromium is None, reason=reason)]
+
+
 def static_external_urls(text: str) -> list[str]:
     """``src``/``href`` values in the HTML source that point off the machine."""
     out = []

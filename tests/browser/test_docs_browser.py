@@ -282,15 +282,7 @@ def built_site(tmp: Path) -> Path:
     return out
 
 
-if CHROMIUM is None and REQUIRED:  # CI sets it: never skip there
-    raise RuntimeError("REPLEARN_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="chromium is not installed (Debian: apt-get install -y chromium; or set CHROMIUM=/path/to/chrome)",
-    ),
-]
+_, pytestmark = check_report.browser_setup()  # CI (REPLEARN_REQUIRE_BROWSER): never skipped
 
 BAD_PAGE = """<!DOCTYPE html><html><head><title>bad</title>
 <link rel="stylesheet" href="https://cdn.example.invalid/katex.css"></head>

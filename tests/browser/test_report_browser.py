@@ -4,7 +4,6 @@ broken image, no external URL. Skipped, saying why, where Chromium is not instal
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -24,16 +23,7 @@ def _load(name: str, file: str):
 
 check_report = _load("replearn_tests_check_report", "check_report.py")
 smoke = _load("replearn_tests_smoke_project", "smoke_project.py")
-CHROMIUM = check_report.find_chromium()
-if CHROMIUM is None and os.environ.get("REPLEARN_REQUIRE_BROWSER"):  # CI sets it: never skip there
-    raise RuntimeError("REPLEARN_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="chromium is not installed (Debian: apt-get install -y chromium; or set CHROMIUM=/path/to/chrome)",
-    ),
-]
+CHROMIUM, pytestmark = check_report.browser_setup()  # CI (REPLEARN_REQUIRE_BROWSER): never skipped
 
 BAD = """<!DOCTYPE html><html><head><title>bad</title>
 <link rel="stylesheet" href="https://cdn.example.invalid/style.css"></head>

@@ -33,16 +33,7 @@ def _load(name: str, file: str):
 
 check_report = _load("replearn_tests_check_report", "check_report.py")
 smoke = _load("replearn_tests_smoke_project", "smoke_project.py")
-CHROMIUM = check_report.find_chromium()
-if CHROMIUM is None and os.environ.get("REPLEARN_REQUIRE_BROWSER"):  # CI sets it: never skip there
-    raise RuntimeError("REPLEARN_REQUIRE_BROWSER is set but no chromium was found (apt-get install -y chromium)")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="chromium is not installed (Debian: apt-get install -y chromium; or set CHROMIUM=/path/to/chrome)",
-    ),
-]
+CHROMIUM, pytestmark = check_report.browser_setup()  # CI (REPLEARN_REQUIRE_BROWSER): never skipped
 
 RUN_NAME = "knn-iris"
 GENAI_ONLY = ("Token Usage", "Judges", "Sessions", "Detect Issues")  # the GenAI overview, its sidebar, its pop-up
