@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from replearn.exceptions import DataValidationError
-from replearn.pipeline import data
+from replearn.pipeline import data, schema
 from replearn.pipeline.data import load_dataset, prepare, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,8 +186,6 @@ def test_a_file_above_its_size_limit_is_refused_before_it_is_read(tmp_path):
 
 
 def test_a_file_with_too_many_columns_is_refused_from_its_header(tmp_path, monkeypatch):
-    from replearn.pipeline import config
-
     header = ",".join(f"f{j}" for j in range(12)) + ",y\n"
     (tmp_path / "wide.csv").write_text(header + "not,even,csv\n")
     message = (
@@ -196,7 +194,7 @@ def test_a_file_with_too_many_columns_is_refused_from_its_header(tmp_path, monke
     )
     with pytest.raises(DataValidationError, match=message):
         load_dataset("wide", _file_spec("wide.csv", max_columns=10), seed=0, root=tmp_path)
-    monkeypatch.setattr(config, "MAX_FILE_COLUMNS", 10)  # the default, declared once in the config module
+    monkeypatch.setattr(schema, "MAX_FILE_COLUMNS", 10)  # the default, declared once in the schema module
     with pytest.raises(DataValidationError, match=message):
         load_dataset("wide", _file_spec("wide.csv"), seed=0, root=tmp_path)
     with pytest.raises(DataValidationError, match=r"line 2 has 3 field\(s\), the header has 13"):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from replearn import models
 from replearn.exceptions import ConfigError
 from replearn.pipeline import config, experiment, records
 from replearn.pipeline.data import prepare
@@ -125,7 +126,10 @@ def test_plan_runs_units_only_on_datasets_they_support_and_never_on_tables():
     params["models"]["knn"] = {"name": "knn", "params": {}}
     _, table_specs = experiment.plan(params, "iris", "classification")
     assert [s.key for s in table_specs] == ["knn"]
-    assert family_of_unit("lqr") == "rl" and family_of_unit("knn") is None and family_of_unit("nope") is None
+    names = models.available()
+    assert family_of_unit("lqr", supervised=names) == "rl" and family_of_unit("knn", supervised=names) is None
+    assert family_of_unit("nope", supervised=names) is None
+    assert family_of_unit("lqr", supervised={"lqr"}) is None  # a supervised model of the same name wins
 
 
 @pytest.fixture()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
+from replearn import models
 from replearn.exceptions import ConfigError
 from replearn.pipeline import families
 from replearn.pipeline.families import generative as gen
@@ -52,7 +53,7 @@ def test_module_provides_the_family_contract():
     for name, unit in gen.UNITS.items():
         assert unit.name == name and unit.summary and unit.section
         assert set(unit.constraints) <= set(unit.defaults)
-        assert families.family_of_unit(name) == "generative"
+        assert families.family_of_unit(name, supervised=models.available()) == "generative"
 
 
 def test_unit_names_do_not_shadow_supervised_models():

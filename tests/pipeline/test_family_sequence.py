@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from replearn import models
 from replearn.exceptions import ConfigError
 from replearn.pipeline import families
 from replearn.pipeline.families import sequence as seq
@@ -42,14 +43,13 @@ def _same(a: families.Outcome, b: families.Outcome) -> bool:
 
 
 def test_module_provides_the_family_contract():
-    from replearn import models
 
     assert families.load("sequence") is seq
     assert seq.NAME == "sequence" and seq.TASK == "language_model" and seq.PRIMARY == "bits_per_char"
     assert seq.METRICS == {"bits_per_char": False, "accuracy": True, "exact_match": True}
     for name, unit in seq.UNITS.items():
         assert unit.name == name and set(unit.constraints) <= set(unit.defaults)
-        assert families.family_of_unit(name) == "sequence"
+        assert families.family_of_unit(name, supervised=models.available()) == "sequence"
     assert not set(seq.UNITS) & set(models.available())  # never shadows a supervised model such as "mlp"
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..evaluation.splits import train_test_split_indices
+from .._holdout import train_test_split_indices
 from ..exceptions import ConfigError, DataValidationError
 from .paths import PREPARED, REGISTRY_FILE, SEALED, inside
 from .seeding import derive_seed
@@ -105,12 +105,12 @@ def check_file_limits(name: str, spec: dict, path: Path) -> None:
     """Refuse a dataset file (``source: file``) beyond its limits, before reading more than its first line.
 
     The limits are ``dataset.<name>.max_megabytes`` (the file's size on disk) and ``dataset.<name>.max_columns``
-    (feature columns: the header's fields besides the target), by default ``config.MAX_FILE_MEGABYTES`` and
-    ``config.MAX_FILE_COLUMNS``; the message names the size found, the limit and the setting that raises it.
+    (feature columns: the header's fields besides the target), by default ``schema.MAX_FILE_MEGABYTES`` and
+    ``schema.MAX_FILE_COLUMNS``; the message names the size found, the limit and the setting that raises it.
     Called by the config check (so the validate stage refuses up front) and again before a file is read.
     A missing or unreadable file passes here: reading it reports what is wrong.
     """
-    from .config import MAX_FILE_COLUMNS, MAX_FILE_MEGABYTES
+    from .schema import MAX_FILE_COLUMNS, MAX_FILE_MEGABYTES
 
     if not path.is_file():  # reading it says so
         return

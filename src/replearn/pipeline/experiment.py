@@ -67,7 +67,7 @@ def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpe
     for key, m in params["models"].items():
         if only is not None and key not in only:
             continue
-        if families.family_of_unit(m["name"]) is not None:
+        if families.family_of_unit(m["name"], supervised=registry.available()) is not None:
             continue  # a unit of an experiment family: runs on that family's problems only
         hp = dict(m.get("params") or {})
         kind = _model_kind(m["name"], hp, dataset_task)

@@ -7,19 +7,28 @@ import sys
 from collections.abc import Callable
 
 from ..exceptions import ConfigError, ReplearnError
-from .config import load_and_validate, restore_after_rejected_experiment
+from .params import is_validated, load_params, write_stamp
 
 
 def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yaml") -> None:
     """Validate the whole configuration, then run ``body(params)``; exit 2 with a one-line cause on error.
+
+    The ``validate`` stage checks ``params.yaml`` against the schema and stamps it
+    (:mod:`replearn.pipeline.params`); a later stage given the same bytes trusts the stamp and so never
+    loads the registries it does not use. Without a matching stamp (a stage run by hand after an edit)
+    the stage validates in full first.
 
     A configuration rejected inside ``dvc exp run`` (which wrote it into the workspace's params.yaml)
     is moved aside to ``params.rejected.yaml`` and params.yaml recomposed from ``conf/``, so a failed
     experiment leaves a valid workspace behind.
     """
     try:
-        params = load_and_validate(params_file)
+        params = load_params(params_file)
+        if stage == "validate" or not is_validated(params_file):
+            _validate(params, params_file)
     except ConfigError as exc:
+        from .config import restore_after_rejected_experiment  # deps: gate
+
         note = restore_after_rejected_experiment(params_file)
         print(f"replearn {stage}: {exc}" + (f"\n{note}" if note else ""), file=sys.stderr)
         sys.exit(2)
@@ -34,6 +43,19 @@ def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yam
             raise
         print(f"replearn {stage}: {fault}", file=sys.stderr)
         sys.exit(2)
+
+
+def _validate(params: dict, params_file: str) -> None:
+    """The whole schema and every registry (:func:`replearn.pipeline.config.validate`), then the stamp.
+
+    The import is a *gate*, not a code dependency of the stage (``# deps: gate``,
+    :mod:`replearn.pipeline.deps`): its only effect is to let the stage run or stop it, and the ``validate``
+    stage, which every other stage follows, depends on that code and reruns when it changes.
+    """
+    from .config import validate  # deps: gate
+
+    validate(params)
+    write_stamp(params_file)
 
 
 _ERRNO_WORDS = {

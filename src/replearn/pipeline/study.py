@@ -205,6 +205,8 @@ GITIGNORE = """\
 /mlflow.db-shm
 /mlartifacts/
 params.rejected.yaml
+# the validate stage's stamp of the params.yaml it accepted (replearn.pipeline.params)
+/.replearn/
 /dvc_plots/
 .venv/
 __pycache__/

@@ -10,48 +10,18 @@ from __future__ import annotations
 
 import csv
 import gzip
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .._reference import reference_path
 from ..exceptions import DataValidationError
-
-CHECKSUMS = "SHA256SUMS"
 
 
 def default_data_dir() -> Path:
     """``data/reference`` of the source checkout this package lives in."""
     return Path(__file__).resolve().parents[3] / "data" / "reference"
-
-
-def reference_path(data_dir, name: str) -> Path:
-    """The path of reference file ``name``, its sha256 checked against ``SHA256SUMS`` if listed."""
-    data_dir = Path(data_dir)
-    path = data_dir / name
-    if not path.is_file():
-        raise FileNotFoundError(f"reference file {name!r} not found in {data_dir}")
-    sums = data_dir / CHECKSUMS
-    if sums.is_file():
-        expected = _checksums(sums).get(name)
-        if expected is not None:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            if digest != expected:
-                raise DataValidationError(
-                    f"{path}: sha256 {digest[:12]}... does not match {sums.name} ({expected[:12]}...); "
-                    "the reference file was modified"
-                )
-    return path
-
-
-def _checksums(path: Path) -> dict[str, str]:
-    table = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = line.split()
-        if len(parts) == 2 and not line.startswith("#"):
-            table[parts[1].lstrip("*")] = parts[0].lower()
-    return table
 
 
 def read_csv(data_dir, name: str) -> dict[str, np.ndarray]:

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol
 
 #: family name (the ``source:`` of a dataset config) -> module under ``replearn.pipeline.families``.
@@ -137,7 +137,7 @@ def check_dataset(fam, spec) -> None:
     ``fam.DATASET_KEYS`` (the config check's own wording), the family as its source, then ``fam.check_spec``'s
     cross-key conditions. One :class:`~replearn.exceptions.ConfigError` lists every problem."""
     from ...exceptions import ConfigError
-    from ..config import ListOf, Optional_, _check
+    from ..schema import ListOf, Optional_, _check
 
     if not isinstance(spec, dict):
         raise ConfigError(f"a {fam.NAME} dataset must be a mapping, got {type(spec).__name__} {spec!r}")
@@ -223,11 +223,13 @@ def units() -> dict[str, tuple[str, Unit]]:
     return out
 
 
-def family_of_unit(unit_name: str) -> str | None:
-    """The family whose :attr:`Family.UNITS` holds ``unit_name`` (None for a supervised model or unknown name)."""
-    from ... import models
+def family_of_unit(unit_name: str, *, supervised: Collection[str]) -> str | None:
+    """The family whose :attr:`Family.UNITS` holds ``unit_name`` (None for a supervised model or unknown name).
 
-    if unit_name in models.available():
+    ``supervised`` is the supervised registry's names (``replearn.models.available()``), which win over a unit of
+    the same name; the caller passes them, so that this package, which ``prepare`` imports, does not depend on
+    every model (:mod:`replearn.pipeline.deps`)."""
+    if unit_name in supervised:
         return None
     entry = units().get(unit_name)
     return entry[0] if entry else None

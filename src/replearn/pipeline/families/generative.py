@@ -62,7 +62,7 @@ from scipy.special import logsumexp
 
 from ..._constraints import Interval, IntSequence, Options
 from ...exceptions import ConfigError, ConvergenceWarning
-from ..config import Choice, Optional_, Range
+from ..schema import Choice, Optional_, Range
 from ..seeding import derive_seed
 from . import Outcome, Unit, check_dataset, load, unit_params
 
@@ -105,7 +105,7 @@ def data_root():
     else the source checkout this module lives in (a test run from elsewhere)."""
     from pathlib import Path
 
-    from ..config import project_root
+    from ..params import project_root
 
     try:
         return project_root()

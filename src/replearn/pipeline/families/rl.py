@@ -44,7 +44,7 @@ import numpy as np
 
 from ..._constraints import Interval, Options
 from ...exceptions import ConfigError, ConvergenceWarning
-from ..config import Choice, Optional_, Range
+from ..schema import Choice, Optional_, Range
 from ..seeding import derive_seed
 from . import Outcome, Unit
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..._constraints import Interval, IntSequence, Options
 from ...exceptions import ConfigError
-from ..config import Choice, Optional_, Range
+from ..schema import Choice, Optional_, Range
 from ..seeding import derive_seed
 from . import Outcome, Unit, check_dataset, load, unit_params
 from .generative import _digest, data_root
@@ -106,7 +106,7 @@ def check_spec(spec: dict) -> list[str]:
 
 def load_text(name: str) -> str:
     """The shipped text ``name`` (checked against data/reference/SHA256SUMS), markdown emphasis removed."""
-    from ...reproductions._data import reference_path
+    from ..._reference import reference_path
 
     path = reference_path(data_root() / "data" / "reference", CORPORA[name])
     text = path.read_text(encoding="utf-8").replace("**", "").replace("_", "")

@@ -40,7 +40,7 @@ from ...structured import (
     rollout,
     sample_hmm,
 )
-from ..config import Choice, Optional_, Range
+from ..schema import Choice, Optional_, Range
 from ..seeding import derive_seed
 from . import Outcome, Unit, check_dataset, load, resolve_unit_params
 

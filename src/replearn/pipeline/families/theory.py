@@ -44,7 +44,7 @@ import numpy as np
 from ..._constraints import Interval
 from ...exceptions import ConfigError
 from ...theory import deviates, hoeffding_bound, test_set_bound, uniform_convergence_gap
-from ..config import Optional_, Range
+from ..schema import Optional_, Range
 from . import Outcome, Unit, check_dataset, load, resolve_unit_params
 
 NAME = "theory"

@@ -4,8 +4,8 @@ of report.html and of DVC's hashes), then one MLflow parent run with nested per-
 that talks to MLflow), holding the dvc.lock this run ends with."""
 
 from .. import paths, tracking
-from ..config import project_root
 from ..lockfile import final_lock_text
+from ..params import project_root
 from ..report import build_report
 from ..report.cost import build_cost_report
 from ..report.inputs import read_inputs
