@@ -39,6 +39,7 @@ that MLflow executes by path; nothing imports it).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -528,8 +529,8 @@ def log_pipeline_run(
                     },
                 )
                 current.append(child.info.run_id)
-                _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results)
-                _log_timing(client, child.info.run_id, Path(project_root), d, key)
+                timing = _timing_metrics(Path(project_root), d, key)
+                _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results, timing)
                 if not res.get("family"):
                     _log_dataset_and_model(
                         client, child.info.run_id, exp_id, Path(project_root), d, key, child_params(d, key, m, res)
@@ -608,7 +609,9 @@ def _log_parent(client, pid, params, crossval, significance, train_metrics, arti
         client.log_text(pid, text, name)
 
 
-def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> None:
+def _log_child(client, run_id, d, key, m, res, train_metrics, train_results, extra_metrics=()) -> None:
+    """Params and metrics of a child run in one ``log_batch`` (where MLflow's limits allow), ``extra_metrics``
+    (its wall-clock seconds, :func:`_timing_metrics`) included."""
     from mlflow.entities import Metric
 
     now = _now_ms()
@@ -636,7 +639,7 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results) -> 
     for label, values in curves.items():
         name = "curve." + label.replace(" ", "_").replace("-", "_")
         metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
-    _log_batch(client, run_id, cparams, metrics)
+    _log_batch(client, run_id, cparams, [*metrics, *extra_metrics])
 
 
 def child_params(d: str, key: str, m: dict, res: dict) -> dict[str, str]:
@@ -658,7 +661,7 @@ def _family_tags(res: dict, m: dict) -> dict[str, str]:
     }
 
 
-def _log_timing(client, run_id: str, root: Path, d: str, key: str) -> None:
+def _timing_metrics(root: Path, d: str, key: str) -> list:
     """Wall-clock seconds per replicate, MLflow only: ``time.<label>`` steps, their mean and median.
 
     For a model, ``time.fit_seconds`` and ``time.predict_seconds`` (a failed fit has none); for a family's unit
@@ -670,12 +673,9 @@ def _log_timing(client, run_id: str, root: Path, d: str, key: str) -> None:
     from . import paths
 
     path = root / paths.TIMING / f"{d}.json"
-    if not path.is_file():
-        return
-    try:
-        per_key = json.loads(path.read_text(encoding="utf-8")).get(key) or {}
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
-        return
+    per_key = _read_timing(str(path), *_stat_key(path)).get(key) or {}
+    if not isinstance(per_key, dict):
+        return []
     now = _now_ms()
     metrics: list = []
     for label, values in sorted(per_key.items()):
@@ -687,7 +687,28 @@ def _log_timing(client, run_id: str, root: Path, d: str, key: str) -> None:
             mid = len(done) // 2
             median = done[mid] if len(done) % 2 else (done[mid - 1] + done[mid]) / 2
             metrics.append(Metric(f"{name}.median", median, now, 0))
-    _log_batch(client, run_id, {}, metrics)
+    return metrics
+
+
+def _stat_key(path: Path) -> tuple[int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_timing(path: str, mtime_ns: int, size: int) -> dict:
+    """``timing/<dataset>.json`` read once per version of it (every model of the dataset needs it); {} when missing
+    or unreadable (crossval not rerun here)."""
+    if size < 0:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 #: the MLflow Model definition (models-from-code): MLflow runs this file by path; nothing imports it
@@ -833,6 +854,13 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
 
 def _write_environment(path: Path, requirements: list[str]) -> None:
     """``requirements.txt``, ``python_env.yaml`` and ``conda.yaml`` as MLflow writes them for pinned requirements."""
+    for name, text in _environment_files(tuple(requirements)).items():
+        (path / name).write_text(text)
+
+
+@functools.cache
+def _environment_files(requirements: tuple[str, ...]) -> dict[str, str]:
+    """The texts of :func:`_write_environment`'s files (the same for every model of a run: computed once)."""
     import platform
     from importlib import metadata
 
@@ -844,17 +872,14 @@ def _write_environment(path: Path, requirements: list[str]) -> None:
 
     python, pip, setuptools = platform.python_version(), version("pip"), version("setuptools")
     build = [f"pip=={pip}" if pip else "pip", *([f"setuptools=={setuptools}"] if setuptools else []), "wheel"]
-    (path / "requirements.txt").write_text("\n".join(requirements))
-    (path / "python_env.yaml").write_text(
-        f"python: {python}\nbuild_dependencies:\n"
+    return {
+        "requirements.txt": "\n".join(requirements),
+        "python_env.yaml": f"python: {python}\nbuild_dependencies:\n"
         + "".join(f"- {b}\n" for b in build)
-        + "dependencies:\n- -r requirements.txt\n"
-    )
-    (path / "conda.yaml").write_text(
-        f"channels:\n- conda-forge\ndependencies:\n- python={python}\n- pip{'<=' + pip if pip else ''}\n- pip:\n"
-        + "".join(f"  - {r}\n" for r in requirements)
-        + "name: mlflow-env\n"
-    )
+        + "dependencies:\n- -r requirements.txt\n",
+        "conda.yaml": f"channels:\n- conda-forge\ndependencies:\n- python={python}\n- pip{'<=' + pip if pip else ''}\n"
+        "- pip:\n" + "".join(f"  - {r}\n" for r in requirements) + "name: mlflow-env\n",
+    }
 
 
 def _save_input_example(mlmodel, example, path: Path) -> None:
