@@ -39,6 +39,11 @@ class DataConversionWarning(UserWarning):
     """Input data were converted to the form a model needs (e.g. a column-vector ``y`` flattened)."""
 
 
+class TrackingError(ReplearnError, RuntimeError):
+    """Logging a pipeline run to the MLflow store failed (the message says which part and why); the stage's local
+    outputs (results/, metrics/, reports/) are intact."""
+
+
 class ServiceError(ReplearnError, RuntimeError):
     """A service the configuration names (a Dask scheduler, an MLflow server, a local stack program) is missing
     or cannot be reached; the message names it, its address and how to start or install it."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from replearn.exceptions import ConfigError
 from replearn.pipeline import tracking
 
 
@@ -410,3 +411,83 @@ def test_a_tracking_uri_at_an_existing_file_is_one_line_and_logs_nothing(tmp_pat
     assert note.read_text() == "not a store\n" and list((tmp_path / "runs").iterdir()) == []
     for fine in (f"sqlite:///{tmp_path}/new.db", f"sqlite:///{tmp_path}/runs/mlflow.db", "http://127.0.0.1:5000"):
         tracking.check_store(fine)  # not there yet, or remote: MLflow's to open
+
+
+def _child_view(client, exp_name: str) -> dict:
+    """The child runs of an experiment's one parent, as what they hold (ids, times and paths left out)."""
+    exp = client.get_experiment_by_name(exp_name)
+    runs = client.search_runs([exp.experiment_id])
+    out = {}
+    for r in runs:
+        if "mlflow.parentRunId" not in r.data.tags:
+            continue
+        # the params hash differs with the experiment's name (a param), nothing else may
+        tags = {k: v for k, v in r.data.tags.items() if k not in ("mlflow.parentRunId", tracking.PARAMS_HASH_TAG)}
+        out[tags["mlflow.runName"]] = {
+            "status": r.info.status,
+            "params": r.data.params,
+            "metrics": r.data.metrics,
+            "tags": tags,
+            "inputs": [(i.dataset.name, i.dataset.digest) for i in r.inputs.dataset_inputs],
+            "models": len(r.outputs.model_outputs),
+            "history": sorted((m.step, m.value) for m in client.get_metric_history(r.info.run_id, "cv.accuracy")),
+        }
+    return out
+
+
+@pytest.mark.slow
+def test_child_runs_logged_by_several_processes_are_the_runs_one_process_logs(tmp_path, monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    monkeypatch.setenv(tracking.WORKERS_ENV, "1")
+    serial = tracking.log_pipeline_run(**kw)
+    kw["params"] = {**kw["params"], "tracking": {**kw["params"]["tracking"], "experiment": "replearn-parallel"}}
+    monkeypatch.setenv(tracking.WORKERS_ENV, "2")  # this process logs iris/knn, a worker process iris/nb
+    parallel = tracking.log_pipeline_run(**kw)
+    assert serial["status"] == parallel["status"] == "logged"
+    client = MlflowClient(tracking_uri=serial["tracking_uri"])
+    one, two = _child_view(client, "replearn-fail"), _child_view(client, "replearn-parallel")
+    assert sorted(one) == ["iris/knn", "iris/nb"] and one == two
+    assert all(v["status"] == "FINISHED" and v["models"] == 1 and v["inputs"] for v in two.values())
+    assert client.get_run(parallel["run_id"]).data.tags[tracking.RUN_KEY_TAG]
+
+
+@pytest.mark.slow
+def test_a_failing_worker_process_fails_the_run_with_its_cause_and_marks_its_child_failed(tmp_path, monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    from replearn.exceptions import TrackingError
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    _pipeline_files(tmp_path)
+    (tmp_path / "models" / "iris" / "nb.npz").write_bytes(b"not a model")  # the worker's share: iris/nb
+    cv, sig, train = _results()
+    monkeypatch.setenv(tracking.WORKERS_ENV, "2")
+    with pytest.raises(TrackingError, match="a process logging child runs failed: .*nb"):
+        tracking.log_pipeline_run(**_kw(tmp_path, cv, sig, train))
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path.resolve()}/mlflow.db")
+    exp = client.get_experiment_by_name("replearn-fail")
+    status = {r.data.tags.get("mlflow.runName"): r.info.status for r in client.search_runs([exp.experiment_id])}
+    assert status["iris/knn"] == "FINISHED" and status["iris/nb"] == "FAILED"
+    parent = [r for r in client.search_runs([exp.experiment_id]) if "mlflow.parentRunId" not in r.data.tags]
+    assert [p.info.status for p in parent] == ["FAILED"] and tracking.RUN_KEY_TAG not in parent[0].data.tags
+
+
+def test_child_workers_split_only_large_runs_and_read_the_override(monkeypatch):
+    monkeypatch.delenv(tracking.WORKERS_ENV, raising=False)
+    monkeypatch.setattr(tracking.os, "cpu_count", lambda: 2)
+    assert tracking._child_workers(9) == 1 and tracking._child_workers(tracking.PARALLEL_MIN_CHILDREN - 1) == 1
+    assert tracking._child_workers(516) == 2
+    monkeypatch.setattr(tracking.os, "cpu_count", lambda: 64)
+    assert tracking._child_workers(516) == 4 and tracking._child_workers(60) == 2
+    monkeypatch.setenv(tracking.WORKERS_ENV, "3")
+    assert tracking._child_workers(9) == 3 and tracking._child_workers(2) == 2
+    monkeypatch.setenv(tracking.WORKERS_ENV, "many")
+    with pytest.raises(ConfigError, match="REPLEARN_TRACKING_WORKERS='many'"):
+        tracking._child_workers(9)

@@ -513,30 +513,18 @@ def log_pipeline_run(
     current = [pid]
     try:
         _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts, extra_files)
-        for d, res in crossval.items():  # datasets in the configured order
-            for key, m in sorted(res["models"].items()):
-                child = client.create_run(
-                    exp_id,
-                    tags={
-                        "mlflow.parentRunId": pid,
-                        "mlflow.runName": f"{d}/{key}",
-                        "replearn.dataset": d,
-                        "replearn.model": m["registry_name"],
-                        "replearn.model_key": key,
-                        PARAMS_HASH_TAG: phash,
-                        **source,
-                        **_family_tags(res, m),
-                    },
-                )
-                current.append(child.info.run_id)
-                timing = _timing_metrics(Path(project_root), d, key)
-                _log_child(client, child.info.run_id, d, key, m, res, train_metrics, train_results, timing)
-                if not res.get("family"):
-                    _log_dataset_and_model(
-                        client, child.info.run_id, exp_id, Path(project_root), d, key, child_params(d, key, m, res)
-                    )
-                client.set_terminated(child.info.run_id)
-                current.pop()
+        jobs = [
+            _child_job(d, key, res, train_metrics, train_results)
+            for d, res in crossval.items()  # datasets in the configured order
+            for key in sorted(res["models"])
+        ]
+        frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
+        workers = _child_workers(len(jobs))
+        if workers > 1:
+            _log_children_in_parallel(client, target, frame, jobs, Path(project_root), workers, current)
+        else:
+            for job in jobs:
+                _log_child_run(client, frame, job, Path(project_root), current)
         client.set_tag(pid, RUN_KEY_TAG, run_key)  # complete: a rerun with the same results logs nothing
         client.set_terminated(pid)
     except BaseException:
@@ -547,6 +535,149 @@ def log_pipeline_run(
                 pass
         raise
     return {"status": "logged", "run_id": pid, "tracking_uri": target.tracking_uri}
+
+
+#: above this many child runs the report stage logs them with several processes (:func:`_child_workers`)
+PARALLEL_MIN_CHILDREN = 48
+WORKERS_ENV = "REPLEARN_TRACKING_WORKERS"  # processes for the child runs: a number, or unset for the default
+
+
+def _child_workers(n_children: int) -> int:
+    """How many processes log the child runs: ``$REPLEARN_TRACKING_WORKERS`` when set (1: serial), else one per
+    core, at most 4 and at most one per 24 children, and 1 below :data:`PARALLEL_MIN_CHILDREN` children.
+
+    A child run costs ~60 ms of MLflow's own work (its run, one ``log_batch``, the dataset input and a LoggedModel
+    with its files: the store's ORM, not the disk), and a benchmark logs hundreds (516 for ``benchmark_keel``); a
+    worker process costs ~2 s to start (Python, mlflow's import, the store), so only large runs are split."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if raw:
+        try:
+            return max(1, min(int(raw), max(n_children, 1)))
+        except ValueError:
+            from ..exceptions import ConfigError
+
+            raise ConfigError(f"{WORKERS_ENV}={raw!r}: expected a whole number of processes (1 = serial)") from None
+    if n_children < PARALLEL_MIN_CHILDREN:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 4, n_children // 24))
+
+
+def _child_job(d: str, key: str, res: dict, train_metrics: dict, train_results: dict | None) -> dict:
+    """Everything one child run logs, as plain JSON (a worker process receives it in a file)."""
+    m = res["models"][key]
+    curves = (train_results or {}).get(d, {}).get("models", {}).get(key, {}).get("figures", {}).get("curves", {})
+    return {
+        "dataset": d,
+        "key": key,
+        "model": m,
+        "result": {k: v for k, v in res.items() if k != "models"},
+        "train_metrics": {d: {key: train_metrics.get(d, {}).get(key, {})}},
+        "train_results": {d: {"models": {key: {"figures": {"curves": curves}}}}},
+    }
+
+
+def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str]) -> None:
+    """One child run: created, logged, terminated; its id is on ``current`` while it is being logged."""
+    d, key, m, res = job["dataset"], job["key"], job["model"], job["result"]
+    child = client.create_run(
+        frame["experiment_id"],
+        tags={
+            "mlflow.parentRunId": frame["parent_run_id"],
+            "mlflow.runName": f"{d}/{key}",
+            "replearn.dataset": d,
+            "replearn.model": m["registry_name"],
+            "replearn.model_key": key,
+            PARAMS_HASH_TAG: frame["phash"],
+            **frame["source"],
+            **_family_tags(res, m),
+        },
+    )
+    current.append(child.info.run_id)
+    timing = _timing_metrics(root, d, key)
+    _log_child(client, child.info.run_id, d, key, m, res, job["train_metrics"], job["train_results"], timing)
+    if not res.get("family"):
+        _log_dataset_and_model(
+            client, child.info.run_id, frame["experiment_id"], root, d, key, child_params(d, key, m, res)
+        )
+    client.set_terminated(child.info.run_id)
+    current.pop()
+
+
+def _log_children_in_parallel(client, target, frame: dict, jobs: list[dict], root: Path, workers: int, current):
+    """The child runs split round-robin over ``workers`` processes: this one and ``workers - 1`` started with
+    ``python -m replearn.pipeline.tracking --log-children <job file>`` (:func:`_worker_main`), each with its own
+    client on the same store (SQLite in WAL mode lets them take turns to write; a server takes them at once).
+    Which process logs a run changes nothing in it. A worker that fails has marked its run in progress FAILED;
+    its message is raised here (after this process's share), so the parent is marked FAILED and carries no run
+    key: the next run logs everything again, as after a failure of the serial loop."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from ..exceptions import TrackingError
+
+    shares = [jobs[i::workers] for i in range(workers)]
+    procs = []
+    with tempfile.TemporaryDirectory(prefix="replearn-tracking-") as tmp:
+        for i, share in enumerate(shares[1:], start=1):
+            job_file = Path(tmp) / f"children-{i}.json"
+            job_file.write_text(
+                json.dumps(
+                    {
+                        "tracking_uri": target.tracking_uri,
+                        "sqlite": target.lock_file is not None,
+                        "root": str(root),
+                        "frame": frame,
+                        "jobs": share,
+                    }
+                ),
+                encoding="utf-8",
+            )
+            err = open(Path(tmp) / f"children-{i}.err", "w+b")
+            cmd = [sys.executable, "-m", "replearn.pipeline.tracking", "--log-children", str(job_file)]
+            procs.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err), err))
+        try:
+            for job in shares[0]:
+                _log_child_run(client, frame, job, root, current)
+        finally:
+            failures = []
+            for proc, err in procs:
+                code = proc.wait()
+                err.seek(0)
+                text = err.read().decode("utf-8", "replace").strip()
+                err.close()
+                if code != 0:
+                    failures.append(text.splitlines()[-1] if text else f"exit status {code}")
+        if failures:
+            raise TrackingError(f"a process logging child runs failed: {failures[0]}")
+
+
+def _worker_main(job_file: str) -> None:
+    """A worker of :func:`_log_children_in_parallel`: log the child runs of ``job_file``; exit 1 with the error's
+    last line on stderr when one fails (that run marked FAILED first)."""
+    import gc
+    import sys
+
+    gc.disable()  # as in log_pipeline_run (_gc_paused): the process ends right after
+    spec = json.loads(Path(job_file).read_text(encoding="utf-8"))
+    http_timeouts()
+    from mlflow.tracking import MlflowClient
+
+    if spec["sqlite"]:
+        _relax_sync(_sqlite_path(spec["tracking_uri"]))
+    client = MlflowClient(tracking_uri=spec["tracking_uri"])
+    current: list[str] = []
+    try:
+        for job in spec["jobs"]:
+            _log_child_run(client, spec["frame"], job, Path(spec["root"]), current)
+    except BaseException as exc:
+        for run_id in reversed(current):
+            try:
+                client.set_terminated(run_id, status="FAILED")
+            except Exception:  # the store itself may be what failed; the original error matters more
+                pass
+        print(f"{type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
+        sys.exit(1)
 
 
 def source_tags(repository: Path, commit: str | None) -> dict[str, str]:
@@ -926,3 +1057,11 @@ def ui_command(project_root: Path, port: int = 5000) -> list[str]:
     """The ``mlflow ui`` command line for this project's store, bound to 127.0.0.1 only."""
     target = resolve_target(project_root)
     return ["mlflow", "ui", "--backend-store-uri", target.tracking_uri, "--host", "127.0.0.1", "--port", str(port)]
+
+
+if __name__ == "__main__":  # a worker of _log_children_in_parallel
+    import sys as _sys
+
+    if len(_sys.argv) != 3 or _sys.argv[1] != "--log-children":
+        _sys.exit("usage: python -m replearn.pipeline.tracking --log-children <job file>")
+    _worker_main(_sys.argv[2])
