@@ -68,7 +68,7 @@ def _parse(path: Path) -> ast.AST:
     return _parse_with_lines(path)[0]
 
 
-def _is_gate(node: ast.AST, lines: list[str], path: Path) -> bool:
+def _is_gate(node: ast.Import | ast.ImportFrom, lines: list[str], path: Path) -> bool:
     """Whether the import ``node`` carries the gate marker; a marker on an import of anything but :data:`GATES`
     raises, so the exemption cannot spread to imports whose code a stage's results do depend on."""
     if GATE_MARK not in lines[node.lineno - 1]:
