@@ -30,7 +30,9 @@ def test_exact_matches_scipy(alternative, name, func):
 def test_approximate_randomization_add_one_by_hand():
     r = permutation_test(A, B, n_resamples=499, seed=3)
     assert not r.extra["exact"]
-    swap = np.random.default_rng(3).random((499, 11)) < 0.5
+    # the documented patterns: 2 bytes per row (11 examples), example 8 j + k swapped by bit k of byte j
+    raw = np.frombuffer(np.random.default_rng(3).bytes(499 * 2), dtype=np.uint8).reshape(499, 2)
+    swap = np.array([[(row[i // 8] >> (i % 8)) & 1 for i in range(11)] for row in raw], dtype=bool)
     d = A - B
     t_star = np.where(swap, -d, d).mean(axis=1)
     count = np.sum(np.abs(t_star) >= abs(d.mean()) * (1 - 1e-13))
