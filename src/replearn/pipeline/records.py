@@ -39,6 +39,7 @@ stays plain (sorted keys, strict numbers) so ``dvc`` can hash it and people can 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -199,8 +200,42 @@ class SignificanceResult:
 
 # -- conversion ------------------------------------------------------------------------------------
 def to_dict(record) -> dict:
-    """A record as plain JSON-ready data (dataclasses become dicts)."""
-    return dataclasses.asdict(record)
+    """A record as plain JSON-ready data (dataclasses become dicts; lists and dicts are copied, as by
+    :func:`dataclasses.asdict`, which took seconds on a benchmark's records: it deep-copies every number)."""
+    return _plain(record)
+
+
+_ATOMS = (float, int, str, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is list or kind is tuple:
+        if all(type(v) in _ATOMS for v in value):
+            return kind(value)
+        return kind(_plain(v) for v in value)
+    if kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return value
+
+
+@functools.cache
+def _is_leaf(tp: Any) -> bool:
+    """Whether ``_convert`` returns a value of type ``tp`` unchanged: no record, list or dict anywhere in it."""
+    if dataclasses.is_dataclass(tp) or typing.get_origin(tp) in (list, dict):
+        return False
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return all(_is_leaf(arg) for arg in typing.get_args(tp))
+    return True
+
+
+@functools.cache
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
 
 
 def _convert(value: Any, tp: Any, where: str) -> Any:
@@ -221,12 +256,16 @@ def _convert(value: Any, tp: Any, where: str) -> Any:
         (item,) = typing.get_args(tp) or (Any,)
         if not isinstance(value, list):
             raise ResultSchemaError(f"{where}: expected a list, got {type(value).__name__}")
+        if _is_leaf(item):  # scores, flags, indices: every item is kept as it is (a shallow copy of the list)
+            return list(value)
         return [_convert(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
     if origin is dict and value is not None:
         args = typing.get_args(tp)
         item = args[1] if len(args) == 2 else Any
         if not isinstance(value, dict):
             raise ResultSchemaError(f"{where}: expected a mapping, got {type(value).__name__}")
+        if _is_leaf(item):
+            return dict(value)
         return {k: _convert(v, item, f"{where}.{k}") for k, v in value.items()}
     return value
 
@@ -234,7 +273,7 @@ def _convert(value: Any, tp: Any, where: str) -> Any:
 def _from_mapping(cls, data, where: str):
     if not isinstance(data, dict):
         raise ResultSchemaError(f"{where}: expected a mapping for {cls.__name__}, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):
         if f.name in data:
