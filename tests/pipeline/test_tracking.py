@@ -491,3 +491,19 @@ def test_child_workers_split_only_large_runs_and_read_the_override(monkeypatch):
     monkeypatch.setenv(tracking.WORKERS_ENV, "many")
     with pytest.raises(ConfigError, match="REPLEARN_TRACKING_WORKERS='many'"):
         tracking._child_workers(9)
+
+
+@pytest.mark.parametrize("key", ["knn", "nb"])
+def test_the_train_stages_predictions_give_the_signature_loading_the_model_gives(tmp_path, key):
+    """write_model_dir takes the output example from the train stage's predictions instead of loading the model."""
+    import yaml
+
+    fitted, X_test = _pipeline_files(tmp_path)
+    stem, features = tmp_path / "models" / "iris" / key, tmp_path / "data/features/iris/test.npz"
+    pred = fitted[key].predict(X_test).tolist()  # as results/train/<dataset>.json holds them (JSON values)
+    loaded = tracking.write_model_dir(tmp_path / "a", stem, features)
+    given = tracking.write_model_dir(tmp_path / "b", stem, features, output=pred[: tracking.N_EXAMPLE_ROWS])
+    sig = [yaml.safe_load((d / "MLmodel").read_text())["signature"] for d in (loaded, given)]
+    assert sig[0] == sig[1] and sig[0]["outputs"]
+    wrong = tracking.write_model_dir(tmp_path / "c", stem, features, output=[0.5] * tracking.N_EXAMPLE_ROWS)
+    assert yaml.safe_load((wrong / "MLmodel").read_text())["signature"] != sig[0]  # the output is what is used

@@ -565,7 +565,9 @@ def _child_workers(n_children: int) -> int:
 def _child_job(d: str, key: str, res: dict, train_metrics: dict, train_results: dict | None) -> dict:
     """Everything one child run logs, as plain JSON (a worker process receives it in a file)."""
     m = res["models"][key]
-    curves = (train_results or {}).get(d, {}).get("models", {}).get(key, {}).get("figures", {}).get("curves", {})
+    trained = (train_results or {}).get(d, {}).get("models", {}).get(key, {})
+    curves = trained.get("figures", {}).get("curves", {})
+    pred = trained.get("pred")
     return {
         "dataset": d,
         "key": key,
@@ -573,6 +575,8 @@ def _child_job(d: str, key: str, res: dict, train_metrics: dict, train_results: 
         "result": {k: v for k, v in res.items() if k != "models"},
         "train_metrics": {d: {key: train_metrics.get(d, {}).get(key, {})}},
         "train_results": {d: {"models": {key: {"figures": {"curves": curves}}}}},
+        # the final fit's predictions on the first test rows: the logged model's output example (write_model_dir)
+        "example_output": pred[:N_EXAMPLE_ROWS] if isinstance(pred, list) else None,
     }
 
 
@@ -596,8 +600,9 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
     timing = _timing_metrics(root, d, key)
     _log_child(client, child.info.run_id, d, key, m, res, job["train_metrics"], job["train_results"], timing)
     if not res.get("family"):
+        cparams = child_params(d, key, m, res)
         _log_dataset_and_model(
-            client, child.info.run_id, frame["experiment_id"], root, d, key, child_params(d, key, m, res)
+            client, child.info.run_id, frame["experiment_id"], root, d, key, cparams, job.get("example_output")
         )
     client.set_terminated(child.info.run_id)
     current.pop()
@@ -855,7 +860,9 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _log_dataset_and_model(client, run_id, exp_id: str, root: Path, d: str, key: str, cparams: dict) -> None:
+def _log_dataset_and_model(
+    client, run_id, exp_id: str, root: Path, d: str, key: str, cparams: dict, example_output: list | None = None
+) -> None:
     """The dataset as a run input, the fitted model as an MLflow Model (where the pipeline's files exist)."""
     from . import paths
 
@@ -865,7 +872,7 @@ def _log_dataset_and_model(client, run_id, exp_id: str, root: Path, d: str, key:
     stem = root / paths.MODELS / d / key
     features = root / paths.FEATURES / d / "test.npz"
     if stem.with_suffix(".npz").is_file() and stem.with_suffix(".json").is_file() and features.is_file():
-        log_model(client, run_id, exp_id, stem, features, params=cparams)
+        log_model(client, run_id, exp_id, stem, features, params=cparams, example_output=example_output)
 
 
 def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) -> None:
@@ -892,7 +899,15 @@ def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) 
     )
 
 
-def log_model(client, run_id: str, exp_id: str, stem: Path, features: Path, params: dict | None = None):
+def log_model(
+    client,
+    run_id: str,
+    exp_id: str,
+    stem: Path,
+    features: Path,
+    params: dict | None = None,
+    example_output: list | None = None,
+):
     """Log the model saved at ``stem`` (.npz + .json) to run ``run_id`` as an MLflow Model defined by code.
 
     The same MLflow Model (a LoggedModel of the run, named "model", so ``runs:/<run>/model`` and
@@ -901,8 +916,9 @@ def log_model(client, run_id: str, exp_id: str, stem: Path, features: Path, para
     ``log_model`` spent ~0.45 s per model on work that tells replearn nothing (scanning every installed
     distribution to warn about requirement mismatches, reloading the model to validate the input
     example, copying every run metric onto the model). The signature and the input example come from
-    the first rows of ``features`` (the sealed test part as the model sees it: after the feature maps).
-    Returns the LoggedModel.
+    the first rows of ``features`` (the sealed test part as the model sees it: after the feature maps) and
+    the model's predictions on them: ``example_output`` when given (the train stage's predictions on those
+    rows), else the model's own. Returns the LoggedModel.
     """
     import tempfile
 
@@ -914,7 +930,7 @@ def log_model(client, run_id: str, exp_id: str, stem: Path, features: Path, para
     try:
         client.log_outputs(run_id, [LoggedModelOutput(model.model_id, step=0)])
         with tempfile.TemporaryDirectory(prefix="replearn-model-") as tmp:
-            write_model_dir(Path(tmp) / "model", stem, features, run_id=run_id, model=model)
+            write_model_dir(Path(tmp) / "model", stem, features, run_id=run_id, model=model, output=example_output)
             client.log_model_artifacts(model.model_id, str(Path(tmp) / "model"))
     except BaseException:
         try:
@@ -925,7 +941,7 @@ def log_model(client, run_id: str, exp_id: str, stem: Path, features: Path, para
     return client.finalize_logged_model(model.model_id, LoggedModelStatus.READY)
 
 
-def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, model=None) -> Path:
+def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, model=None, output=None) -> Path:
     """Write the MLflow Model directory of the replearn model at ``stem`` to ``path`` (nothing pickled).
 
     Layout and ``MLmodel`` as ``mlflow.pyfunc.save_model`` writes them for a model from code: the
@@ -936,7 +952,8 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
     the environment (``requirements.txt``, ``python_env.yaml``, ``conda.yaml``) pinning mlflow, numpy and
     scipy; replearn itself is not on a package index, so serve from the project's environment
     (``--env-manager local``). The model is loaded once (through :func:`replearn.persistence.load_model`,
-    ``allow_pickle=False``) for the output schema.
+    ``allow_pickle=False``) for the output schema, unless ``output`` holds its predictions on the example rows
+    already (the train stage's ``pred``: loading a forest of 100 trees to predict five rows cost ~15 ms a model).
     """
     import shutil
 
@@ -949,8 +966,11 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
 
     with np.load(features, allow_pickle=False) as data:
         example = np.asarray(data["X"][:N_EXAMPLE_ROWS], dtype=float)
-    fitted = load_model(stem)
-    output = np.asarray((fitted.predict if hasattr(fitted, "predict") else fitted.transform)(example))
+    if output is not None and len(output) == len(example):
+        output = np.asarray(output)
+    else:
+        fitted = load_model(stem)
+        output = np.asarray((fitted.predict if hasattr(fitted, "predict") else fitted.transform)(example))
 
     (path / "artifacts").mkdir(parents=True)
     artifacts = {}
