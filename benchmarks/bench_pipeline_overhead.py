@@ -16,8 +16,11 @@ does. Every case is timed ``--rounds`` times (default 3), the rounds interleaved
   setting): the cost of a stage that has no work for the experiment;
 * floors: ``python -c pass``, ``python -c 'import numpy'``, and DVC's own no-op on a one-stage project.
 
-``--tracking`` also times the report stage with ``tracking=off``, with a fresh database and with a warm one that
-logs (a new experiment name per round, so that its runs are new). Results go to ``pipeline_overhead.json`` in
+``--source DIR`` measures another checkout instead (e.g. ``git worktree add /tmp/before <commit>``): its pipeline
+files are copied and its ``src/`` comes first on ``PYTHONPATH``, so the stages run its code (before/after on the
+same machine state). ``--tracking`` also times the report stage with ``tracking=off``, with a fresh database and
+with a warm one that logs (a new experiment name per round, so that its runs are new). Results go to
+``pipeline_overhead.json`` (``--output``) in
 :data:`benchmarks.common.RESULTS_DIR` and are printed as markdown; docs/performance.md ("Pipeline overhead: the
 whole experiment") shows them. Run: ``python -m benchmarks.bench_pipeline_overhead [--rounds 3] [--tracking]``.
 """
@@ -49,8 +52,13 @@ for name in sys.argv[1:]:
 """
 
 
+SOURCE = REPO  # the checkout measured (--source)
+
+
 def _env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    if SOURCE != REPO:
+        env["PYTHONPATH"] = str(SOURCE / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env["CI"] = "1"  # no progress bars
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
@@ -71,7 +79,7 @@ def make_project(root: Path) -> Path:
     proj = root / "proj"
     proj.mkdir()
     for part in COPY:
-        src = REPO / part
+        src = SOURCE / part
         if src.is_dir():
             shutil.copytree(src, proj / part, ignore=shutil.ignore_patterns("__pycache__", "*.nbc", "*.nbi"))
         elif src.is_file():
@@ -146,17 +154,27 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tracking", action="store_true", help="also time the report stage's tracking cases")
+    parser.add_argument("--source", type=Path, default=REPO, help="the checkout to measure (default: this one)")
+    parser.add_argument("--output", default="pipeline_overhead.json", help="file name in the results folder")
     args = parser.parse_args(argv)
+    global SOURCE
+    SOURCE = args.source.resolve()
     from benchmarks.common import RESULTS_DIR, machine
 
     results = measure(args.rounds, args.tracking)
     forced = results["dvc repro -f (forced default experiment)"]["median"]
     inproc = results["the same stages in one process"]["median"]
-    out = {"machine": machine(), "rounds": args.rounds, "cases": results, "forced_over_in_process": forced / inproc}
+    out = {
+        "machine": machine(),
+        "source": str(SOURCE),
+        "rounds": args.rounds,
+        "cases": results,
+        "forced_over_in_process": forced / inproc,
+    }
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    tmp = RESULTS_DIR / "pipeline_overhead.json.tmp"
+    tmp = RESULTS_DIR / f"{args.output}.tmp"
     tmp.write_text(json.dumps(out, indent=2) + "\n")
-    tmp.replace(RESULTS_DIR / "pipeline_overhead.json")
+    tmp.replace(RESULTS_DIR / args.output)
     print("| case | median s | rounds |")
     print("|---|---:|---|")
     for name, r in results.items():

@@ -507,3 +507,32 @@ def test_the_train_stages_predictions_give_the_signature_loading_the_model_gives
     assert sig[0] == sig[1] and sig[0]["outputs"]
     wrong = tracking.write_model_dir(tmp_path / "c", stem, features, output=[0.5] * tracking.N_EXAMPLE_ROWS)
     assert yaml.safe_load((wrong / "MLmodel").read_text())["signature"] != sig[0]  # the output is what is used
+
+
+@pytest.mark.slow
+def test_a_process_that_logged_closes_the_store_before_it_freezes_its_heap_at_exit(tmp_path):
+    """The exit hook (close_stores, then gc.freeze) leaves a closed database: no write-ahead log beside it."""
+    import subprocess
+    import sys
+
+    from mlflow.tracking import MlflowClient
+
+    script = f"""
+import gc, json, sys
+from pathlib import Path
+from replearn.pipeline import tracking
+cv, sig, train = json.loads(sys.argv[1])
+params = {{"experiment_name": "t", "seed": 1, "tracking": {{"enabled": True, "experiment": "e", "tracking_uri": None}}}}
+res = tracking.log_pipeline_run(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[],
+                                project_root=Path({str(tmp_path)!r}))
+assert res["status"] == "logged" and tracking._EXIT_HOOK
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    res = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(_results())], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert (tmp_path / "mlflow.db").is_file() and not (tmp_path / "mlflow.db-wal").exists()
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    runs = client.search_runs([client.get_experiment_by_name("e").experiment_id])
+    assert len(runs) == 3 and {r.info.status for r in runs} == {"FINISHED"}
