@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -62,6 +63,11 @@ def test_down_stops_a_recorded_process_and_its_group(root):
     proc = subprocess.Popen(
         [sys.executable, "-c", "import time, sys; time.sleep(60)", "moto_server"], start_new_session=True
     )
+    # until the child has exec'd, /proc/<pid>/cmdline is pytest's and `down` rightly leaves the pid alone (it runs
+    # "something else"); a recorded service has long been running: wait for the stand-in's own command line
+    deadline = time.monotonic() + 30
+    while "moto_server" not in services._cmdline(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
     env = service_env.env_path(root)
     env.parent.mkdir(parents=True)
     env.write_text(f"REPLEARN_PID_S3={proc.pid}\n")
