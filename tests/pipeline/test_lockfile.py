@@ -50,3 +50,29 @@ def test_cli_check_exits_nonzero(tmp_path):
     (tmp_path / "dvc.lock").write_text("")
     res = subprocess.run([sys.executable, "-m", "replearn", "check"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 2 and "dvc.lock is empty" in res.stderr
+
+
+def test_the_final_lock_computed_in_its_own_process_is_the_one_computed_here(tmp_path):
+    """FinalLockText (started: a separate process, run beside the MLflow logging) gives final_lock_text's text."""
+    from replearn.pipeline.lockfile import FinalLockText, final_lock_text
+
+    dvc = [sys.executable, "-m", "dvc"]
+    (tmp_path / "in.txt").write_text("x\n")
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n  copy:\n    cmd: cp in.txt out.txt\n    deps:\n    - in.txt\n    outs:\n    - out.txt\n"
+    )
+    for cmd in (["git", "init", "-q"], [*dvc, "init", "-q"], [*dvc, "repro", "-q"]):
+        subprocess.run(cmd, cwd=tmp_path, check=True, capture_output=True)
+    (tmp_path / "in.txt").write_text("y\n")  # the stage's next run: its entry changes
+    (tmp_path / "out.txt").write_text("y\n")
+    here = final_lock_text(tmp_path, "copy")
+    assert here and "copy:" in here and here != (tmp_path / "dvc.lock").read_text()
+    started = FinalLockText(tmp_path, "copy")
+    started.start()
+    assert started() == here
+    assert FinalLockText(tmp_path, "copy")() == here  # never started: computed in this process
+    assert FinalLockText(tmp_path / "no-dvc", "copy")() is None
+    cancelled = FinalLockText(tmp_path, "copy")
+    cancelled.start()
+    cancelled.cancel()
+    assert cancelled._proc.returncode is not None

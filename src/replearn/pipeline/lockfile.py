@@ -4,7 +4,9 @@ DVC writes a stage's entry of ``dvc.lock`` only after the stage's command has fi
 stage (the last one, and the one that logs to MLflow) would otherwise log the lock file of the previous
 run. :func:`final_lock_text` asks DVC to hash this stage's deps, params and outs exactly as it is about to
 (``Stage.save`` without the run cache) and merges that entry into the current ``dvc.lock``: the result is
-the file DVC writes a moment later, up to YAML formatting.
+the file DVC writes a moment later, up to YAML formatting. :class:`FinalLockText` computes it in a separate process
+(``python -m replearn.pipeline.lockfile <root> <stage>``), started when the report stage starts logging, so that
+DVC's parsing and hashing (~1 s) run on another core while mlflow is imported and the runs are logged.
 
 :func:`check_lock_file` reads ``dvc.lock`` the way DVC will, so a file truncated by a killed run is
 reported with the way out instead of a schema error from every later ``dvc`` command.
@@ -78,3 +80,45 @@ def final_lock_text(root: Path, stage_name: str) -> str | None:
     data["stages"] = data.get("stages", {})
     data["stages"].update(entry)
     return dumps_yaml(data)
+
+
+class FinalLockText:
+    """:func:`final_lock_text` of ``root`` and ``stage_name`` in a separate process: :meth:`start` launches it, calling
+    the object waits for it and returns its text (None outside a DVC repository). Never started, calling it computes
+    the text in this process. :meth:`cancel` stops a process whose result is no longer needed."""
+
+    def __init__(self, root: Path, stage_name: str):
+        self.root, self.stage_name = Path(root), stage_name
+        self._proc = None
+
+    def start(self) -> None:
+        import subprocess
+        import sys
+
+        if self._proc is None and (self.root / ".dvc").is_dir():
+            cmd = [sys.executable, "-m", "replearn.pipeline.lockfile", str(self.root), self.stage_name]
+            self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def __call__(self) -> str | None:
+        if self._proc is None:
+            return final_lock_text(self.root, self.stage_name)
+        out, err = self._proc.communicate(timeout=600)
+        if self._proc.returncode != 0:
+            from ..exceptions import ReplearnError
+
+            last = err.decode("utf-8", "replace").strip().splitlines()
+            raise ReplearnError(f"computing the final dvc.lock failed: {last[-1] if last else self._proc.returncode}")
+        return out.decode("utf-8") or None
+
+    def cancel(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.communicate()
+
+
+if __name__ == "__main__":  # FinalLockText's process: the text on stdout, nothing outside a DVC repository
+    import sys as _sys
+
+    _text = final_lock_text(Path(_sys.argv[1]), _sys.argv[2])
+    if _text:
+        _sys.stdout.buffer.write(_text.encode("utf-8"))

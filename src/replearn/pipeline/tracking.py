@@ -489,16 +489,19 @@ def log_pipeline_run(
     artifacts: list[Path],
     project_root: Path,
     train_results: dict | None = None,
-    extra_files: dict[str, str] | None = None,
+    extra_files: dict | None = None,
 ) -> dict:
     """Log one pipeline run (parent + nested children). Returns ``{"status", "run_id", "tracking_uri"}``;
-    status is "logged", "exists" (a complete run with the same run key is there) or "disabled".
+        status is "logged", "exists" (a complete run with the same run key is there) or "disabled".
 
-    The run key is set on the parent only after everything is logged, so a run interrupted half-way is
-    never taken for a complete one: a rerun marks such runs (tagged with the key as pending, still
-    RUNNING) FAILED and logs a complete run. Any error while logging marks the parent and the child
-    being logged FAILED before it is raised. Metrics carry the time they were logged; a score a model
-    cannot give (None) is left out. ``extra_files`` (artifact name -> text) are logged as files too.
+        The run key is set on the parent only after everything is logged, so a run interrupted half-way is
+        never taken for a complete one: a rerun marks such runs (tagged with the key as pending, still
+        RUNNING) FAILED and logs a complete run. Any error while logging marks the parent and the child
+        being logged FAILED before it is raised. Metrics carry the time they were logged; a score a model
+        cannot give (None) is left out. ``extra_files`` (artifact name -> text) are logged as files too, last; a value
+    may also be a callable returning the text (or None: nothing logged), and one with a ``start`` method (for
+    example :class:`~replearn.pipeline.lockfile.FinalLockText`) is started once logging is certain, before mlflow is
+    imported, so that its work overlaps with the logging (``cancel`` is called when nothing is logged).
     """
     cfg = params["tracking"]
     if not cfg["enabled"]:
@@ -515,6 +518,9 @@ def log_pipeline_run(
         done = logged_run_id(_sqlite_path(target.tracking_uri), cfg["experiment"], run_key)
         if done:
             return {"status": "exists", "run_id": done, "tracking_uri": target.tracking_uri}
+    for value in (extra_files or {}).values():  # work for the files logged last, started now (it overlaps)
+        if hasattr(value, "start"):
+            value.start()
     if not _EXIT_HOOK:  # once per process, when mlflow is about to be imported
         import atexit
 
@@ -523,6 +529,9 @@ def log_pipeline_run(
     client, exp_id = _client(target, cfg["experiment"])
     existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
     if existing:
+        for value in (extra_files or {}).values():
+            if hasattr(value, "cancel"):
+                value.cancel()
         return {"status": "exists", "run_id": existing[0].info.run_id, "tracking_uri": target.tracking_uri}
     for stale in client.search_runs([exp_id], filter_string=f"tags.`{PENDING_KEY_TAG}` = '{run_key}'"):
         if stale.info.status == "RUNNING":  # an earlier attempt was killed while logging
@@ -546,7 +555,7 @@ def log_pipeline_run(
     pid = parent.info.run_id
     current = [pid]
     try:
-        _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts, extra_files)
+        _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts)
         jobs = [
             _child_job(d, key, res, train_metrics, train_results)
             for d, res in crossval.items()  # datasets in the configured order
@@ -559,9 +568,16 @@ def log_pipeline_run(
         else:
             for job in jobs:
                 _log_child_run(client, frame, job, Path(project_root), current)
+        for name, value in (extra_files or {}).items():
+            text = value() if callable(value) else value
+            if text is not None:
+                client.log_text(pid, text, name)
         client.set_tag(pid, RUN_KEY_TAG, run_key)  # complete: a rerun with the same results logs nothing
         client.set_terminated(pid)
     except BaseException:
+        for value in (extra_files or {}).values():
+            if hasattr(value, "cancel"):
+                value.cancel()
         for run_id in reversed(current):
             try:
                 client.set_terminated(run_id, status="FAILED")
@@ -755,7 +771,7 @@ def overview_rows(crossval: dict, train_metrics: dict) -> list[dict]:
     return rows
 
 
-def _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts, extra_files) -> None:
+def _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts) -> None:
     from mlflow.entities import Metric
 
     now = _now_ms()
@@ -775,8 +791,6 @@ def _log_parent(client, pid, params, crossval, significance, train_metrics, arti
             client.log_artifacts(pid, str(path), artifact_path=path.name)
         elif path.is_file():
             client.log_artifact(pid, str(path))
-    for name, text in (extra_files or {}).items():
-        client.log_text(pid, text, name)
 
 
 def _log_child(client, run_id, d, key, m, res, train_metrics, train_results, extra_metrics=()) -> None:

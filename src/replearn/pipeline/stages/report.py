@@ -4,7 +4,7 @@ of report.html and of DVC's hashes), then one MLflow parent run with nested per-
 that talks to MLflow), holding the dvc.lock this run ends with."""
 
 from .. import paths, tracking
-from ..lockfile import final_lock_text
+from ..lockfile import FinalLockText
 from ..params import project_root
 from ..report import build_report
 from ..report.cost import build_cost_report
@@ -37,7 +37,7 @@ def main(params: dict) -> None:
     if not params["tracking"]["enabled"]:
         log("report", "MLflow tracking is off (tracking.enabled: false)")
         return
-    lock = final_lock_text(project_root(), "report")
+    lock = FinalLockText(project_root(), "report")  # computed beside the logging (tracking.log_pipeline_run)
     res = tracking.log_pipeline_run(
         params=params,
         crossval=inp.crossval,
@@ -48,7 +48,7 @@ def main(params: dict) -> None:
         artifacts=[
             p for p in (art.html, art.markdown, paths.REPORTS / "plots", cost.html, cost.markdown, cost.plot) if p
         ],
-        extra_files={"dvc.lock": lock} if lock else None,
+        extra_files={"dvc.lock": lock},
     )
     log(
         "report",
