@@ -342,6 +342,13 @@ def _cmd_ui(args) -> int:
     root = project_root()
     cmd = ui_command(root, port=args.port)
     cmd[0] = str(Path(sys.executable).with_name("mlflow"))
+    # One browser on the loopback needs one uvicorn worker (MLflow's default is 4, each importing MLflow: ready
+    # after ~18 s instead of ~4 s on 2 cores), and none of MLflow's job runners (8 more processes importing
+    # MLflow), which only run the GenAI judges and trace roll-ups; MLFLOW_SERVER_ENABLE_JOB_EXECUTION=true
+    # in the environment turns them back on.
+    cmd += ["--workers", "1"]
+    env = os.environ.copy()
+    env.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")
     try:  # the experiment the pipeline logs to (tracking.experiment); a broken params.yaml does not stop the UI
         name = (load_params(root / "params.yaml").get("tracking") or {}).get("experiment") or "replearn"
     except (ReplearnError, OSError, ValueError, AttributeError):
@@ -359,7 +366,7 @@ def _cmd_ui(args) -> int:
         "to make the classic view this browser's default, set the sidebar switch to 'Model training' once)",
         flush=True,
     )
-    proc = subprocess.Popen(cmd, env=os.environ.copy())  # in this process group: Ctrl-C reaches it too
+    proc = subprocess.Popen(cmd, env=env)  # in this process group: Ctrl-C reaches it too
     # `kill <this pid>` stops the server as well (MLflow takes its uvicorn workers and job consumers down with it)
     previous = signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
     try:

@@ -42,11 +42,12 @@ GENAI_ONLY = ("Token Usage", "Judges", "Sessions", "Detect Issues")  # the GenAI
 def _project(root: Path) -> str:
     from mlflow.tracking import MlflowClient
 
-    from replearn.pipeline.tracking import EXPERIMENT_KIND
+    from replearn.pipeline.tracking import EXPERIMENT_KIND, prepare_database
 
     (root / "dvc.yaml").write_text("stages: {}\n")
     params = {"tracking": {"enabled": True, "experiment": "replearn", "tracking_uri": None}}
     (root / "params.yaml").write_text(yaml.safe_dump(params))
+    prepare_database(root / "mlflow.db")  # the pipeline's fast path: MLflow's schema without fsyncs, WAL on
     client = MlflowClient(tracking_uri=f"sqlite:///{root / 'mlflow.db'}")
     exp_id = client.create_experiment("replearn", tags={"mlflow.experimentKind": EXPERIMENT_KIND})
     run = client.create_run(exp_id, run_name=RUN_NAME)
@@ -141,7 +142,9 @@ def _stop_group(proc: subprocess.Popen) -> None:
 
     signal_group(signal.SIGINT)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and signal_group(0):
-        time.sleep(0.5)
+    # reap `replearn ui` as it exits: until then it is a zombie, still a member of its group, and the group
+    # never looks empty (this loop used to wait its whole 30 s after a clean stop)
+    while time.monotonic() < deadline and (proc.poll() is None or signal_group(0)):
+        time.sleep(0.2)
     signal_group(signal.SIGKILL)
     proc.wait(timeout=10)
