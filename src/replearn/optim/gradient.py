@@ -24,6 +24,7 @@ with the same result type, divergence message and stopping rule.
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from collections.abc import Callable
@@ -33,8 +34,15 @@ import numpy as np
 
 from ..exceptions import ConvergenceWarning, DivergenceError
 from ..validation import check_scalar
+from ._kernels import least_squares_gd
 
-__all__ = ["OptimizeResult", "gradient_descent", "check_finite_step", "relative_change"]
+__all__ = [
+    "OptimizeResult",
+    "gradient_descent",
+    "least_squares_gradient_descent",
+    "check_finite_step",
+    "relative_change",
+]
 
 #: fun(params) -> (objective value, gradient with the shape of params)
 ObjectiveFn = Callable[[np.ndarray], tuple[float, np.ndarray]]
@@ -73,6 +81,34 @@ def check_finite_step(loss: float, grad: np.ndarray, iteration: int, learning_ra
         f"{what} became {kind} at iteration {iteration}; the learning rate {learning_rate:g} is too large "
         "for this data — lower it or standardize the features"
     )
+
+
+def _check_options(learning_rate, max_iter, tol, gtol, grad_rtol) -> None:
+    check_scalar(learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
+    check_scalar(max_iter, "max_iter", numbers.Integral, low=1)
+    check_scalar(tol, "tol", numbers.Real, low=0.0)
+    if gtol is not None:
+        check_scalar(gtol, "gtol", numbers.Real, low=0.0)
+    if grad_rtol is not None:
+        check_scalar(grad_rtol, "grad_rtol", numbers.Real, low=0.0)
+
+
+def _sq_norm(grad: np.ndarray) -> float:
+    """``||grad||^2`` as ``np.linalg.norm`` computes it (one BLAS dot of the flattened array), so
+    ``sqrt`` of it is ``np.linalg.norm(grad)`` exactly. NaN or inf whenever an entry is (or the sum overflows)."""
+    flat = grad.ravel()
+    return float(flat.dot(flat))
+
+
+def _check_finite(loss: float, sq_norm: float, grad: np.ndarray, iteration: int, learning_rate: float) -> None:
+    """:func:`check_finite_step` with a fast path: a finite ``||grad||^2`` means every entry is finite."""
+    if math.isfinite(loss) and math.isfinite(sq_norm):
+        return
+    check_finite_step(loss, grad, iteration, learning_rate)  # raises unless only the sum of squares overflowed
+
+
+def _abs_max(grad: np.ndarray) -> float:
+    return float(np.max(np.abs(grad), initial=0.0))
 
 
 def gradient_descent(
@@ -115,42 +151,42 @@ def gradient_descent(
     -------
     OptimizeResult
     """
-    check_scalar(learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-    check_scalar(max_iter, "max_iter", numbers.Integral, low=1)
-    check_scalar(tol, "tol", numbers.Real, low=0.0)
-    if gtol is not None:
-        check_scalar(gtol, "gtol", numbers.Real, low=0.0)
-    if grad_rtol is not None:
-        check_scalar(grad_rtol, "grad_rtol", numbers.Real, low=0.0)
-    sign = 1.0 if maximize else -1.0
+    _check_options(learning_rate, max_iter, tol, gtol, grad_rtol)
+    step = (1.0 if maximize else -1.0) * learning_rate
     params = np.array(x0, dtype=np.float64, copy=True)
     history = np.empty(max_iter + 1, dtype=np.float64)
     # Overflow is detected below and reported as DivergenceError; keep numpy quiet meanwhile.
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         loss, grad = fun(params)
         loss = float(loss)
-        check_finite_step(loss, grad, 0, learning_rate)
+        sq = _sq_norm(grad)
+        _check_finite(loss, sq, grad, 0, learning_rate)
         history[0] = loss
-        g0_norm = float(np.linalg.norm(grad))
-        converged = (gtol is not None and float(np.max(np.abs(grad), initial=0.0)) <= gtol) or (
-            grad_rtol is not None and g0_norm == 0.0
-        )
+        g0_norm = math.sqrt(sq)
+        converged = (gtol is not None and _abs_max(grad) <= gtol) or (grad_rtol is not None and g0_norm == 0.0)
+        check_tol = tol > 0
         n_iter = 0
         while not converged and n_iter < max_iter:
-            params = params + sign * learning_rate * grad
+            params = params + step * grad
             new_loss, grad = fun(params)
             new_loss = float(new_loss)
             n_iter += 1
-            check_finite_step(new_loss, grad, n_iter, learning_rate)
+            sq = _sq_norm(grad)
+            _check_finite(new_loss, sq, grad, n_iter, learning_rate)
             history[n_iter] = new_loss
-            if tol > 0 and relative_change(loss, new_loss) <= tol:
+            if check_tol and relative_change(loss, new_loss) <= tol:
                 converged = True
-            if gtol is not None and float(np.max(np.abs(grad), initial=0.0)) <= gtol:
+            if gtol is not None and _abs_max(grad) <= gtol:
                 converged = True
-            if grad_rtol is not None and float(np.linalg.norm(grad)) <= grad_rtol * g0_norm:
+            if grad_rtol is not None and math.sqrt(sq) <= grad_rtol * g0_norm:
                 converged = True
             loss = new_loss
-    grad_max = float(np.max(np.abs(grad), initial=0.0))
+    return _result(params, grad, history, n_iter, converged, loss, g0_norm, max_iter, tol, grad_rtol, maximize, warn)
+
+
+def _result(params, grad, history, n_iter, converged, loss, g0_norm, max_iter, tol, grad_rtol, maximize, warn):
+    """The :class:`OptimizeResult` of a gradient-descent run, and its :class:`ConvergenceWarning`."""
+    grad_max = _abs_max(grad)
     if converged:
         message = f"converged after {n_iter} iterations"
     else:
@@ -167,7 +203,7 @@ def gradient_descent(
             "or standardize the features"
         )
         if warn:
-            warnings.warn(message, ConvergenceWarning, stacklevel=2)
+            warnings.warn(message, ConvergenceWarning, stacklevel=3)
     return OptimizeResult(
         params=params,
         loss_history=history[: n_iter + 1].copy(),
@@ -175,4 +211,64 @@ def gradient_descent(
         converged=converged,
         grad_max=grad_max,
         message=message,
+    )
+
+
+def least_squares_gradient_descent(
+    X: np.ndarray,
+    y: np.ndarray,
+    x0=None,
+    *,
+    learning_rate: float,
+    max_iter: int,
+    tol: float = 1e-6,
+    gtol: float | None = None,
+    warn: bool = True,
+    grad_rtol: float | None = None,
+) -> OptimizeResult:
+    """:func:`gradient_descent` on ``J(w) = 1/(2n) ||X w - y||^2`` (``y`` (n,) or (n, k), ``w`` (d,) or
+    (d, k): then ``J`` is the sum over the k columns and the norms are Frobenius norms), run as one
+    compiled loop (:func:`replearn.optim._kernels.least_squares_gd`).
+
+    The same iterates ``w := w - alpha (1/n) X^T (X w - y)`` from ``x0`` (default zeros), the same
+    stopping rules, ``loss_history``, ``n_iter``, warning and :class:`DivergenceError` (message and
+    iteration) as ``gradient_descent(lambda w: (J(w), grad J(w)), x0, ...)``; only the summation
+    order of the dot products differs (rounding).
+    """
+    _check_options(learning_rate, max_iter, tol, gtol, grad_rtol)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n, d = X.shape
+    if y.shape[0] != n or y.ndim not in (1, 2):
+        raise ValueError(f"y must have shape ({n},) or ({n}, k), got {y.shape}")
+    shape = (d,) + y.shape[1:]
+    k = 1 if y.ndim == 1 else y.shape[1]
+    # the kernel works on transposed copies: each feature's and each target's values contiguous
+    WT = np.zeros((k, d)) if x0 is None else np.array(x0, dtype=np.float64).reshape(d, k).T.copy()
+    XT = np.ascontiguousarray(X.T)
+    YT = np.ascontiguousarray(y.reshape(n, k).T)
+    GT = np.zeros((k, d))
+    history = np.empty(max_iter + 1, dtype=np.float64)
+    # Overflow is detected and reported as DivergenceError (numpy's warnings: the kernel's Python function)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        n_iter, converged, finite, g0_norm = least_squares_gd(
+            XT,
+            YT,
+            WT,
+            GT,
+            np.empty(n),
+            float(learning_rate),
+            int(max_iter),
+            float(tol),
+            -1.0 if gtol is None else float(gtol),
+            -1.0 if grad_rtol is None else float(grad_rtol),
+            history,
+        )
+    n_iter, converged = int(n_iter), bool(converged)
+    params = np.ascontiguousarray(WT.T).reshape(shape)
+    grad = np.ascontiguousarray(GT.T).reshape(shape)
+    if not finite:
+        check_finite_step(float(history[n_iter]), grad, n_iter, learning_rate)  # raises
+    return _result(
+        params, grad, history, n_iter, converged, float(history[n_iter]), g0_norm, max_iter, tol, grad_rtol, False, warn
     )

@@ -26,8 +26,8 @@ import scipy.sparse as sp
 from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator, RegressorMixin
 from ...linalg import SingularMatrixError, center, solve_spd
-from ...optim import gradient_descent
 from ...optim._kernels import least_squares_sgd_epoch
+from ...optim.gradient import least_squares_gradient_descent
 from ...optim.stochastic import SCHEDULES as SGD_SCHEDULES
 from ...optim.stochastic import stochastic_gradient_descent
 from ...validation import check_array, check_X_y
@@ -231,9 +231,10 @@ class LinearRegression(RegressorMixin, BaseEstimator):
             self.loss_history_ = result.loss_history
             self.solver_used_ = self.solver
         else:
-            result = gradient_descent(
-                lambda w: _mse_loss_grad(w, Xc, yc),
-                np.zeros((d,) + yc.shape[1:]),
+            # gradient_descent on _mse_loss_grad, run as one compiled loop (same iterates and stopping rule)
+            result = least_squares_gradient_descent(
+                Xc,
+                yc,
                 learning_rate=self.learning_rate,
                 max_iter=self.max_iter,
                 tol=0.0,
