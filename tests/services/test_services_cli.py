@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -60,14 +59,12 @@ def test_down_leaves_a_recorded_pid_alone_when_it_runs_another_program(root):
 
 def test_down_stops_a_recorded_process_and_its_group(root):
     # a stand-in recorded as the S3 endpoint: its command line names moto_server, as the real one's does
+    # stopped right after its start, as when `up` fails after a spawn: on a loaded machine its /proc/<pid>/cmdline
+    # can still be empty then (Popen returns before the exec maps the new argv), which `down` used to take for
+    # "something else" and leave the process running
     proc = subprocess.Popen(
         [sys.executable, "-c", "import time, sys; time.sleep(60)", "moto_server"], start_new_session=True
     )
-    # until the child has exec'd, /proc/<pid>/cmdline is pytest's and `down` rightly leaves the pid alone (it runs
-    # "something else"); a recorded service has long been running: wait for the stand-in's own command line
-    deadline = time.monotonic() + 30
-    while "moto_server" not in services._cmdline(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
     env = service_env.env_path(root)
     env.parent.mkdir(parents=True)
     env.write_text(f"REPLEARN_PID_S3={proc.pid}\n")
@@ -75,3 +72,28 @@ def test_down_stops_a_recorded_process_and_its_group(root):
     services.down(root, said.append)
     assert proc.wait(timeout=10) is not None
     assert any(f"pid {proc.pid} stopped" in line for line in said)
+
+
+def test_down_rereads_the_empty_command_line_of_a_process_that_is_still_exec_ing(root, monkeypatch):
+    """The race above, made certain: the first reads of /proc/<pid>/cmdline come back empty."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time, sys; time.sleep(60)", "moto_server"], start_new_session=True
+    )
+    try:
+        real, reads = services._cmdline, []
+
+        def cmdline(pid: int) -> str:
+            reads.append(pid)
+            return real(pid) if len(reads) > 3 else ""
+
+        monkeypatch.setattr(services, "_cmdline", cmdline)
+        env = service_env.env_path(root)
+        env.parent.mkdir(parents=True)
+        env.write_text(f"REPLEARN_PID_S3={proc.pid}\n")
+        said = []
+        services.down(root, said.append)
+        assert proc.wait(timeout=10) is not None
+        assert any(f"pid {proc.pid} stopped" in line for line in said), said
+    finally:
+        proc.kill()
+        proc.wait()

@@ -141,6 +141,23 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _settled_cmdline(pid: int, wait: float = 5.0) -> str:
+    """``pid``'s command line once its exec has published it.
+
+    A process that was just started (``subprocess.Popen`` returned; ``up`` failing right after a spawn calls
+    ``down``) can read as an empty ``/proc/<pid>/cmdline`` for a moment: Popen returns when the exec closes the
+    child's close-on-exec pipe, before the kernel maps the new argv, and on a loaded machine the child can be
+    descheduled in between. Every process we start has a command line, so an empty one of a live process is
+    read again (up to ``wait`` s) before it counts as "something else" (a kernel thread after pid reuse stays
+    empty and is left alone)."""
+    deadline = time.monotonic() + wait
+    line = _cmdline(pid)
+    while not line and time.monotonic() < deadline and pid_alive(pid):
+        time.sleep(0.01)
+        line = _cmdline(pid)
+    return line
+
+
 def _tcp_open(port: int, timeout: float = 1.0) -> bool:
     try:
         with socket.create_connection((HOST, port), timeout=timeout):
@@ -448,7 +465,7 @@ def _stop(name: str, pid: int, report: Callable[[str], None], timeout: float = 2
     if not pid_alive(pid):
         report(f"  {name}: pid {pid} not running")
         return
-    if EXPECTED[name] not in _cmdline(pid):
+    if EXPECTED[name] not in _settled_cmdline(pid):
         report(f"  {name}: pid {pid} now runs something else; left alone")
         return
     sig = signal.SIGINT if name == "postgres" else signal.SIGTERM  # PostgreSQL: SIGINT is the fast shutdown
