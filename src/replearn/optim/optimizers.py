@@ -31,10 +31,12 @@ trained by either library takes the same steps from the same weights).
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
+from .._jit import jit, jit_available
 from ..validation import check_scalar
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Nesterov", "AdaGrad", "RMSProp", "Adam", "OPTIMIZERS", "make_optimizer"]
@@ -48,14 +50,18 @@ class Optimizer:
         self.learning_rate = float(learning_rate)
         self.t = 0
         self._state: list[list[np.ndarray]] | None = None
+        self._work: list[list[np.ndarray]] = []
 
     #: number of state arrays kept per parameter
     _n_slots = 0
+    #: number of scratch arrays per parameter the update writes its temporaries into (no allocation per step)
+    _n_work = 1
 
     def reset(self) -> None:
         """Forget the state (velocities, accumulators, step count)."""
         self.t = 0
         self._state = None
+        self._work = []
 
     def step(self, params: list[np.ndarray], grads: list[np.ndarray]) -> None:
         """Update every array of ``params`` in place from the matching array of ``grads``."""
@@ -63,6 +69,7 @@ class Optimizer:
             raise ValueError(f"got {len(params)} parameter arrays but {len(grads)} gradient arrays")
         if self._state is None:
             self._state = [[np.zeros_like(p) for p in params] for _ in range(self._n_slots)]
+            self._work = [[np.empty_like(p) for p in params] for _ in range(self._n_work)]
         elif self._state and len(self._state[0]) != len(params):
             raise ValueError(
                 f"this optimizer was started on {len(self._state[0])} parameter arrays, got {len(params)}; "
@@ -83,8 +90,8 @@ class SGD(Optimizer):
 
     def _update(self, params, grads):
         lr = self.learning_rate
-        for p, g in zip(params, grads):
-            p -= lr * g
+        for p, g, w in zip(params, grads, self._work[0]):
+            p -= np.multiply(g, lr, out=w)  # lr * g
 
 
 class Momentum(Optimizer):
@@ -99,21 +106,26 @@ class Momentum(Optimizer):
 
     def _update(self, params, grads):
         mu, lr = self.momentum, self.learning_rate
-        for p, g, v in zip(params, grads, self._state[0]):
+        for p, g, v, w in zip(params, grads, self._state[0], self._work[0]):
             v *= mu
-            v -= lr * g
+            v -= np.multiply(g, lr, out=w)  # lr * g
             p += v
 
 
 class Nesterov(Momentum):
     """Nesterov's accelerated gradient: ``v = mu v - eta g; p += mu v - eta g``."""
 
+    _n_work = 2
+
     def _update(self, params, grads):
         mu, lr = self.momentum, self.learning_rate
-        for p, g, v in zip(params, grads, self._state[0]):
+        for p, g, v, w, w2 in zip(params, grads, self._state[0], self._work[0], self._work[1]):
+            np.multiply(g, lr, out=w)  # lr * g
             v *= mu
-            v -= lr * g
-            p += mu * v - lr * g
+            v -= w
+            np.multiply(v, mu, out=w2)
+            w2 -= w
+            p += w2  # mu * v - lr * g
 
 
 class AdaGrad(Optimizer):
@@ -126,11 +138,13 @@ class AdaGrad(Optimizer):
         check_scalar(epsilon, "epsilon", numbers.Real, low=0.0, low_inclusive=False)
         self.epsilon = float(epsilon)
 
+    _n_work = 2
+
     def _update(self, params, grads):
         lr, eps = self.learning_rate, self.epsilon
-        for p, g, G in zip(params, grads, self._state[0]):
-            G += g * g
-            p -= lr * g / (np.sqrt(G) + eps)
+        for p, g, G, w, w2 in zip(params, grads, self._state[0], self._work[0], self._work[1]):
+            G += np.multiply(g, g, out=w)
+            _scaled_step(p, g, G, lr, eps, w, w2)
 
 
 class RMSProp(Optimizer):
@@ -144,12 +158,16 @@ class RMSProp(Optimizer):
         check_scalar(epsilon, "epsilon", numbers.Real, low=0.0, low_inclusive=False)
         self.rho, self.epsilon = float(rho), float(epsilon)
 
+    _n_work = 2
+
     def _update(self, params, grads):
         lr, rho, eps = self.learning_rate, self.rho, self.epsilon
-        for p, g, s in zip(params, grads, self._state[0]):
+        for p, g, s, w, w2 in zip(params, grads, self._state[0], self._work[0], self._work[1]):
             s *= rho
-            s += (1.0 - rho) * g * g
-            p -= lr * g / (np.sqrt(s) + eps)
+            np.multiply(g, 1.0 - rho, out=w)
+            w *= g
+            s += w  # (1 - rho) * g * g
+            _scaled_step(p, g, s, lr, eps, w, w2)
 
 
 class Adam(Optimizer):
@@ -164,15 +182,59 @@ class Adam(Optimizer):
         check_scalar(epsilon, "epsilon", numbers.Real, low=0.0, low_inclusive=False)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
 
+    _n_work = 2
+
     def _update(self, params, grads):
         b1, b2, eps, t = self.beta_1, self.beta_2, self.epsilon, self.t
-        lr_t = self.learning_rate * np.sqrt(1.0 - b2**t) / (1.0 - b1**t)
-        for p, g, m, v in zip(params, grads, self._state[0], self._state[1]):
+        lr_t = self.learning_rate * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
+        fused = jit_available()  # without numba the array form below (a Python loop would be far slower)
+        for p, g, m, v, w, w2 in zip(params, grads, self._state[0], self._state[1], self._work[0], self._work[1]):
+            if fused and _flat_float64(p, g):  # one compiled pass over the four arrays
+                _adam_kernel(p.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1), b1, b2, lr_t, eps)
+                continue
             m *= b1
-            m += (1.0 - b1) * g
+            m += np.multiply(g, 1.0 - b1, out=w)  # (1 - b1) g
             v *= b2
-            v += (1.0 - b2) * g * g
-            p -= lr_t * m / (np.sqrt(v) + eps)
+            np.multiply(g, 1.0 - b2, out=w)
+            w *= g
+            v += w  # (1 - b2) g g
+            _scaled_step(p, m, v, lr_t, eps, w, w2)
+
+
+def _flat_float64(p: np.ndarray, g: np.ndarray) -> bool:
+    """Whether ``p`` and ``g`` are C-contiguous float64 arrays of one shape (their flat views are the arrays)."""
+    return (
+        p.dtype == np.float64
+        and g.dtype == np.float64
+        and p.shape == g.shape
+        and p.flags.c_contiguous
+        and g.flags.c_contiguous
+        and p.flags.writeable
+    )
+
+
+@jit
+def _adam_kernel(p, g, m, v, b1, b2, lr_t, eps):
+    """Adam's update of one flat parameter array in one pass, element by element in the order of operations
+    of the array form: ``m = m b1 + (1 - b1) g; v = v b2 + ((1 - b2) g) g; p -= (lr_t m) / (sqrt(v) + eps)``."""
+    c1 = 1.0 - b1
+    c2 = 1.0 - b2
+    for i in range(p.shape[0]):
+        gi = g[i]
+        mi = m[i] * b1 + gi * c1
+        vi = v[i] * b2 + (gi * c2) * gi
+        m[i] = mi
+        v[i] = vi
+        p[i] -= (mi * lr_t) / (math.sqrt(vi) + eps)
+
+
+def _scaled_step(p, g, s, lr, eps, w, w2) -> None:
+    """``p -= lr * g / (sqrt(s) + eps)`` in the same order of operations, through the scratch arrays ``w``, ``w2``."""
+    np.sqrt(s, out=w2)
+    w2 += eps
+    np.multiply(g, lr, out=w)
+    w /= w2
+    p -= w
 
 
 #: name -> class, the values the models' ``solver`` hyperparameter accepts

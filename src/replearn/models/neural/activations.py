@@ -44,7 +44,8 @@ class ReLU(Layer):
 
     def forward(self, X, training=False):
         self._mask = X > 0
-        return np.where(self._mask, X, 0.0)
+        # fmax, not maximum: NaN -> 0 like where(z > 0, z, 0) (a scalar where is ~10x slower)
+        return np.fmax(X, 0.0)
 
     def backward(self, grad, need_input_grad=True):
         return grad * self._mask

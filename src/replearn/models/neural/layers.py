@@ -103,7 +103,9 @@ class Dense(Layer):
 
     def forward(self, X, training=False):
         self._X = X
-        return X @ self.coef_ + self.intercept_
+        Z = X @ self.coef_
+        Z += self.intercept_  # in place: one pass, no second array
+        return Z
 
     def backward(self, grad, need_input_grad=True):
         self._grads = [self._X.T @ grad, grad.sum(axis=0)]
@@ -189,7 +191,9 @@ class Dropout(Layer):
         if mask is None:
             rng = self._rng if self._rng is not None else np.random.default_rng()
             keep = 1.0 - self.rate
-            mask = (rng.random(X.shape) < keep) / keep
+            mask = rng.random(X.shape)
+            np.less(mask, keep, out=mask)  # 1.0 where kept, 0.0 where dropped
+            mask /= keep
         self._mask = mask
         return X * mask
 

@@ -174,6 +174,9 @@ class NeuralNetworkBase(BaseEstimator):
         for layer in layers:
             layer._rng = rng
         params = [p for layer in layers for p in layer.parameters()]
+        # back-propagation stops at the lowest layer with parameters: below it (a Reshape, a Dropout on the
+        # inputs) nothing is learned, so its input gradient is never needed
+        trained = layers[next((k for k, layer in enumerate(layers) if layer.parameters()), 0) :]
         state = params + [b for layer in layers for b in layer.buffers()]  # what early stopping restores
         early_stopping = self._early_stopping()
         decayed = [k for k, flag in enumerate(f for layer in layers for f in layer.decayed()) if flag]
@@ -212,7 +215,7 @@ class NeuralNetworkBase(BaseEstimator):
                     b = idx.shape[0]
                     out = forward(layers, X_tr[idx], training=True)
                     loss, grad = loss_fn(out, T_tr[idx])
-                    backward(layers, grad)
+                    backward(trained, grad)
                     grads = [g for layer in layers for g in layer.gradients()]
                     penalty = 0.0
                     if alpha > 0:
