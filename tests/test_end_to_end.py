@@ -178,30 +178,34 @@ def test_pipeline_end_to_end(tmp_path):
     ]
 
 
-def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp_path):
+def _smoke():
+    import importlib.util
+
+    name = "replearn_tests_smoke_project"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "browser" / "smoke_project.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp_path, tmp_path_factory):
     """`dvc exp run -S +cv.fodls=5` used to exit 0; restricting `dataset.iris.models` used to rerun nothing."""
-    proj = tmp_path / "proj"
-    _copy_project(proj)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
-    env.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
-        DVC_NO_ANALYTICS="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.invalid",
-        CI="1",
-    )
+    # a private copy of the session's smoke project (its `dvc repro` run and committed: the baseline this test
+    # used to build itself); every experiment repeats the baseline's settings, so the model restriction is the
+    # only change
+    smoke = _smoke()
+    proj = smoke.private_copy(tmp_path_factory, tmp_path / "proj")
+    env = smoke.env()
     dvc = [sys.executable, "-m", "dvc"]
-    _run(["git", "init", "-q", "-b", "main"], proj, env)
-    _run([sys.executable, "-m", "replearn", "compose", "+experiment=smoke", "tracking=off"], proj, env)
-    _run(dvc + ["repro"], proj, env, timeout=600)
-    _run(["git", "add", "-A"], proj, env)
-    _run(["git", "commit", "-qm", "baseline"], proj, env)
+    baseline = [f"-S{o}" for o in smoke.PRESET]
+    assert "tracking=off" in smoke.PRESET and "+experiment=smoke" in smoke.PRESET
+    assert _run(["git", "status", "--porcelain"], proj, env).stdout == "", "the baseline is not committed"
     committed = (proj / "params.yaml").read_text()
 
     bad = subprocess.run(
-        dvc + ["exp", "run", "-S", "+experiment=smoke", "-S", "tracking=off", "-S", "+cv.fodls=5"],
+        dvc + ["exp", "run", *baseline, "-S", "+cv.fodls=5"],
         cwd=proj,
         env=env,
         capture_output=True,
@@ -213,17 +217,7 @@ def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp
     assert (proj / "params.yaml").read_text() == committed, "a rejected experiment left its params.yaml behind"
 
     res = _run(
-        dvc
-        + [
-            "exp",
-            "run",
-            "-S",
-            "+experiment=smoke",
-            "-S",
-            "tracking=off",
-            "-S",
-            "+dataset.iris.models=[knn,logistic_regression]",
-        ],
+        dvc + ["exp", "run", *baseline, "-S", "+dataset.iris.models=[knn,logistic_regression]"],
         proj,
         env,
         timeout=600,

@@ -1,5 +1,6 @@
 """One small project per test session, shared by the tests that need a real pipeline run
-(tests/test_exp_show.py, tests/test_plots_offline.py, tests/browser/test_report_browser.py): the working
+(tests/test_exp_show.py, tests/test_plots_offline.py, tests/browser/test_report_browser.py; tests/test_end_to_end.py
+starts from a copy of it, `private_copy()`): the working
 tree copied to a temporary folder as a fresh clone would be (as tests/test_end_to_end.py does), the smoke
 preset composed and committed, `dvc repro` run and its outputs committed.
 
@@ -95,3 +96,18 @@ def project(tmp_path_factory) -> Path:
         run(["git", "commit", "-qm", "baseline"], proj)
         _built["repro"] = proj
     return _built["repro"]
+
+
+def private_copy(tmp_path_factory, dest: Path) -> Path:
+    """A copy of the built project (git history, DVC cache and lock included) at ``dest``, for a test that changes
+    it: the shared project stays as the readers expect it. The experiments other tests ran on the shared
+    project (``refs/exps``) are left out, so the copy holds the baseline commit only."""
+    shutil.copytree(
+        project(tmp_path_factory),
+        dest,
+        symlinks=True,
+        ignore=lambda folder, names: (
+            ["exps"] if Path(folder).name == "refs" and Path(folder).parent.name == ".git" else []
+        ),
+    )
+    return dest
