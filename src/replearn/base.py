@@ -71,6 +71,16 @@ class _AvailableIf:
         return types.MethodType(self.fn, obj)
 
 
+@functools.cache
+def _init_parameters(init) -> tuple[tuple[str, ...], dict, bool]:
+    """``(sorted names, {name: default}, whether it takes *args/**kwargs)`` of an ``__init__``'s parameters
+    other than ``self``: ``inspect.signature`` once per constructor (keyed by the function, so a class that
+    replaces its ``__init__`` is looked up afresh), not on every ``get_params`` / ``clone`` / ``repr``."""
+    params = [p for p in inspect.signature(init).parameters.values() if p.name != "self"]
+    variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+    return tuple(sorted(p.name for p in params)), {p.name: p.default for p in params}, variadic
+
+
 class BaseEstimator:
     """Parameter handling shared by all estimators (scikit-learn's contract)."""
 
@@ -108,20 +118,14 @@ class BaseEstimator:
 
     @classmethod
     def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        names = []
-        for p in sig.parameters.values():
-            if p.name == "self":
-                continue
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise TypeError(f"{cls.__name__}.__init__ must not take *args or **kwargs")
-            names.append(p.name)
-        return sorted(names)
+        names, _, variadic = _init_parameters(cls.__init__)
+        if variadic:
+            raise TypeError(f"{cls.__name__}.__init__ must not take *args or **kwargs")
+        return list(names)
 
     @classmethod
     def _param_defaults(cls) -> dict:
-        sig = inspect.signature(cls.__init__)
-        return {p.name: p.default for p in sig.parameters.values() if p.name != "self"}
+        return dict(_init_parameters(cls.__init__)[1])
 
     def _nested(self) -> str | None:
         """The registry name of the base learner whose hyperparameters are ``estimator__<name>``

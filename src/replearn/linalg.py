@@ -33,6 +33,8 @@ __all__ = [
     "logsumexp",
 ]
 
+_potrf, _pocon, _potrs = lapack.dpotrf, lapack.dpocon, lapack.dpotrs
+
 #: Bytes one block of distances may take (4 MiB): small enough to stay in cache.
 _CHUNK_BYTES = 4 * 2**20
 
@@ -83,19 +85,36 @@ def solve_spd(A, b, *, fallback: str = "lstsq", overwrite_a: bool = False, rcond
     anorm = float(np.abs(A).sum(axis=0).max()) if d else 0.0
     A_keep = A if (fallback == "raise" or not overwrite_a) else A.copy()
     problem = None
-    try:
-        c, lower = scipy.linalg.cho_factor(A, lower=True, overwrite_a=overwrite_a, check_finite=False)
-    except np.linalg.LinAlgError:
-        problem = "is not positive definite (it is singular or indefinite)"
+    # LAPACK directly (?potrf / ?pocon / ?potrs, what cho_factor and cho_solve call): their argument checks and
+    # batching layer cost ~40 us a call, more than the factorization of the small matrices the Newton and IRLS
+    # loops solve thousands of times. Empty or batched right-hand sides keep scipy's wrappers.
+    direct = d > 0 and b.ndim in (1, 2)
+    if direct:
+        c, info = _potrf(A, lower=1, clean=0, overwrite_a=int(overwrite_a))
+        if info < 0:  # pragma: no cover - cannot happen for a square float64 matrix
+            raise ValueError(f"illegal value in argument {-info} of LAPACK dpotrf")
+        factored = info == 0
     else:
-        if anorm == 0.0:
-            problem = "is zero"
-        else:
-            rcond, info = lapack.dpocon(c, anorm, uplo="L")
-            if info != 0 or not rcond >= rcond_min:  # `not >=` also catches NaN
-                problem = f"is ill-conditioned (reciprocal condition number {rcond:.2e} < {rcond_min:.2e})"
+        try:
+            c, _ = scipy.linalg.cho_factor(A, lower=True, overwrite_a=overwrite_a, check_finite=False)
+            factored = True
+        except np.linalg.LinAlgError:
+            factored = False
+    if not factored:
+        problem = "is not positive definite (it is singular or indefinite)"
+    elif anorm == 0.0:
+        problem = "is zero"
+    else:
+        rcond, info = _pocon(c, anorm, uplo="L")
+        if info != 0 or not rcond >= rcond_min:  # `not >=` also catches NaN
+            problem = f"is ill-conditioned (reciprocal condition number {rcond:.2e} < {rcond_min:.2e})"
     if problem is None:
-        return scipy.linalg.cho_solve((c, lower), b, check_finite=False)
+        if not direct:
+            return scipy.linalg.cho_solve((c, True), b, check_finite=False)
+        x, info = _potrs(c, b, lower=1)
+        if info != 0:  # pragma: no cover - cannot happen after a successful dpotrf
+            raise ValueError(f"illegal value in argument {-info} of LAPACK dpotrs")
+        return x
     if fallback == "raise":
         raise SingularMatrixError(
             f"the {d}x{d} system matrix {problem}; Cholesky cannot solve it reliably. "
