@@ -88,8 +88,10 @@ class FinalLockText:
     the text in this process. :meth:`cancel` stops a process whose result is no longer needed."""
 
     def __init__(self, root: Path, stage_name: str):
+        import subprocess
+
         self.root, self.stage_name = Path(root), stage_name
-        self._proc = None
+        self._proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         import subprocess
