@@ -13,13 +13,6 @@ through other modules (imports inside functions included). :func:`import_closure
   ``pipeline/stages`` (one module per stage, whose ``main`` the stage script calls): a stage depends
   on its own module there, not on the other stages'.
 
-One kind of import is not a code dep: a *gate*, marked ``# deps: gate`` on its line. The stages import the
-configuration schema (:func:`replearn.pipeline.config.validate`, which reads every registry) only to stop on an
-invalid ``params.yaml`` when it was not validated already (:mod:`replearn.pipeline.params`); that check cannot
-change what a stage writes, and the ``validate`` stage, which every other stage runs after, depends on the schema
-and all it reads. Without the marker every stage would depend on every model, and editing one model would rerun
-``prepare``. :data:`GATES` lists the modules a gate may import; a marker on any other import fails the check.
-
 ``python -m replearn deps --check`` fails when a stage's deps in ``dvc.yaml`` differ from these
 (a missing file would let results go stale; a superfluous one reruns a stage for nothing), and
 ``python -m replearn deps --write`` rewrites the ``src/`` entries of every stage in place, leaving
@@ -47,49 +40,25 @@ def _module_file(src: Path, module: str) -> Path | None:
     return None
 
 
-GATE_MARK = "# deps: gate"
-GATES = frozenset({f"{PACKAGE}.pipeline.config"})  # the modules a gate may import (see the module docstring)
-
-_PARSED: dict[tuple[str, int, int], tuple[ast.AST, list[str]]] = {}
-
-
-def _parse_with_lines(path: Path) -> tuple[ast.AST, list[str]]:
-    """``ast.parse`` of a file and its lines, once per version of it (keyed by path, size and modification time):
-    a check follows the same modules from every stage script, and re-parsing them dominated its run time."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
-    if key not in _PARSED:
-        text = path.read_text(encoding="utf-8")
-        _PARSED[key] = (ast.parse(text, filename=str(path)), text.splitlines())
-    return _PARSED[key]
+_PARSED: dict[tuple[str, int, int], ast.AST] = {}
 
 
 def _parse(path: Path) -> ast.AST:
-    return _parse_with_lines(path)[0]
-
-
-def _is_gate(node: ast.Import | ast.ImportFrom, lines: list[str], path: Path) -> bool:
-    """Whether the import ``node`` carries the gate marker; a marker on an import of anything but :data:`GATES`
-    raises, so the exemption cannot spread to imports whose code a stage's results do depend on."""
-    if GATE_MARK not in lines[node.lineno - 1]:
-        return False
-    target = node.module if isinstance(node, ast.ImportFrom) else None
-    if not (isinstance(node, ast.ImportFrom) and node.level == 1 and f"{PACKAGE}.pipeline.{target}" in GATES):
-        raise ValueError(
-            f"{path}:{node.lineno}: '{GATE_MARK}' marks an import of something other than {sorted(GATES)}; "
-            "only the validation gate may be left out of a stage's code deps"
-        )
-    return True
+    """``ast.parse`` of a file, once per version of it (keyed by path, size and modification time): a check
+    follows the same modules from every stage script, and re-parsing them dominated its run time."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    if key not in _PARSED:
+        _PARSED[key] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return _PARSED[key]
 
 
 def _imported_modules(path: Path, module: str) -> set[str]:
-    """Every ``replearn`` module named by an import statement in ``path`` (the module ``module``), gates excepted."""
-    tree, lines = _parse_with_lines(path)
+    """Every ``replearn`` module named by an import statement in ``path`` (the module ``module``)."""
+    tree = _parse(path)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and _is_gate(node, lines, path):
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

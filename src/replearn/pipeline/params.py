@@ -7,10 +7,9 @@ the SHA-256 of the file's bytes, the schema version and replearn's version. A la
 ``params.yaml`` matches the stamp skips the schema; one that does not (a stage run by hand after an edit,
 a temporary DVC workspace) validates in full first (:func:`replearn.pipeline.stage.run`).
 
-That is what keeps a stage's code deps to the code its results depend on: the validation gate is the
-``validate`` stage's business, which depends on every registry and every parameter and runs before any
-other stage (they depend on its ``results/config.json``), so a change to one model's source reruns
-``validate`` and the stages that fit models, not ``prepare`` (see :mod:`replearn.pipeline.deps`).
+That is what keeps a stage's start-up to the code it runs: a stage with nothing to do for an experiment costs the
+interpreter and its own imports. The schema stays among every stage's code deps (:mod:`replearn.pipeline.deps`
+follows the imports it may make), so no result can outlive a change to it.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yam
         if stage == "validate" or not is_validated(params_file):
             _validate(params, params_file)
     except ConfigError as exc:
-        from .config import restore_after_rejected_experiment  # deps: gate
+        from .config import restore_after_rejected_experiment
 
         note = restore_after_rejected_experiment(params_file)
         print(f"replearn {stage}: {exc}" + (f"\n{note}" if note else ""), file=sys.stderr)
@@ -48,11 +48,9 @@ def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yam
 def _validate(params: dict, params_file: str) -> None:
     """The whole schema and every registry (:func:`replearn.pipeline.config.validate`), then the stamp.
 
-    The import is a *gate*, not a code dependency of the stage (``# deps: gate``,
-    :mod:`replearn.pipeline.deps`): its only effect is to let the stage run or stop it, and the ``validate``
-    stage, which every other stage follows, depends on that code and reruns when it changes.
+    Imported here, when needed: a stage given a stamped ``params.yaml`` never loads the registries the schema reads.
     """
-    from .config import validate  # deps: gate
+    from .config import validate
 
     validate(params)
     write_stamp(params_file)

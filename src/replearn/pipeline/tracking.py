@@ -476,7 +476,12 @@ def _before_exit() -> None:
     gc.freeze()
 
 
-_EXIT_HOOK: list[bool] = []
+@functools.cache
+def _register_exit_hook() -> None:
+    """:func:`_before_exit` registered once per process (when mlflow is about to be imported)."""
+    import atexit
+
+    atexit.register(_before_exit)
 
 
 @_gc_paused()
@@ -521,11 +526,7 @@ def log_pipeline_run(
     for value in (extra_files or {}).values():  # work for the files logged last, started now (it overlaps)
         if hasattr(value, "start"):
             value.start()
-    if not _EXIT_HOOK:  # once per process, when mlflow is about to be imported
-        import atexit
-
-        atexit.register(_before_exit)
-        _EXIT_HOOK.append(True)
+    _register_exit_hook()
     client, exp_id = _client(target, cfg["experiment"])
     existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
     if existing:

@@ -108,13 +108,13 @@ def permutation_test(
     t_obs = float(delta_of(np.arange(n)[None, :])[0])
     d = _mean_differences(pa, pb, statistic, y_true, metric)
     if d is not None and not use_exact:  # T is a mean of per-example differences d: T* = (sum d - 2 s) / n
-        t_star = (d.sum() - 2.0 * _swapped_sums(d, n_resamples, seed)) / n
-        total = n_resamples
+        t_star, total = (d.sum() - 2.0 * _swapped_sums(d, n_resamples, seed)) / n, n_resamples
     else:
         masks = _swap_masks(n, use_exact, n_resamples, seed)
         total = masks.shape[0]
-        t_star = (d.sum() - 2.0 * (masks @ d)) / n if d is not None else None
-        if t_star is None:
+        if d is not None:
+            t_star = (d.sum() - 2.0 * (masks @ d)) / n
+        else:
             t_star = _swapped_statistic(pa, pb, statistic, y_true, metric, classes, masks)
     tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
     if alternative == "two-sided":
