@@ -536,3 +536,91 @@ assert res["status"] == "logged" and tracking._register_exit_hook.cache_info().c
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
     runs = client.search_runs([client.get_experiment_by_name("e").experiment_id])
     assert len(runs) == 3 and {r.info.status for r in runs} == {"FINISHED"}
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 200, 201, 999, 6115])
+def test_curve_steps_keep_short_curves_and_thin_long_ones_evenly(n):
+    steps = tracking.curve_steps(n)
+    if n <= tracking.MAX_CURVE_POINTS:
+        assert steps == list(range(n))
+    else:
+        assert len(steps) == tracking.MAX_CURVE_POINTS and steps[0] == 0 and steps[-1] == n - 1
+        gaps = np.diff(steps)
+        assert gaps.min() >= 1 and gaps.max() - gaps.min() <= 1  # evenly spaced, each step once
+
+
+def test_a_long_learning_curve_is_logged_at_its_own_steps():
+    logged = []
+
+    class Client:
+        def log_batch(self, run_id, params, metrics):
+            logged.extend(metrics)
+
+    curve = [float(1000 - i) for i in range(1000)]
+    m = {"registry_name": "svm", "params": {}, "scores": {"accuracy": [0.9, 0.8]}}
+    res = {"scheme": {"name": "kfold", "folds": 2}}
+    train_results = {"d": {"models": {"k": {"figures": {"curves": {"objective": curve}}}}}}
+    tracking._log_child(Client(), "r", "d", "k", m, res, {}, train_results)
+    points = [(x.step, x.value) for x in logged if x.key == "curve.objective"]
+    assert len(points) == tracking.MAX_CURVE_POINTS
+    assert points[0] == (0, 1000.0) and points[-1] == (999, 1.0)
+    assert all(value == curve[step] for step, value in points)  # each value is the curve's at that step
+    assert [x.step for x in logged if x.key == "cv.accuracy"] == [0, 1]  # per-replicate scores are all kept
+
+
+def test_local_artifact_dir_only_for_an_empty_file_location_inside_the_project(tmp_path):
+    inside = tmp_path / "mlartifacts" / "1" / "models" / "m-1" / "artifacts"
+    assert tracking._local_artifact_dir(inside.as_uri(), tmp_path) == inside.resolve()
+    assert tracking._local_artifact_dir((tmp_path.parent / "elsewhere").as_uri(), tmp_path) is None
+    assert tracking._local_artifact_dir("http://127.0.0.1:5000/api/2.0/mlflow-artifacts/x", tmp_path) is None
+    assert tracking._local_artifact_dir("s3://bucket/x", tmp_path) is None
+    inside.mkdir(parents=True)
+    (inside / "MLmodel").write_text("x")
+    assert tracking._local_artifact_dir(inside.as_uri(), tmp_path) is None  # never writes over MLflow's files
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_a_model_written_in_place_equals_the_one_mlflow_copies(tmp_path, in_place):
+    """log_model writes into the project's artifact directory itself or lets MLflow copy the same files; the
+    files and the MLmodel text (libyaml's emitter or MLflow's own) are the same either way, and it loads back."""
+    import mlflow
+    import yaml
+    from mlflow.tracking import MlflowClient
+
+    fitted, X_test = _pipeline_files(tmp_path)
+    db = tmp_path / "m.db"
+    tracking.prepare_database(db)
+    client = MlflowClient(tracking_uri=f"sqlite:///{db}")
+    exp = client.create_experiment("x", artifact_location=(tmp_path / "mlartifacts").as_uri())
+    run = client.create_run(exp)
+    stem, features = tmp_path / "models" / "iris" / "knn", tmp_path / "data/features/iris/test.npz"
+    model = tracking.log_model(client, run.info.run_id, exp, stem, features, root=tmp_path if in_place else None)
+    client.set_terminated(run.info.run_id)
+    files = tmp_path / "mlartifacts" / "models" / model.model_id / "artifacts"
+    assert model.artifact_location == files.as_uri()
+    names = sorted(p.relative_to(files).as_posix() for p in files.rglob("*") if p.is_file())
+    assert names == sorted(
+        ["MLmodel", "artifacts/knn.json", "artifacts/knn.npz", "conda.yaml", "input_example.json"]
+        + ["python_env.yaml", "requirements.txt", "serving_input_example.json", "tracking_model.py"]
+    )
+    mlmodel = mlflow.models.Model.load(str(files / "MLmodel"))
+    assert (files / "MLmodel").read_text() == mlmodel.to_yaml()  # what MLflow's own save writes
+    assert yaml.safe_load((files / "MLmodel").read_text())["model_id"] == model.model_id
+    mlflow.set_tracking_uri(f"sqlite:///{db}")
+    try:
+        loaded = mlflow.pyfunc.load_model(f"models:/{model.model_id}")
+    finally:
+        mlflow.set_tracking_uri(None)
+    assert np.array_equal(loaded.predict(X_test), fitted["knn"].predict(X_test))
+
+
+@pytest.mark.slow
+def test_started_loggers_given_no_jobs_exit_cleanly_without_touching_a_store():
+    loggers = tracking._ChildLoggers()
+    loggers.start(3)  # two processes, importing mlflow and waiting for their jobs on standard input
+    procs = [p for p, _ in loggers.procs]
+    assert len(procs) == 2
+    loggers.cancel()
+    assert loggers.procs == [] and [p.returncode for p in procs] == [0, 0]
+    loggers.start(1)  # one process in all: no worker
+    assert loggers.procs == [] and loggers.finish() == []

@@ -71,3 +71,30 @@ def test_rejects_bad_input():
         permutation_test(A, B, exact="yes")
     with pytest.raises(ValueError, match="needs y_true"):
         permutation_test(A, B, metric="f1")
+
+
+@pytest.mark.parametrize("n", [9, 300, 1500])
+@pytest.mark.parametrize("values", [(-1.0, 0.0, 0.0, 0.0, 1.0), (-1.0, 1.0), (0.25, -0.5, 0.0)])
+def test_swapped_sums_equal_the_pattern_matrix_on_every_path(n, values, monkeypatch):
+    # the table look-up (zero bytes skipped; integral d summed in integers, compiled above the threshold) equals the
+    # documented patterns times d: exactly for integral d, to rounding otherwise
+    from replearn.stats import permutation as P
+
+    d = np.random.default_rng(n).choice(values, size=n)
+    d[: n // 3] = 0.0  # whole bytes of zeros (both models right) are skipped
+    bits = np.unpackbits(P._swap_bytes(n, 999, 5), axis=1, count=n, bitorder="little").astype(float)
+    expected = bits @ d
+    results = []
+    for threshold in (0, 10**18):  # compiled loop (where numba is available), numpy's look-up
+        monkeypatch.setattr(P, "COMPILED_MIN_LOOKUPS", threshold)
+        results.append(P._swapped_sums(d, 999, 5))
+    if np.all(d == np.trunc(d)):
+        assert np.array_equal(results[0], expected) and np.array_equal(results[1], expected)
+    else:
+        assert np.allclose(results[0], expected, rtol=0, atol=1e-9) and np.array_equal(results[0], results[1])
+
+
+def test_swapped_sums_of_all_zero_differences_are_zero():
+    from replearn.stats import permutation as P
+
+    assert np.array_equal(P._swapped_sums(np.zeros(17), 10, 1), np.zeros(10))

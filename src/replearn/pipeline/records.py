@@ -340,10 +340,11 @@ def _check_evaluation(r: EvaluationResult, source: str) -> None:
 
 # -- files -----------------------------------------------------------------------------------------
 def write(path: Path, record) -> None:
-    """Write a record as deterministic JSON (sorted keys, fixed indent, strict numbers)."""
+    """Write a record as deterministic JSON (sorted keys, strict numbers, one line: records are read by the
+    stages and by ``replearn``'s readers, and a benchmark's run to megabytes; ``metrics/`` stays indented)."""
     from .data import write_json
 
-    write_json(path, to_dict(record))
+    write_json(path, to_dict(record), compact=True)
 
 
 def _read(cls, path: Path):

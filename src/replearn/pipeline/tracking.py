@@ -20,7 +20,8 @@
   child run, never part of a metric name. A child holds ``cv.<metric>.mean`` and ``cv.<metric>.std``
   (sample standard deviation over the replicates, as in ``metrics/crossval.json``), ``cv.<metric>``
   per replicate as step metrics, ``train.<metric>`` and ``test.<metric>`` of the final fit, and the
-  learning curves of the final fit (``curve.training_loss``, ...) per epoch. The parent holds only an
+  learning curves of the final fit (``curve.training_loss``, ...) per epoch (at most
+  :data:`MAX_CURVE_POINTS` of them, evenly spaced: :func:`curve_steps`). The parent holds only an
   overview: the table ``overview.json`` (one row per dataset x model x metric) and a handful of
   metrics (``n_datasets``, ``n_models``, ``friedman.pvalue``, ``nemenyi.cd``).
 * Each child logs its dataset as an MLflow dataset input (name, digest = sha256 of the prepared
@@ -523,13 +524,21 @@ def log_pipeline_run(
         done = logged_run_id(_sqlite_path(target.tracking_uri), cfg["experiment"], run_key)
         if done:
             return {"status": "exists", "run_id": done, "tracking_uri": target.tracking_uri}
+    workers = _child_workers(sum(len(res["models"]) for res in crossval.values()))
     for value in (extra_files or {}).values():  # work for the files logged last, started now (it overlaps)
         if hasattr(value, "start"):
             value.start()
+    loggers = _ChildLoggers()  # the other processes for a large run's children, importing mlflow meanwhile
+    loggers.start(workers)
     _register_exit_hook()
-    client, exp_id = _client(target, cfg["experiment"])
-    existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
+    try:
+        client, exp_id = _client(target, cfg["experiment"])
+        existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
+    except BaseException:
+        loggers.cancel()
+        raise
     if existing:
+        loggers.cancel()
         for value in (extra_files or {}).values():
             if hasattr(value, "cancel"):
                 value.cancel()
@@ -552,7 +561,11 @@ def log_pipeline_run(
         tags["dvc.exp_name"] = exp_name
     if commit:
         tags["git.commit"] = commit
-    parent = client.create_run(exp_id, tags=tags)
+    try:
+        parent = client.create_run(exp_id, tags=tags)
+    except BaseException:
+        loggers.cancel()
+        raise
     pid = parent.info.run_id
     current = [pid]
     try:
@@ -563,9 +576,8 @@ def log_pipeline_run(
             for key in sorted(res["models"])
         ]
         frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
-        workers = _child_workers(len(jobs))
-        if workers > 1:
-            _log_children_in_parallel(client, target, frame, jobs, Path(project_root), workers, current)
+        if loggers.procs:
+            _log_children_in_parallel(client, target, frame, jobs, Path(project_root), loggers, current)
         else:
             for job in jobs:
                 _log_child_run(client, frame, job, Path(project_root), current)
@@ -576,6 +588,7 @@ def log_pipeline_run(
         client.set_tag(pid, RUN_KEY_TAG, run_key)  # complete: a rerun with the same results logs nothing
         client.set_terminated(pid)
     except BaseException:
+        loggers.cancel()  # still waiting for their jobs when the parent's own logging failed
         for value in (extra_files or {}).values():
             if hasattr(value, "cancel"):
                 value.cancel()
@@ -659,66 +672,109 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
     current.pop()
 
 
-def _log_children_in_parallel(client, target, frame: dict, jobs: list[dict], root: Path, workers: int, current):
-    """The child runs split round-robin over ``workers`` processes: this one and ``workers - 1`` started with
-    ``python -m replearn.pipeline.tracking --log-children <job file>`` (:func:`_worker_main`), each with its own
-    client on the same store (SQLite in WAL mode lets them take turns to write; a server takes them at once).
-    Which process logs a run changes nothing in it. A worker that fails has marked its run in progress FAILED;
-    its message is raised here (after this process's share), so the parent is marked FAILED and carries no run
-    key: the next run logs everything again, as after a failure of the serial loop."""
-    import subprocess
-    import sys
-    import tempfile
+class _ChildLoggers:
+    """The processes that log child runs beside this one (:func:`_log_children_in_parallel`), started early.
 
+    :meth:`start` launches ``workers - 1`` processes (``python -m replearn.pipeline.tracking --log-children -``)
+    as soon as logging is certain, before this process imports mlflow and opens the store: each imports mlflow
+    and its client class meanwhile (~1.5 s) and then waits for its share of the jobs on standard input
+    (:func:`_worker_main`). :meth:`finish` hands over the shares and waits; :meth:`cancel` (nothing to log, or
+    an error first) closes their input, and a worker with no jobs exits without touching the store."""
+
+    def __init__(self) -> None:
+        self.procs: list = []
+
+    def start(self, workers: int) -> None:
+        import subprocess
+        import sys
+        import tempfile
+
+        for _ in range(workers - 1):
+            err = tempfile.TemporaryFile()
+            cmd = [sys.executable, "-m", "replearn.pipeline.tracking", "--log-children", "-"]
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err)
+            self.procs.append((proc, err))
+
+    def send(self, specs: list[dict]) -> None:
+        """Each worker's share (one JSON document per worker, in the order they were started)."""
+        for (proc, _), spec in zip(self.procs, specs):
+            try:
+                proc.stdin.write(json.dumps(spec).encode("utf-8"))
+                proc.stdin.close()
+            except BrokenPipeError:  # it died before reading: finish() reports why
+                pass
+
+    def finish(self) -> list[str]:
+        """Wait for every worker; the last line of each failed one's error output."""
+        failures = []
+        for proc, err in self.procs:
+            if proc.stdin and not proc.stdin.closed:
+                try:
+                    proc.stdin.close()
+                except BrokenPipeError:
+                    pass
+            code = proc.wait()
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace").strip()
+            err.close()
+            if code != 0:
+                failures.append(text.splitlines()[-1] if text else f"exit status {code}")
+        self.procs = []
+        return failures
+
+    def cancel(self) -> None:
+        self.finish()  # input closed with nothing on it: each worker exits at once
+
+
+def _log_children_in_parallel(
+    client, target, frame: dict, jobs: list[dict], root: Path, loggers: _ChildLoggers, current
+) -> None:
+    """The child runs split round-robin over this process and the started ``loggers`` (:class:`_ChildLoggers`),
+    each with its own client on the same store (SQLite in WAL mode lets them take turns to write; a server takes
+    them at once). Which process logs a run changes nothing in it. A worker that fails has marked its run in
+    progress FAILED; its message is raised here (after this process's share), so the parent is marked FAILED
+    and carries no run key: the next run logs everything again, as after a failure of the serial loop."""
     from ..exceptions import TrackingError
 
+    workers = len(loggers.procs) + 1
     shares = [jobs[i::workers] for i in range(workers)]
-    procs = []
-    with tempfile.TemporaryDirectory(prefix="replearn-tracking-") as tmp:
-        for i, share in enumerate(shares[1:], start=1):
-            job_file = Path(tmp) / f"children-{i}.json"
-            job_file.write_text(
-                json.dumps(
-                    {
-                        "tracking_uri": target.tracking_uri,
-                        "sqlite": target.lock_file is not None,
-                        "root": str(root),
-                        "frame": frame,
-                        "jobs": share,
-                    }
-                ),
-                encoding="utf-8",
-            )
-            err = open(Path(tmp) / f"children-{i}.err", "w+b")
-            cmd = [sys.executable, "-m", "replearn.pipeline.tracking", "--log-children", str(job_file)]
-            procs.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err), err))
-        try:
-            for job in shares[0]:
-                _log_child_run(client, frame, job, root, current)
-        finally:
-            failures = []
-            for proc, err in procs:
-                code = proc.wait()
-                err.seek(0)
-                text = err.read().decode("utf-8", "replace").strip()
-                err.close()
-                if code != 0:
-                    failures.append(text.splitlines()[-1] if text else f"exit status {code}")
-        if failures:
-            raise TrackingError(f"a process logging child runs failed: {failures[0]}")
+    loggers.send(
+        [
+            {
+                "tracking_uri": target.tracking_uri,
+                "sqlite": target.lock_file is not None,
+                "root": str(root),
+                "frame": frame,
+                "jobs": share,
+            }
+            for share in shares[1:]
+        ]
+    )
+    try:
+        for job in shares[0]:
+            _log_child_run(client, frame, job, root, current)
+    finally:
+        failures = loggers.finish()
+    if failures:
+        raise TrackingError(f"a process logging child runs failed: {failures[0]}")
 
 
 def _worker_main(job_file: str) -> None:
-    """A worker of :func:`_log_children_in_parallel`: log the child runs of ``job_file``; exit 1 with the error's
-    last line on stderr when one fails (that run marked FAILED first)."""
+    """A worker of :func:`_log_children_in_parallel`: log the child runs of ``job_file`` (``-``: standard input,
+    read after mlflow is imported, so that the import overlaps with the parent process's own set-up; nothing
+    there: exit at once); exit 1 with the error's last line on stderr when one fails (that run marked FAILED
+    first)."""
     import gc
     import sys
 
     gc.disable()  # as in log_pipeline_run (_gc_paused): the process ends right after
-    spec = json.loads(Path(job_file).read_text(encoding="utf-8"))
     http_timeouts()
     from mlflow.tracking import MlflowClient
 
+    text = sys.stdin.read() if job_file == "-" else Path(job_file).read_text(encoding="utf-8")
+    if not text.strip():
+        return
+    spec = json.loads(text)
     if spec["sqlite"]:
         _relax_sync(_sqlite_path(spec["tracking_uri"]))
     client = MlflowClient(tracking_uri=spec["tracking_uri"])
@@ -823,8 +879,24 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results, ext
     curves = (train_results or {}).get(d, {}).get("models", {}).get(key, {}).get("figures", {}).get("curves", {})
     for label, values in curves.items():
         name = "curve." + label.replace(" ", "_").replace("-", "_")
-        metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
+        steps = curve_steps(len(values))
+        metrics.extend(Metric(name, float(values[i]), now, i) for i in steps if values[i] is not None)
     _log_batch(client, run_id, cparams, [*metrics, *extra_metrics])
+
+
+#: at most this many points of a learning curve go to MLflow (the UI draws a sampled history anyway)
+MAX_CURVE_POINTS = 100
+
+
+def curve_steps(n: int, limit: int = MAX_CURVE_POINTS) -> list[int]:
+    """The steps of an ``n``-point learning curve logged to MLflow: all of them up to ``limit``, else ``limit``
+    steps evenly spaced from the first to the last (each logged at its own step, so the x-axis stays the
+    iteration or epoch). A solver's per-iteration objective runs to thousands of points (the RBF SVM's 6,115
+    on a KEEL dataset): logging them all made those curves 63 % of a benchmark's metric rows and of its
+    ``log_batch`` time. The whole curve stays in ``results/train/<dataset>.json`` and the report."""
+    if n <= limit:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
 
 
 def child_params(d: str, key: str, m: dict, res: dict) -> dict[str, str]:
@@ -921,7 +993,7 @@ def _log_dataset_and_model(
     stem = root / paths.MODELS / d / key
     features = root / paths.FEATURES / d / "test.npz"
     if stem.with_suffix(".npz").is_file() and stem.with_suffix(".json").is_file() and features.is_file():
-        log_model(client, run_id, exp_id, stem, features, params=cparams, example_output=example_output)
+        log_model(client, run_id, exp_id, stem, features, params=cparams, example_output=example_output, root=root)
 
 
 def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) -> None:
@@ -956,6 +1028,7 @@ def log_model(
     features: Path,
     params: dict | None = None,
     example_output: list | None = None,
+    root: Path | None = None,
 ):
     """Log the model saved at ``stem`` (.npz + .json) to run ``run_id`` as an MLflow Model defined by code.
 
@@ -968,6 +1041,12 @@ def log_model(
     the first rows of ``features`` (the sealed test part as the model sees it: after the feature maps) and
     the model's predictions on them: ``example_output`` when given (the train stage's predictions on those
     rows), else the model's own. Returns the LoggedModel.
+
+    When the model's artifact location is a local directory inside the project ``root`` (the default store's
+    ``mlartifacts/``), the directory is written there in place: ``log_model_artifacts`` would copy the same
+    files from a temporary directory (MLflow's local artifact repository does nothing else), and the copy and
+    its clean-up cost a benchmark's 516 child runs 3 s. Any other location (a server, a remote store) gets
+    the files through ``log_model_artifacts``.
     """
     import tempfile
 
@@ -978,9 +1057,13 @@ def log_model(
     )
     try:
         client.log_outputs(run_id, [LoggedModelOutput(model.model_id, step=0)])
-        with tempfile.TemporaryDirectory(prefix="replearn-model-") as tmp:
-            write_model_dir(Path(tmp) / "model", stem, features, run_id=run_id, model=model, output=example_output)
-            client.log_model_artifacts(model.model_id, str(Path(tmp) / "model"))
+        local = _local_artifact_dir(model.artifact_location, root) if root is not None else None
+        if local is not None:
+            write_model_dir(local, stem, features, run_id=run_id, model=model, output=example_output)
+        else:
+            with tempfile.TemporaryDirectory(prefix="replearn-model-") as tmp:
+                write_model_dir(Path(tmp) / "model", stem, features, run_id=run_id, model=model, output=example_output)
+                client.log_model_artifacts(model.model_id, str(Path(tmp) / "model"))
     except BaseException:
         try:
             client.finalize_logged_model(model.model_id, LoggedModelStatus.FAILED)
@@ -988,6 +1071,21 @@ def log_model(
             pass
         raise
     return client.finalize_logged_model(model.model_id, LoggedModelStatus.READY)
+
+
+def _local_artifact_dir(uri: str, root: Path) -> Path | None:
+    """The directory a ``file:`` artifact location names, when it lies inside ``root`` and holds nothing yet;
+    None for any other location (MLflow's artifact repository writes those)."""
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    path = Path(url2pathname(parsed.path)).resolve()
+    if not path.is_relative_to(Path(root).resolve()) or (path.exists() and any(path.iterdir())):
+        return None
+    return path
 
 
 def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, model=None, output=None) -> Path:
@@ -1021,7 +1119,7 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
         fitted = load_model(stem)
         output = np.asarray((fitted.predict if hasattr(fitted, "predict") else fitted.transform)(example))
 
-    (path / "artifacts").mkdir(parents=True)
+    (path / "artifacts").mkdir(parents=True, exist_ok=True)  # a fresh directory (or an empty one: _local_artifact_dir)
     artifacts = {}
     for name, suffix in (("npz", ".npz"), ("json", ".json")):  # the names tracking_model.load_context reads
         src = stem.with_suffix(suffix)
@@ -1048,8 +1146,21 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
         path, [f"mlflow=={mlflow.__version__}", f"numpy=={np.__version__}", f"scipy=={scipy.__version__}"]
     )
     mlmodel.model_size_bytes = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    mlmodel.save(str(path / "MLmodel"))
+    _save_mlmodel(mlmodel, path / "MLmodel")
     return path
+
+
+def _save_mlmodel(mlmodel, path: Path) -> None:
+    """``mlmodel.save(path)`` with libyaml's emitter when PyYAML has it: the same text (a test compares them),
+    4 ms -> 1 ms a model, which a benchmark's hundreds of child runs feel."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", None)
+    if dumper is None:  # PyYAML built without libyaml
+        mlmodel.save(str(path))
+        return
+    with open(path, "w") as out:
+        yaml.dump(mlmodel.to_dict(), out, Dumper=dumper, default_flow_style=False)
 
 
 def _write_environment(path: Path, requirements: list[str]) -> None:
@@ -1132,5 +1243,5 @@ if __name__ == "__main__":  # a worker of _log_children_in_parallel
     import sys as _sys
 
     if len(_sys.argv) != 3 or _sys.argv[1] != "--log-children":
-        _sys.exit("usage: python -m replearn.pipeline.tracking --log-children <job file>")
+        _sys.exit("usage: python -m replearn.pipeline.tracking --log-children <job file, or - for standard input>")
     _worker_main(_sys.argv[2])

@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ._result import TestResult
+from ._tdist import t_cdf, t_ppf, t_sf
 from .effect_sizes import _ratio, paired_differences
 
 __all__ = ["corrected_resampled_ttest", "paired_ttest"]
@@ -40,24 +41,20 @@ def _check_options(alternative: str, confidence: float) -> None:
 
 
 def _t_pvalue(t: float, df: float, alternative: str) -> float:
-    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
-
-    if alternative == "greater":  # the distribution's methods, not a frozen t(df): freezing costs ~2 ms
-        p = stats.t.sf(t, df)
+    if alternative == "greater":
+        p = t_sf(t, df)
     elif alternative == "less":
-        p = stats.t.cdf(t, df)
+        p = t_cdf(t, df)
     else:
-        p = 2.0 * stats.t.sf(abs(t), df)
+        p = 2.0 * t_sf(abs(t), df)
     return float(min(1.0, max(0.0, p)))
 
 
 def _t_ci(mean: float, se: float, df: float, alternative: str, confidence: float) -> tuple[float, float]:
-    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
-
     if alternative == "two-sided":
-        h = float(stats.t.ppf(0.5 + confidence / 2.0, df)) * se
+        h = t_ppf(0.5 + confidence / 2.0, df) * se
         return (mean - h, mean + h)
-    h = float(stats.t.ppf(confidence, df)) * se
+    h = t_ppf(confidence, df) * se
     return (-np.inf, mean + h) if alternative == "less" else (mean - h, np.inf)
 
 
