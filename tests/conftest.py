@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config):
+    # The suite runs on every core already (pytest-xdist): the reproduce stage's own pool of one process per core
+    # (replearn.pipeline.reproduce) would only add processes to start. Its parallel path is tested by
+    # tests/pipeline/test_reproduce_jobs.py, which sets the variable itself.
+    os.environ.setdefault("REPLEARN_REPRODUCE_JOBS", "1")
 
 
 @pytest.fixture(scope="session")

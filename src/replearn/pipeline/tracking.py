@@ -49,6 +49,10 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tempfile
 
 RUN_KEY_TAG = "replearn.run_key"  # set when a run is completely logged
 PENDING_KEY_TAG = "replearn.pending_run_key"  # set when logging starts
@@ -610,9 +614,10 @@ def _child_workers(n_children: int) -> int:
     """How many processes log the child runs: ``$REPLEARN_TRACKING_WORKERS`` when set (1: serial), else one per
     core, at most 4 and at most one per 24 children, and 1 below :data:`PARALLEL_MIN_CHILDREN` children.
 
-    A child run costs ~60 ms of MLflow's own work (its run, one ``log_batch``, the dataset input and a LoggedModel
-    with its files: the store's ORM, not the disk), and a benchmark logs hundreds (516 for ``benchmark_keel``); a
-    worker process costs ~2 s to start (Python, mlflow's import, the store), so only large runs are split."""
+    A child run costs ~35 ms in MLflow (its run, one ``log_batch``, the dataset input and a LoggedModel with its
+    files), and a benchmark logs hundreds (516 for ``benchmark_keel``: 10.5 s with 2 processes on 2 cores, 11.3 s
+    with 4, which also import mlflow 4 times); a worker process costs ~2 s to start (Python, mlflow's import, the
+    store), so only large runs are split."""
     raw = os.environ.get(WORKERS_ENV, "").strip()
     if raw:
         try:
@@ -677,12 +682,13 @@ class _ChildLoggers:
 
     :meth:`start` launches ``workers - 1`` processes (``python -m replearn.pipeline.tracking --log-children -``)
     as soon as logging is certain, before this process imports mlflow and opens the store: each imports mlflow
-    and its client class meanwhile (~1.5 s) and then waits for its share of the jobs on standard input
+    and its client class meanwhile (~1.5 s) and then waits for the path of its share of the jobs on standard input
     (:func:`_worker_main`). :meth:`finish` hands over the shares and waits; :meth:`cancel` (nothing to log, or
     an error first) closes their input, and a worker with no jobs exits without touching the store."""
 
     def __init__(self) -> None:
         self.procs: list = []
+        self._dir: tempfile.TemporaryDirectory[str] | None = None  # the job files for the workers (send)
 
     def start(self, workers: int) -> None:
         import subprocess
@@ -696,10 +702,17 @@ class _ChildLoggers:
             self.procs.append((proc, err))
 
     def send(self, specs: list[dict]) -> None:
-        """Each worker's share (one JSON document per worker, in the order they were started)."""
-        for (proc, _), spec in zip(self.procs, specs):
+        """Each worker's share (one JSON document per worker, in the order they were started), in a file whose
+        path goes down the pipe: a benchmark's share is larger than a pipe holds, and writing it there would
+        block this process until the worker has finished importing mlflow."""
+        import tempfile
+
+        tmp = self._dir = tempfile.TemporaryDirectory(prefix="replearn-tracking-")
+        for i, ((proc, _), spec) in enumerate(zip(self.procs, specs)):
+            job_file = Path(tmp.name) / f"children-{i}.json"
+            job_file.write_text(json.dumps(spec), encoding="utf-8")
             try:
-                proc.stdin.write(json.dumps(spec).encode("utf-8"))
+                proc.stdin.write(str(job_file).encode("utf-8") + b"\n")
                 proc.stdin.close()
             except BrokenPipeError:  # it died before reading: finish() reports why
                 pass
@@ -720,6 +733,9 @@ class _ChildLoggers:
             if code != 0:
                 failures.append(text.splitlines()[-1] if text else f"exit status {code}")
         self.procs = []
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
         return failures
 
     def cancel(self) -> None:
@@ -760,9 +776,9 @@ def _log_children_in_parallel(
 
 
 def _worker_main(job_file: str) -> None:
-    """A worker of :func:`_log_children_in_parallel`: log the child runs of ``job_file`` (``-``: standard input,
-    read after mlflow is imported, so that the import overlaps with the parent process's own set-up; nothing
-    there: exit at once); exit 1 with the error's last line on stderr when one fails (that run marked FAILED
+    """A worker of :func:`_log_children_in_parallel`: log the child runs of ``job_file`` (``-``: the file's path on
+    standard input, read after mlflow is imported, so that the import overlaps with the parent process's own set-up;
+    nothing there: exit at once); exit 1 with the error's last line on stderr when one fails (that run marked FAILED
     first)."""
     import gc
     import sys
@@ -771,10 +787,11 @@ def _worker_main(job_file: str) -> None:
     http_timeouts()
     from mlflow.tracking import MlflowClient
 
-    text = sys.stdin.read() if job_file == "-" else Path(job_file).read_text(encoding="utf-8")
-    if not text.strip():
-        return
-    spec = json.loads(text)
+    if job_file == "-":  # the job file's path on standard input; nothing there: no jobs
+        job_file = sys.stdin.readline().strip()
+        if not job_file:
+            return
+    spec = json.loads(Path(job_file).read_text(encoding="utf-8"))
     if spec["sqlite"]:
         _relax_sync(_sqlite_path(spec["tracking_uri"]))
     client = MlflowClient(tracking_uri=spec["tracking_uri"])
