@@ -22,6 +22,22 @@ def project_root() -> Path:
     return ROOT
 
 
+@pytest.fixture(scope="session")
+def smoke():
+    """``tests/browser/smoke_project.py``: the computed smoke project shared by every test that only reads it
+    (loaded under the name the browser tests load it by, so one module, and one project, serves them all)."""
+    import importlib.util
+    import sys
+
+    name = "replearn_tests_smoke_project"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "browser" / "smoke_project.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 @pytest.fixture(scope="module")
 def single_threaded_blas():
     """One BLAS thread, as the pipeline runs (``replearn.pipeline``): the autodiff, embedding and reproduction

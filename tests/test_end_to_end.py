@@ -178,24 +178,11 @@ def test_pipeline_end_to_end(tmp_path):
     ]
 
 
-def _smoke():
-    import importlib.util
-
-    name = "replearn_tests_smoke_project"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "browser" / "smoke_project.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp_path, tmp_path_factory):
+def test_misspelt_key_fails_and_restricting_models_reruns_train_and_crossval(tmp_path, tmp_path_factory, smoke):
     """`dvc exp run -S +cv.fodls=5` used to exit 0; restricting `dataset.iris.models` used to rerun nothing."""
     # a private copy of the session's smoke project (its `dvc repro` run and committed: the baseline this test
     # used to build itself); every experiment repeats the baseline's settings, so the model restriction is the
     # only change
-    smoke = _smoke()
     proj = smoke.private_copy(tmp_path_factory, tmp_path / "proj")
     env = smoke.env()
     dvc = [sys.executable, "-m", "dvc"]

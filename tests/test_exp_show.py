@@ -19,19 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_COLUMNS = 40  # what "screen-sized" means in README
 
 
-def _smoke():
-    import importlib.util
-    import sys
-
-    name = "replearn_tests_smoke_project"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "browser" / "smoke_project.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def readme_exp_show_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("## Comparing runs") :]
@@ -83,8 +70,7 @@ def test_readme_has_the_commands_and_they_select_the_summary_of_the_committed_me
 
 
 @pytest.mark.slow
-def test_readme_exp_show_commands_narrow_the_table(tmp_path_factory):
-    smoke = _smoke()
+def test_readme_exp_show_commands_narrow_the_table(tmp_path_factory, smoke):
     proj = smoke.project(tmp_path_factory)
     smoke.run(
         smoke.dvc("exp", "run", "--temp", "-n", "two-repeats", *[f"-S{o}" for o in smoke.PRESET], "-Scv.repeats=2"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,6 @@ SHOW = ["plots", "show"]  # what `make plots` runs, and what `make repro` sugges
 SCRIPT_SRC = re.compile(r"<script[^>]*\ssrc\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
 LINK_HREF = re.compile(r"<link[^>]*\shref\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
 EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
-
-
-def _smoke():
-    import importlib.util
-
-    name = "replearn_tests_smoke_project"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "browser" / "smoke_project.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def _local_scripts(page: Path) -> list[Path]:
@@ -75,8 +62,7 @@ def test_dvc_config_names_the_vendored_template_for_every_plots_command():
 
 
 @pytest.mark.slow
-def test_plots_show_and_diff_give_a_local_page_with_a_figure_per_dataset(tmp_path_factory):
-    smoke = _smoke()
+def test_plots_show_and_diff_give_a_local_page_with_a_figure_per_dataset(tmp_path_factory, smoke):
     proj = smoke.project(tmp_path_factory)
     files = sorted(p.name for p in (proj / "plots" / "datasets").glob("*.json"))
     assert files == ["iris.json", "wine.json"]

@@ -57,17 +57,23 @@ def test_down_leaves_a_recorded_pid_alone_when_it_runs_another_program(root):
         other.wait()
 
 
-def test_down_stops_a_recorded_process_and_its_group(root):
-    # a stand-in recorded as the S3 endpoint: its command line names moto_server, as the real one's does
-    # stopped right after its start, as when `up` fails after a spawn: on a loaded machine its /proc/<pid>/cmdline
-    # can still be empty then (Popen returns before the exec maps the new argv), which `down` used to take for
-    # "something else" and leave the process running
+def _recorded_s3_stand_in(root):
+    """A process whose command line names moto_server, recorded in the services env file as the S3 endpoint."""
     proc = subprocess.Popen(
         [sys.executable, "-c", "import time, sys; time.sleep(60)", "moto_server"], start_new_session=True
     )
     env = service_env.env_path(root)
     env.parent.mkdir(parents=True)
     env.write_text(f"REPLEARN_PID_S3={proc.pid}\n")
+    return proc
+
+
+def test_down_stops_a_recorded_process_and_its_group(root):
+    # a stand-in recorded as the S3 endpoint: its command line names moto_server, as the real one's does
+    # stopped right after its start, as when `up` fails after a spawn: on a loaded machine its /proc/<pid>/cmdline
+    # can still be empty then (Popen returns before the exec maps the new argv), which `down` used to take for
+    # "something else" and leave the process running
+    proc = _recorded_s3_stand_in(root)
     said = []
     services.down(root, said.append)
     assert proc.wait(timeout=10) is not None
@@ -76,9 +82,7 @@ def test_down_stops_a_recorded_process_and_its_group(root):
 
 def test_down_rereads_the_empty_command_line_of_a_process_that_is_still_exec_ing(root, monkeypatch):
     """The race above, made certain: the first reads of /proc/<pid>/cmdline come back empty."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "import time, sys; time.sleep(60)", "moto_server"], start_new_session=True
-    )
+    proc = _recorded_s3_stand_in(root)
     try:
         real, reads = services._cmdline, []
 
@@ -87,9 +91,6 @@ def test_down_rereads_the_empty_command_line_of_a_process_that_is_still_exec_ing
             return real(pid) if len(reads) > 3 else ""
 
         monkeypatch.setattr(services, "_cmdline", cmdline)
-        env = service_env.env_path(root)
-        env.parent.mkdir(parents=True)
-        env.write_text(f"REPLEARN_PID_S3={proc.pid}\n")
         said = []
         services.down(root, said.append)
         assert proc.wait(timeout=10) is not None
