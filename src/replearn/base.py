@@ -30,6 +30,7 @@ import functools
 import inspect
 import sys
 import types
+from collections.abc import Callable
 
 import numpy as np
 
@@ -149,10 +150,8 @@ class BaseEstimator:
         out = {name: getattr(self, name) for name in self._param_names()}
         base = self._nested() if deep else None
         if base is not None:
-            from .models import hyperparameters  # the registry (imported lazily: no cycle)
-
             try:
-                defaults = hyperparameters(base)
+                defaults = _registry("hyperparameters")(base)
             except ValueError:  # unknown name: fit will say so
                 defaults = {}
             for key, value in {**defaults, **(self.estimator_params or {})}.items():
@@ -181,8 +180,7 @@ class BaseEstimator:
                     f"invalid parameter {key!r} for {type(self).__name__}; nested parameters "
                     "estimator__<name> need a base learner named by the registry (estimator=...)"
                 )
-            from .models import hyperparameters
-
+            hyperparameters = _registry("hyperparameters")
             if sub not in hyperparameters(base):
                 raise ValueError(
                     f"invalid parameter {key!r} for {type(self).__name__}: {base!r} has no hyperparameter "
@@ -231,10 +229,29 @@ class BaseEstimator:
         return X
 
 
+#: The model registry's look-ups of a base learner named by ``estimator`` (``hyperparameters``, ``builtin_names``,
+#: ``get_class``). :mod:`replearn.models` fills this in when it is imported, and every module defining a class with
+#: ``estimator`` + ``estimator_params`` hyperparameters imports it. This module never imports the registry, so code
+#: that only uses estimators' plumbing (a data generator, a bound) does not depend on every model
+#: (:mod:`replearn.pipeline.deps`).
+BASE_LEARNER_REGISTRY: dict[str, Callable] = {}
+
+
+def _registry(name: str) -> Callable:
+    try:
+        return BASE_LEARNER_REGISTRY[name]
+    except KeyError:
+        raise RuntimeError(
+            "a base learner named by the registry needs replearn.models, which is not imported; "
+            "import replearn.models before using estimator=<name>"
+        ) from None
+
+
 def _check_base_learner(name, params) -> None:
     """``estimator`` is a registry name and ``estimator_params`` None or a dict of its hyperparameters."""
     from .exceptions import ConfigError
-    from .models import builtin_names, get_class, hyperparameters  # the registry (imported lazily: no cycle)
+
+    builtin_names, get_class, hyperparameters = map(_registry, ("builtin_names", "get_class", "hyperparameters"))
 
     if not isinstance(name, str):
         raise ConfigError(f"estimator must be a registry name (a string), got {type(name).__name__} {name!r}")
@@ -291,6 +308,23 @@ class RegressorMixin:
         return float(1.0 - np.sum(resid**2) / ss_tot) if ss_tot > 0 else float("nan")
 
 
+def pairwise_accuracy(scores, y, groups=None) -> float:
+    """Fraction of pairs with different relevance (within a group) ordered correctly by ``scores``;
+    ties in the scores count 1/2 (the AUC for bipartite relevance)."""
+    s = check_array(scores, name="scores", ndim=1)
+    y = check_array(y, name="y", ndim=1)
+    groups = np.zeros(s.size) if groups is None else np.asarray(groups)
+    good = total = 0.0
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        dy = np.sign(y[idx][:, None] - y[idx][None, :])
+        ds = np.sign(s[idx][:, None] - s[idx][None, :])
+        pairs = dy > 0
+        total += pairs.sum()
+        good += np.sum((ds > 0) & pairs) + 0.5 * np.sum((ds == 0) & pairs)
+    return float(good / total) if total else float("nan")
+
+
 class RankerMixin:
     """Learning to rank: ``fit(X, y)`` with relevance grades ``y`` (higher = preferred), ``predict(X)`` a
     score per item, ``score`` the fraction of preference pairs the scores order correctly.
@@ -309,8 +343,6 @@ class RankerMixin:
 
     def score(self, X, y) -> float:
         """Fraction of pairs with different grades (within a query) ordered correctly; score ties count 1/2."""
-        from .models.reductions.ranking import pairwise_accuracy
-
         X = self._validate_predict_input(X)
         pred = self.predict(X)
         y = check_score_targets(y, len(pred), numeric=True)

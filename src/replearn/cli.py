@@ -147,7 +147,7 @@ def _cmd_models(args) -> int:
             print("  plugin models (registered by installed distributions; name them in models.<key>.name):")
             for name, plugin in sorted(plugins.items()):
                 print(f"  {name:26s} [plugin {plugin.dist} {plugin.version}] {plugin.value}")
-        from .pipeline.families import units
+        from .pipeline.units import units
 
         print("  experiment-family units (they run on datasets with `source: <family>`; see docs/architecture.md):")
         for name, (fam, unit) in sorted(units().items()):

@@ -61,6 +61,89 @@ def test_cli_check_fails_on_drift(tmp_path):
     assert res.returncode == 1 and "report: missing dep" in res.stderr
 
 
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_granularity_registries_whole_other_packages_by_file_and_lazy_exports_only_where_named(tmp_path):
+    _tree(
+        tmp_path,
+        {
+            "src/replearn/__init__.py": "",
+            "src/replearn/base.py": "",
+            # a registry: loads members by name, so any import of it brings in the whole folder
+            "src/replearn/reg/__init__.py": "import importlib\ndef get(n):\n    return importlib.import_module(n)\n",
+            "src/replearn/reg/member.py": "",
+            # a static package: followed file by file; listed as a folder only when every module is imported
+            "src/replearn/algo/__init__.py": "from .one import f\n",
+            "src/replearn/algo/one.py": "from ..base import *\n",
+            "src/replearn/algo/two.py": "def g():\n    from .. import reg\n",
+            # lazy exports: heavy.py (which uses the registry) only where `Heavy` is named or the package is an object
+            "src/replearn/lazy/__init__.py": ("from .light import L\nLAZY_EXPORTS = {'Heavy': 'heavy'}\n"),
+            "src/replearn/lazy/light.py": "L = 1\n",
+            "src/replearn/lazy/heavy.py": "from .. import reg\nHeavy = 2\n",
+            "stages/light.py": "from replearn.lazy import L\nfrom replearn.algo import f\n",
+            "stages/heavy.py": "from replearn.lazy import Heavy\nfrom replearn.algo import two\n",
+            "stages/object.py": "import replearn.lazy\n",
+        },
+    )
+    light = deps.code_deps(Path("stages/light.py"), tmp_path)
+    assert light == [
+        "src/replearn/__init__.py",
+        "src/replearn/algo/__init__.py",
+        "src/replearn/algo/one.py",
+        "src/replearn/base.py",
+        "src/replearn/lazy/__init__.py",
+        "src/replearn/lazy/light.py",
+    ]
+    heavy = deps.code_deps(Path("stages/heavy.py"), tmp_path)
+    assert heavy == [
+        "src/replearn/__init__.py",
+        "src/replearn/algo",
+        "src/replearn/base.py",
+        "src/replearn/lazy",
+        "src/replearn/reg",
+    ]
+    assert "src/replearn/reg" in deps.code_deps(Path("stages/object.py"), tmp_path)
+
+
+def test_lazy_exports_load_on_first_use_and_keep_an_export_named_like_its_module():
+    code = (
+        "import sys\n"
+        "import replearn.structured, replearn.deep, replearn.evaluation, replearn.theory\n"
+        "assert 'replearn.models' not in sys.modules, 'a package import loaded the model registry'\n"
+        "from replearn.evaluation.learning_curve import learning_curve as f\n"
+        "import replearn.evaluation as E\n"
+        "assert E.learning_curve is f and callable(E.learning_curve)\n"
+        "assert 'DAgger' in dir(replearn.structured) and replearn.structured.DAgger.__name__ == 'DAgger'\n"
+        "assert 'replearn.models' in sys.modules\n"
+        "try:\n    replearn.deep.nope\nexcept AttributeError as e:\n    assert 'nope' in str(e)\n"
+        "else:\n    raise SystemExit('no AttributeError')\n"
+        "import replearn.base as b\n"
+        "assert sorted(b.BASE_LEARNER_REGISTRY) == ['builtin_names', 'get_class', 'hyperparameters']\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+
+
+def test_what_a_stage_imports_at_start_is_within_its_code_deps():
+    """The modules a stage's script loads when it starts (a check of the static closure against the interpreter)."""
+    for stage, script in deps.stage_scripts(ROOT).items():
+        module = f"replearn.pipeline.stages.{stage}"
+        code = (
+            f"import importlib, sys, replearn.pipeline.stage\nimportlib.import_module({module!r})\n"
+            "print('\\n'.join(sorted(m.__file__ for n, m in sys.modules.items() "
+            "if n.startswith('replearn') and getattr(m, '__file__', None))))"
+        )
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+        loaded = {Path(f).resolve().relative_to(ROOT).as_posix() for f in res.stdout.split()}
+        closure = {p.as_posix() for p in deps.import_closure(script, ROOT)}
+        assert loaded <= closure, (stage, sorted(loaded - closure))
+
+
 # -- params -----------------------------------------------------------------------------------------
 class Recorder(dict):
     """A params mapping that records the dotted path of every value read (iteration reads the whole mapping)."""

@@ -18,7 +18,7 @@ import yaml
 from replearn import models as registry
 from replearn.evaluation.budget import FitFailedError
 from replearn.exceptions import ConfigError
-from replearn.pipeline import compare, config, experiment, paths, records
+from replearn.pipeline import compare, config, experiment, paths, records, summary_metrics
 from replearn.pipeline.data import prepare
 from replearn.pipeline.report import build_report
 from replearn.pipeline.report.cost import LINK_TEXT, build_cost_report, pareto_front
@@ -341,7 +341,7 @@ def test_crossval_records_failures_and_counts_its_fits(project):
     flaky = res.models["flaky"]
     assert 0 < len(flaky.failures) < 6 and all(flaky.scores["accuracy"][f.replicate] is None for f in flaky.failures)
     assert res.variance is None and res.variance_failures["raises"] and "knn" not in res.variance_failures
-    assert experiment.crossval_summary(res)["raises"] == {"not_converged": 0, "failed": 6}
+    assert summary_metrics.crossval_summary(res)["raises"] == {"not_converged": 0, "failed": 6}
     assert timing["knn"]["fit_seconds"] and timing["raises"]["fit_seconds"] == [None] * 6
     records.from_dict(records.EvaluationResult, records.to_dict(res), source="blobs")  # consistent
     with pytest.raises(FitFailedError, match=r"^dataset 'blobs', model 'flaky' \(fail_flaky\), split \d"):

@@ -15,8 +15,10 @@ from replearn import models
 from replearn.exceptions import ConfigError
 from replearn.pipeline import config, experiment, records
 from replearn.pipeline.data import prepare
-from replearn.pipeline.families import family_of_unit, load
+from replearn.pipeline.families import load
 from replearn.pipeline.seeding import derive_seed
+from replearn.pipeline.units import family_of_unit
+from replearn.pipeline.units import load as load_units
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -164,7 +166,7 @@ def test_crossval_pairs_replicates_by_seed_and_is_byte_identical_on_rerun(prepar
     # replicate r of unit key ran with derive_seed(seed, "model", dataset, key, r): rerun one by hand
     fam = load("rl")
     problem = fam.build(params["dataset"]["world"], derive_seed(params["seed"], "rl", "world"))
-    unit = fam.UNITS["value_iteration"]
+    unit = load_units("rl").UNITS["value_iteration"]
     # ... scored on the replicate's evaluation episodes, shared by every unit (common random numbers)
     again = unit.run(
         dict(unit.defaults),
@@ -196,7 +198,7 @@ def test_train_runs_each_unit_once_with_its_final_seed(prepared):
     metrics, result = experiment.train(params, "world", root=root)
     fam = load("rl")
     problem = fam.build(params["dataset"]["world"], derive_seed(params["seed"], "rl", "world"))
-    unit = fam.UNITS["policy_iteration"]
+    unit = load_units("rl").UNITS["policy_iteration"]
     final = unit.run(
         dict(unit.defaults),
         problem,
@@ -212,7 +214,7 @@ def test_train_runs_each_unit_once_with_its_final_seed(prepared):
 # -- the rl family's units ----------------------------------------------------------------------------------
 def _run(unit: str, spec: dict, seed: int = 5, **hp):
     fam = load("rl")
-    u = fam.UNITS[unit]
+    u = load_units("rl").UNITS[unit]
     return u.run({**u.defaults, **hp}, fam.build(spec, 11), seed)
 
 

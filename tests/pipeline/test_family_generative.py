@@ -11,8 +11,9 @@ from scipy.stats import multivariate_normal
 
 from replearn import models
 from replearn.exceptions import ConfigError
-from replearn.pipeline import families
+from replearn.pipeline import families, units
 from replearn.pipeline.families import generative as gen
+from replearn.pipeline.units import generative as gen_units
 
 pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
@@ -50,16 +51,16 @@ def test_module_provides_the_family_contract():
     assert families.load("generative") is gen
     assert gen.NAME == "generative" and gen.TASK == "density" and gen.PRIMARY in gen.METRICS
     assert gen.METRICS["heldout_nll"] is False  # lower is better
-    for name, unit in gen.UNITS.items():
+    for name, unit in gen_units.UNITS.items():
         assert unit.name == name and unit.summary and unit.section
         assert set(unit.constraints) <= set(unit.defaults)
-        assert families.family_of_unit(name, supervised=models.available()) == "generative"
+        assert units.family_of_unit(name, supervised=models.available()) == "generative"
 
 
 def test_unit_names_do_not_shadow_supervised_models():
     from replearn import models
 
-    assert not set(gen.UNITS) & set(models.available())
+    assert not set(gen_units.UNITS) & set(models.available())
 
 
 # -- problems ------------------------------------------------------------------------------------------------
@@ -120,12 +121,12 @@ def test_check_spec_gives_the_cross_key_conditions_the_config_check_prefixes():
 # -- units ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("unit", ["vae", "ppca", "fa_density", "kde"])
 def test_units_on_digits_are_deterministic_and_keep_16_images(unit, digits):
-    a = gen.UNITS[unit].run(FAST[unit], digits, 3)
-    assert _same(a, gen.UNITS[unit].run(FAST[unit], digits, 3))
+    a = gen_units.UNITS[unit].run(FAST[unit], digits, 3)
+    assert _same(a, gen_units.UNITS[unit].run(FAST[unit], digits, 3))
     assert set(a.scores) == set(gen.METRICS) and a.scores["heldout_nll"] is not None
     assert np.asarray(a.extra["samples"]).shape == (16, 64)
     json.dumps(dataclasses.asdict(a))
-    b = gen.UNITS[unit].run(FAST[unit], digits, 4)
+    b = gen_units.UNITS[unit].run(FAST[unit], digits, 4)
     assert a.scores["sample_mmd"] != b.scores["sample_mmd"]  # the samples (at least) follow the seed
     if unit == "vae":
         assert a.scores["heldout_nll"] != b.scores["heldout_nll"] and len(a.curve) == 2
@@ -136,19 +137,19 @@ def test_units_on_digits_are_deterministic_and_keep_16_images(unit, digits):
 
 @pytest.mark.parametrize("unit", ["gan", "flow", "kde"])
 def test_units_on_the_mixture_are_deterministic_and_keep_500_points(unit, mixture):
-    a = gen.UNITS[unit].run(FAST[unit], mixture, 3)
-    assert _same(a, gen.UNITS[unit].run(FAST[unit], mixture, 3))
+    a = gen_units.UNITS[unit].run(FAST[unit], mixture, 3)
+    assert _same(a, gen_units.UNITS[unit].run(FAST[unit], mixture, 3))
     assert np.asarray(a.extra["samples"]).shape == (500, 2) and 0.0 <= a.extra["modes_covered"] <= 1.0
     assert a.scores["reconstruction_error"] is None and a.scores["sample_kde_nll"] is not None
     if unit == "gan":
         assert a.scores["heldout_nll"] is None  # no likelihood: compared through its samples
         assert len(a.curve) == 2 and len(a.extra["generator_loss"]) == 2
     if unit != "kde":
-        assert not _same(a, gen.UNITS[unit].run(FAST[unit], mixture, 4))
+        assert not _same(a, gen_units.UNITS[unit].run(FAST[unit], mixture, 4))
 
 
 def test_ppca_density_is_the_gaussian_with_the_closed_form_covariance(digits):
-    out = gen.UNITS["ppca"].run({"n_components": 5}, digits, 0)
+    out = gen_units.UNITS["ppca"].run({"n_components": 5}, digits, 0)
     X = digits.X_train
     S = np.cov(X, rowvar=False, bias=True)
     lam, U = np.linalg.eigh(S)
@@ -167,15 +168,15 @@ def test_linear_gaussian_models_recover_the_true_heldout_likelihood():
     X = rng.multivariate_normal(np.zeros(6), C, size=6000)
     problem = gen.DensityProblem("synthetic", X[:4000], X[4000:], None, None, 1.0)
     truth = -multivariate_normal(np.zeros(6), C).logpdf(X[4000:]).mean()
-    fa = gen.UNITS["fa_density"].run({"n_components": 2}, problem, 0)
-    ppca = gen.UNITS["ppca"].run({"n_components": 2}, problem, 0)
+    fa = gen_units.UNITS["fa_density"].run({"n_components": 2}, problem, 0)
+    ppca = gen_units.UNITS["ppca"].run({"n_components": 2}, problem, 0)
     assert fa.scores["heldout_nll"] == pytest.approx(truth, abs=0.03)
     assert ppca.scores["heldout_nll"] > fa.scores["heldout_nll"] + 0.01  # isotropic noise is the wrong model here
     assert fa.converged and fa.curve[-1] <= fa.curve[0]
 
 
 def test_kde_unit_matches_a_direct_sum_of_gaussians(mixture):
-    out = gen.UNITS["kde"].run({"bandwidth": 0.3}, mixture, 0)
+    out = gen_units.UNITS["kde"].run({"bandwidth": 0.3}, mixture, 0)
     dens = np.mean(
         [multivariate_normal(c, 0.09 * np.eye(2)).pdf(mixture.X_test) for c in mixture.X_train],
         axis=0,
@@ -187,14 +188,14 @@ def test_kde_log_density_integrates_to_one():
     centers = np.array([[0.0, 0.0], [1.0, -0.5], [-0.7, 0.4]])
     g = np.linspace(-4, 4, 201)
     gx, gy = np.meshgrid(g, g)
-    p = np.exp(gen.gaussian_kde_log_density(np.column_stack([gx.ravel(), gy.ravel()]), centers, 0.4))
+    p = np.exp(gen_units.gaussian_kde_log_density(np.column_stack([gx.ravel(), gy.ravel()]), centers, 0.4))
     assert p.sum() * (g[1] - g[0]) ** 2 == pytest.approx(1.0, abs=1e-6)
 
 
 def test_mmd_is_zero_in_expectation_for_one_distribution_and_positive_for_two():
     rng = np.random.default_rng(1)
     X, Y, Z = rng.normal(size=(300, 2)), rng.normal(size=(300, 2)), rng.normal(loc=1.0, size=(300, 2))
-    assert abs(gen.mmd2_unbiased(X, Y, 1.0)) < 0.01 < gen.mmd2_unbiased(X, Z, 1.0)
+    assert abs(gen_units.mmd2_unbiased(X, Y, 1.0)) < 0.01 < gen_units.mmd2_unbiased(X, Z, 1.0)
     A, B = X[:4], Z[:3]
     k = lambda a, b: np.exp(-((a - b) ** 2).sum() / 2.0)  # noqa: E731
     brute = (
@@ -202,7 +203,7 @@ def test_mmd_is_zero_in_expectation_for_one_distribution_and_positive_for_two():
         + sum(k(a, b) for i, a in enumerate(B) for j, b in enumerate(B) if i != j) / 6
         - 2 * sum(k(a, b) for a in A for b in B) / 12
     )
-    assert gen.mmd2_unbiased(A, B, 1.0) == pytest.approx(brute)
+    assert gen_units.mmd2_unbiased(A, B, 1.0) == pytest.approx(brute)
 
 
 @pytest.mark.parametrize(
@@ -224,7 +225,7 @@ def test_mmd_is_zero_in_expectation_for_one_distribution_and_positive_for_two():
 )
 def test_bad_hyperparameters_are_rejected_clearly(unit, hp, match, mixture):
     with pytest.raises(ConfigError, match=match):
-        gen.UNITS[unit].run(hp, mixture, 0)
+        gen_units.UNITS[unit].run(hp, mixture, 0)
 
 
 # -- pictures (drawn by the report: replearn.pipeline.report.family_figures) ---------------------------------
@@ -232,7 +233,7 @@ def test_the_report_draws_digit_grids_and_scatters(digits, mixture):
     from replearn.pipeline.report import family_figures
 
     def record(problem, units):  # the parts of an EvaluationResult dict that the pictures read
-        return {"models": {u: {"extras": [gen.UNITS[u].run(FAST[u], problem, 0).extra]} for u in units}}
+        return {"models": {u: {"extras": [gen_units.UNITS[u].run(FAST[u], problem, 0).extra]} for u in units}}
 
     evaluations = {
         "ring_mixture": record(mixture, ("kde", "gan")),

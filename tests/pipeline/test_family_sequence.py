@@ -12,8 +12,9 @@ import pytest
 
 from replearn import models
 from replearn.exceptions import ConfigError
-from replearn.pipeline import families
+from replearn.pipeline import families, units
 from replearn.pipeline.families import sequence as seq
+from replearn.pipeline.units import sequence as seq_units
 
 pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
@@ -47,10 +48,10 @@ def test_module_provides_the_family_contract():
     assert families.load("sequence") is seq
     assert seq.NAME == "sequence" and seq.TASK == "language_model" and seq.PRIMARY == "bits_per_char"
     assert seq.METRICS == {"bits_per_char": False, "accuracy": True, "exact_match": True}
-    for name, unit in seq.UNITS.items():
+    for name, unit in seq_units.UNITS.items():
         assert unit.name == name and set(unit.constraints) <= set(unit.defaults)
-        assert families.family_of_unit(name, supervised=models.available()) == "sequence"
-    assert not set(seq.UNITS) & set(models.available())  # never shadows a supervised model such as "mlp"
+        assert units.family_of_unit(name, supervised=models.available()) == "sequence"
+    assert not set(seq_units.UNITS) & set(models.available())  # never shadows a supervised model such as "mlp"
 
 
 # -- problems ------------------------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ def test_check_spec_gives_the_cross_key_conditions_the_config_check_prefixes():
 # -- scoring -------------------------------------------------------------------------------------------------
 def test_scores_of_a_uniform_model_are_log2_v_bits(copy):
     uniform = [np.full((int(m.sum()), copy.vocab_size), -np.log(copy.vocab_size)) for m in copy.test_mask]
-    s = seq._scores(copy, uniform)
+    s = seq_units._scores(copy, uniform)
     assert s["bits_per_char"] == pytest.approx(np.log2(6))
     right = np.mean(np.concatenate([r[m] for r, m in zip(copy.test, copy.test_mask)]) == 0)  # argmax of a tie: 0
     assert s["accuracy"] == pytest.approx(right) and s["exact_match"] == 0.0
@@ -126,45 +127,45 @@ def test_scores_of_a_uniform_model_are_log2_v_bits(copy):
 def test_windows_score_every_position_once():
     ids = np.arange(100) % 7
     mask = np.arange(100) > 0
-    W, M = seq._windows([ids], [mask], 9, 4, "test")
-    starts = seq._window_starts(100, 9, 4)
+    W, M = seq_units._windows([ids], [mask], 9, 4, "test")
+    starts = seq_units._window_starts(100, 9, 4)
     scored = sorted(s + j for s, row in zip(starts, M) for j in np.flatnonzero(row))
     assert scored == list(range(1, 100)) and W.shape[1] == 9
     assert all(np.array_equal(W[r], ids[s : s + 9]) for r, s in enumerate(starts))
 
 
 # -- units ---------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("unit", sorted(seq.UNITS))
+@pytest.mark.parametrize("unit", sorted(seq_units.UNITS))
 def test_units_are_deterministic_in_the_seed(unit, copy, text):
     for problem in (copy, text):
-        a = seq.UNITS[unit].run(FAST[unit], problem, 1)
-        assert _same(a, seq.UNITS[unit].run(FAST[unit], problem, 1))
+        a = seq_units.UNITS[unit].run(FAST[unit], problem, 1)
+        assert _same(a, seq_units.UNITS[unit].run(FAST[unit], problem, 1))
         assert 0.0 <= a.scores["accuracy"] <= 1.0 and a.scores["bits_per_char"] > 0
         assert (a.scores["exact_match"] is None) == (problem is text)
-        b = seq.UNITS[unit].run(FAST[unit], problem, 2)
+        b = seq_units.UNITS[unit].run(FAST[unit], problem, 2)
         if unit == "ngram_lm":  # counts: the seed only changes the generated text
             assert a.scores == b.scores
         else:
             assert a.scores != b.scores and len(a.curve) == 1
-    assert set(a.extra) == {"prompt", "sample"} and len(a.extra["sample"]) == seq.SAMPLE_CHARS
+    assert set(a.extra) == {"prompt", "sample"} and len(a.extra["sample"]) == seq_units.SAMPLE_CHARS
 
 
 def test_ngram_scores_equal_the_models_own_bits_per_token(text):
     from replearn.deep import NGramLM
 
-    out = seq.UNITS["ngram_lm"].run({"order": 4}, text, 0)
+    out = seq_units.UNITS["ngram_lm"].run({"order": 4}, text, 0)
     lm = NGramLM(order=4, vocab_size=text.vocab_size).fit(np.concatenate(text.train))
     assert out.scores["bits_per_char"] == pytest.approx(lm.bits_per_token(text.test[0]), rel=1e-12)
 
 
 def test_ngram_cannot_copy_but_the_networks_can(copy):
-    ngram = seq.UNITS["ngram_lm"].run({"order": 3}, copy, 0).scores
+    ngram = seq_units.UNITS["ngram_lm"].run({"order": 3}, copy, 0).scores
     assert ngram["bits_per_char"] > 2.2 and ngram["accuracy"] < 0.35  # answers are uniform given 2 tokens: log2(5)
-    mlp = seq.UNITS["mlp_lm"].run({"context": 5, "max_iter": 15, "learning_rate": 0.01}, copy, 0).scores
-    short = seq.UNITS["mlp_lm"].run({"context": 3, "max_iter": 15, "learning_rate": 0.01}, copy, 0).scores
+    mlp = seq_units.UNITS["mlp_lm"].run({"context": 5, "max_iter": 15, "learning_rate": 0.01}, copy, 0).scores
+    short = seq_units.UNITS["mlp_lm"].run({"context": 3, "max_iter": 15, "learning_rate": 0.01}, copy, 0).scores
     assert mlp["accuracy"] > 0.95 and mlp["exact_match"] > 0.9  # the window reaches back length + 1 = 5 tokens
     assert short["accuracy"] < 0.45  # a 3-token window never sees the symbol to copy
-    tf = seq.UNITS["transformer_lm"].run({"max_iter": 12, "d_model": 16}, copy, 0).scores
+    tf = seq_units.UNITS["transformer_lm"].run({"max_iter": 12, "d_model": 16}, copy, 0).scores
     assert tf["accuracy"] > 0.95 and tf["bits_per_char"] < 0.3
 
 
@@ -182,7 +183,7 @@ def test_ngram_cannot_copy_but_the_networks_can(copy):
 )
 def test_bad_hyperparameters_are_rejected_clearly(unit, hp, match, text):
     with pytest.raises(ConfigError, match=match):
-        seq.UNITS[unit].run(hp, text, 0)
+        seq_units.UNITS[unit].run(hp, text, 0)
 
 
 def test_a_context_longer_than_the_text_segments_is_rejected_before_training():
@@ -190,4 +191,4 @@ def test_a_context_longer_than_the_text_segments_is_rejected_before_training():
     middle = next(p for p in (seq.build(spec, s) for s in range(50)) if len(p.train) == 2)
     assert [s.size for s in middle.train] == [333, 334]
     with pytest.raises(ConfigError, match=r"a text segment has 333 characters, fewer than context \+ 1 = 334"):
-        seq.UNITS["transformer_lm"].run({"context": 333}, middle, 0)
+        seq_units.UNITS["transformer_lm"].run({"context": 333}, middle, 0)

@@ -12,6 +12,7 @@ import yaml
 from replearn.exceptions import ConfigError
 from replearn.pipeline.families import Outcome, load
 from replearn.pipeline.families import structured as S
+from replearn.pipeline.units import structured as SU
 
 SPEC = {
     "source": "structured",
@@ -40,12 +41,12 @@ def test_module_meets_the_family_contract():
     assert load("structured") is S
     assert S.NAME == "structured" and S.TASK == "sequence_labelling"
     assert S.PRIMARY in S.METRICS and S.METRICS == {"hamming_loss": False, "sequence_error": False}
-    assert set(S.UNITS) == set(FAST)
+    assert set(SU.UNITS) == set(FAST)
     assert not {"source", "models"} & set(S.DATASET_KEYS)  # the config adds those two
     assert S.check_spec(SPEC) == [] and S.check_spec({**SPEC, "min_length": 9}) == [
         "min_length 9 is larger than max_length 8"
     ]
-    for name, unit in S.UNITS.items():
+    for name, unit in SU.UNITS.items():
         assert unit.name == name and unit.section and set(unit.constraints) <= set(unit.defaults)
 
 
@@ -93,7 +94,7 @@ def test_missing_key_is_named():
 
 @pytest.mark.parametrize("unit", sorted(FAST))
 def test_unit_runs_are_deterministic_and_depend_on_the_seed(problem, unit):
-    run = S.UNITS[unit].run
+    run = SU.UNITS[unit].run
     a, b, c = run(FAST[unit], problem, 11), run(FAST[unit], problem, 11), run(FAST[unit], problem, 12)
     assert isinstance(a, Outcome) and a == b
     assert set(a.scores) == set(S.METRICS)
@@ -103,9 +104,9 @@ def test_unit_runs_are_deterministic_and_depend_on_the_seed(problem, unit):
 
 
 def test_curve_has_one_point_per_epoch(problem):
-    out = S.UNITS["structured_svm"].run({"max_iter": 4}, problem, 0)
+    out = SU.UNITS["structured_svm"].run({"max_iter": 4}, problem, 0)
     assert out.n_iter == 4 and len(out.curve) == 4 and len(out.extra["train_hamming_loss"]) == 4
-    out = S.UNITS["structured_perceptron"].run({"max_iter": 4}, problem, 0)
+    out = SU.UNITS["structured_perceptron"].run({"max_iter": 4}, problem, 0)
     assert len(out.curve) == out.n_iter <= 4
 
 
@@ -143,10 +144,10 @@ def _alternating_problem(n_train=20, n_test=10, length=6):
 def test_transitions_are_what_the_structured_models_add():
     problem = _alternating_problem()
     for unit in ("structured_perceptron", "structured_svm"):
-        out = S.UNITS[unit].run({"max_iter": 5}, problem, 0)
+        out = SU.UNITS[unit].run({"max_iter": 5}, problem, 0)
         assert out.scores == {"hamming_loss": 0.0, "sequence_error": 0.0}, unit
     # per position the filler word is labelled 0 or 1 half the time each: one label for all of them
-    out = S.UNITS["token_perceptron"].run({"max_iter": 5, "average": True}, problem, 0)
+    out = SU.UNITS["token_perceptron"].run({"max_iter": 5, "average": True}, problem, 0)
     assert out.scores["hamming_loss"] == pytest.approx(0.5, abs=1 / 6 + 1e-9)
     assert out.scores["sequence_error"] == 1.0
 
@@ -157,7 +158,7 @@ def test_learners_reach_the_bayes_decoder_when_words_identify_labels():
     problem = S.build(spec, 1)
     assert problem.bayes_hamming_loss == 0.0
     for unit in ("structured_perceptron", "token_perceptron"):
-        out = S.UNITS[unit].run({"max_iter": 5, "average": True}, problem, 0)
+        out = SU.UNITS[unit].run({"max_iter": 5, "average": True}, problem, 0)
         assert out.scores == {"hamming_loss": 0.0, "sequence_error": 0.0}, unit
 
 
@@ -175,7 +176,7 @@ def test_learners_reach_the_bayes_decoder_when_words_identify_labels():
 )
 def test_bad_hyperparameters_are_clear_errors(problem, unit, hp, match):
     with pytest.raises(ConfigError, match=match):
-        S.UNITS[unit].run(hp, problem, 0)
+        SU.UNITS[unit].run(hp, problem, 0)
 
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
@@ -190,7 +191,7 @@ def test_the_preset_files_are_valid_for_the_family():
     units = set()
     for key in groups["override /models"]:
         entry = yaml.safe_load((CONF / "models" / f"{key}.yaml").read_text())[key]
-        assert S._resolve(entry["name"], entry["params"])  # known hyperparameters within their constraints
+        assert SU._resolve(entry["name"], entry["params"])  # known hyperparameters within their constraints
         units.add(entry["name"])
     assert {"structured_perceptron", "structured_svm", "token_perceptron"} <= units
     assert groups["override /design"] == "seeds" and preset["design"]["n_seeds"] >= 5

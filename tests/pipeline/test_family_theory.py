@@ -16,6 +16,7 @@ from replearn.exceptions import ConfigError
 from replearn.pipeline.families import Outcome, load
 from replearn.pipeline.families import theory as T
 from replearn.pipeline.report.family_figures import theory_figures, violations
+from replearn.pipeline.units import theory as TU
 
 SPEC = {"source": "theory", "n": 200, "trials": 400}
 
@@ -32,7 +33,7 @@ def test_module_meets_the_family_contract():
     assert not {"source", "models"} & set(T.DATASET_KEYS)  # the config adds those two
     assert T.SCALE_BY == "n" and set(T.SCALE_METRICS) <= set(T.METRICS)
     assert T.check_spec(SPEC) == [] and "above the limit" in T.check_spec({**SPEC, "n": 10**6, "trials": 1000})[0]
-    for name, unit in T.UNITS.items():
+    for name, unit in TU.UNITS.items():
         assert unit.name == name and unit.section and set(unit.constraints) <= set(unit.defaults)
 
 
@@ -61,9 +62,9 @@ def test_bad_dataset_specs_name_the_key_and_the_range(change, match):
         T.build({**SPEC, **change}, 0)
 
 
-@pytest.mark.parametrize("unit", sorted(T.UNITS))
+@pytest.mark.parametrize("unit", sorted(TU.UNITS))
 def test_unit_runs_are_deterministic_and_depend_on_the_seed(sim, unit):
-    run = T.UNITS[unit].run
+    run = TU.UNITS[unit].run
     a, b, c = run({}, sim, 5), run({}, sim, 5), run({}, sim, 6)
     assert isinstance(a, Outcome) and a == b
     assert set(a.scores) == set(T.METRICS)
@@ -76,19 +77,19 @@ def test_unit_runs_are_deterministic_and_depend_on_the_seed(sim, unit):
 
 def test_bounds_are_the_texts_formulas(sim):
     n, delta = sim.n, sim.delta
-    coins = T.UNITS["hoeffding_coins"].run({"gamma": 0.1}, sim, 0).scores
+    coins = TU.UNITS["hoeffding_coins"].run({"gamma": 0.1}, sim, 0).scores
     assert coins["bound"] == pytest.approx(math.sqrt(math.log(2 / delta) / (2 * n)))
     assert coins["prob_bound"] == pytest.approx(2 * math.exp(-2 * 0.1**2 * n))  # 2 e^{-4} = 0.0366
-    erm = T.UNITS["erm_finite_h"].run({}, sim, 0).scores
+    erm = TU.UNITS["erm_finite_h"].run({}, sim, 0).scores
     assert erm["bound"] == pytest.approx(math.sqrt(math.log(2 * 21 / delta) / (2 * n)))
     big = T.build({**SPEC, "n": 1000, "trials": 20}, 0)
-    epfl = T.UNITS["test_set_selection"].run({"n_models": 10}, big, 0).scores
+    epfl = TU.UNITS["test_set_selection"].run({"n_models": 10}, big, 0).scores
     assert epfl["bound"] == pytest.approx(0.0547, abs=5e-5)  # EPFL notes: K = 10, n = 1000, delta = 0.05
 
 
 def test_coin_flips_match_the_exact_binomial_probability():
     sim = T.build({"source": "theory", "n": 50, "trials": 20_000, "coin_bias": 0.3}, 0)
-    out = T.UNITS["hoeffding_coins"].run({"gamma": 0.1}, sim, 1).scores
+    out = TU.UNITS["hoeffding_coins"].run({"gamma": 0.1}, sim, 1).scores
     k = np.arange(51)
     exact = stats.binom.pmf(k, 50, 0.3)[np.abs(k - 15) > 5].sum()  # |k/50 - 0.3| > 0.1 in integers: no float ties
     se = math.sqrt(exact * (1 - exact) / 20_000)
@@ -100,7 +101,7 @@ def test_coin_flips_match_the_exact_binomial_probability():
 
 def test_a_fair_certain_coin_never_deviates():
     sim = T.build({**SPEC, "coin_bias": 1.0}, 0)
-    out = T.UNITS["hoeffding_coins"].run({}, sim, 0).scores
+    out = TU.UNITS["hoeffding_coins"].run({}, sim, 0).scores
     assert out["measured"] == 0.0 and out["prob_measured"] == 0.0 and out["slack"] == out["bound"]
 
 
@@ -111,7 +112,7 @@ def test_empirical_threshold_risks_equal_brute_force():
     grid = np.linspace(0.0, 1.0, 9)
     x[0, :3] = grid[2:5]  # points exactly on thresholds: h_t(x) = 1[x >= t]
     brute = np.mean((x[:, None, :] >= grid[None, :, None]) != y[:, None, :], axis=2)
-    np.testing.assert_allclose(T._empirical_threshold_risks(x, y, grid), brute)
+    np.testing.assert_allclose(TU._empirical_threshold_risks(x, y, grid), brute)
 
 
 def test_threshold_risk_formula_by_monte_carlo(sim):
@@ -119,11 +120,11 @@ def test_threshold_risk_formula_by_monte_carlo(sim):
     x = rng.random((1, 400_000))
     y = (x >= sim.threshold) ^ (rng.random(x.shape) < sim.label_noise)
     grid = np.linspace(0.0, 1.0, sim.n_hypotheses)
-    np.testing.assert_allclose(T._empirical_threshold_risks(x, y, grid)[0], T._threshold_risks(sim), atol=0.003)
+    np.testing.assert_allclose(TU._empirical_threshold_risks(x, y, grid)[0], T._threshold_risks(sim), atol=0.003)
 
 
 def test_measured_gap_shrinks_with_n_like_the_bound():
-    out = {n: T.UNITS["erm_finite_h"].run({}, T.build({**SPEC, "n": n}, 0), 0).scores for n in (50, 200, 800)}
+    out = {n: TU.UNITS["erm_finite_h"].run({}, T.build({**SPEC, "n": n}, 0), 0).scores for n in (50, 200, 800)}
     assert out[50]["measured"] > out[200]["measured"] > out[800]["measured"]
     ratio = [out[n]["bound"] / out[n]["measured"] for n in (50, 200, 800)]
     assert all(1.0 < r < 6.0 for r in ratio)  # the union bound is loose, but by a bounded factor here
@@ -131,10 +132,10 @@ def test_measured_gap_shrinks_with_n_like_the_bound():
 
 def test_the_union_bound_covers_the_worst_of_k_models():
     sim = T.build({**SPEC, "n": 100, "trials": 2000}, 0)
-    one = T.UNITS["test_set_selection"].run({"n_models": 1}, sim, 0)
+    one = TU.UNITS["test_set_selection"].run({"n_models": 1}, sim, 0)
     assert one.scores["bound"] == one.extra["single_model_bound"]
     assert one.scores["violation_rate"] == one.extra["single_model_violation_rate"]
-    many = T.UNITS["test_set_selection"].run({"n_models": 200, "max_angle": math.pi}, sim, 0)
+    many = TU.UNITS["test_set_selection"].run({"n_models": 200, "max_angle": math.pi}, sim, 0)
     # the worst of 200 deviations exceeds the one-model bound more often than one model does; the bound with
     # the union over K = 200 holds
     assert many.extra["single_model_violation_rate"] > 2 * one.extra["single_model_violation_rate"]
@@ -153,7 +154,7 @@ def test_the_union_bound_covers_the_worst_of_k_models():
 )
 def test_bad_hyperparameters_are_clear_errors(sim, unit, hp, match):
     with pytest.raises(ConfigError, match=match):
-        T.UNITS[unit].run(hp, sim, 0)
+        TU.UNITS[unit].run(hp, sim, 0)
 
 
 def _evaluations(slack_shift=0.0):
@@ -163,7 +164,7 @@ def _evaluations(slack_shift=0.0):
         sim = T.build({**SPEC, "n": n, "trials": 200}, 0)
         models = {}
         for key in ("hoeffding_coins", "erm_finite_h"):
-            outs = [T.UNITS[key].run({}, sim, seed) for seed in range(3)]
+            outs = [TU.UNITS[key].run({}, sim, seed) for seed in range(3)]
             scores = {m: [o.scores[m] for o in outs] for m in T.METRICS}
             scores["measured"] = [v + slack_shift for v in scores["measured"]]
             scores["slack"] = [b - m for b, m in zip(scores["bound"], scores["measured"])]
@@ -217,5 +218,5 @@ def test_the_preset_files_are_valid_for_the_family():
     assert ns == sorted(ns) and len(ns) >= 3  # one dataset per n: bound and measured against n
     for key in groups["override /models"]:
         entry = yaml.safe_load((CONF / "models" / f"{key}.yaml").read_text())[key]
-        assert T._resolve(entry["name"], entry["params"]) is not None
+        assert TU._resolve(entry["name"], entry["params"]) is not None
     assert groups["override /design"] == "seeds"

@@ -1,6 +1,6 @@
 """The validation gate: the validate stage stamps the params.yaml it accepted, a later stage given the same bytes
-skips the schema (and the registries it reads), any other params.yaml is validated in full; the schema the gate may
-import stays among every stage's code deps."""
+trusts the stamp, any other params.yaml is validated in full by the gate in a child process; a stage other than
+validate never imports the schema, so editing a model does not rerun ``prepare``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from replearn.pipeline import config, deps, params, stage
+from replearn.pipeline import config, deps, gate, params, stage
+from replearn.pipeline.stages import validate as validate_stage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,43 +21,48 @@ ROOT = Path(__file__).resolve().parents[2]
 def project(tmp_path, monkeypatch):
     shutil.copy2(ROOT / "params.yaml", tmp_path / "params.yaml")
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    (tmp_path / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the shipped registry the schema reads
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
 
-def _spy_validate(monkeypatch) -> list[dict]:
-    calls: list[dict] = []
-    real = config.validate
+def _spy(monkeypatch, module, name) -> list:
+    calls: list = []
+    real = getattr(module, name)
 
-    def spy(p, **kw):
-        calls.append(p)
-        return real(p, root=ROOT, **kw)
+    def spy(*args, **kw):
+        calls.append(args)
+        return real(*args, **kw)
 
-    monkeypatch.setattr(config, "validate", spy)
+    monkeypatch.setattr(module, name, spy)
     return calls
 
 
 def test_validate_stamps_and_a_later_stage_trusts_the_stamp(project, monkeypatch):
-    calls = _spy_validate(monkeypatch)
-    seen = []
-    stage.run("validate", seen.append)
-    assert len(calls) == 1 and len(seen) == 1
+    checks = _spy(monkeypatch, gate, "validate")
+    children = _spy(monkeypatch, stage, "_gate")
+    stage.run("validate", validate_stage.main)
+    assert len(checks) == 1
     stamp = json.loads((project / ".replearn" / "validated.json").read_text())
     assert stamp["schema_version"] == config.SCHEMA_VERSION and len(stamp["params_sha256"]) == 64
+    assert json.loads((project / "results" / "config.json").read_text()) == config.validation_record()
 
-    stage.run("prepare", seen.append)  # same bytes: no second validation
-    assert len(calls) == 1 and len(seen) == 2 and seen[1] == seen[0]
-    stage.run("validate", seen.append)  # the validate stage always checks
-    assert len(calls) == 2
+    seen = []
+    stage.run("prepare", seen.append)  # same bytes: no second validation, no child process
+    assert len(checks) == 1 and not children and seen == [params.load_params()]
+    stage.run("validate", validate_stage.main)  # the validate stage always checks
+    assert len(checks) == 2
 
 
 def test_an_edited_params_file_is_validated_in_full_before_the_stage(project, monkeypatch, capsys):
-    calls = _spy_validate(monkeypatch)
-    stage.run("validate", lambda p: None)
+    stage.run("validate", validate_stage.main)
+    children = _spy(monkeypatch, stage, "_gate")
     text = (project / "params.yaml").read_text()
     (project / "params.yaml").write_text(text + "\n")  # same content, other bytes: validated again
-    stage.run("train", lambda p: None)
-    assert len(calls) == 2 and params.is_validated(project / "params.yaml")
+    assert not params.is_validated(project / "params.yaml")
+    ran = []
+    stage.run("train", ran.append)
+    assert len(children) == 1 and len(ran) == 1 and params.is_validated(project / "params.yaml")
 
     bad = yaml.safe_load(text)
     bad["cv"]["folds"] = "ten"
@@ -64,9 +70,19 @@ def test_an_edited_params_file_is_validated_in_full_before_the_stage(project, mo
     ran = []
     with pytest.raises(SystemExit) as exc:
         stage.run("crossval", ran.append)
-    assert exc.value.code == 2 and not ran
-    assert "cv.folds" in capsys.readouterr().err
+    assert exc.value.code == 2 and not ran and len(children) == 2
+    err = capsys.readouterr().err
+    assert "replearn crossval: invalid configuration" in err and "cv.folds" in err  # the schema's own message
     assert not params.is_validated(project / "params.yaml")
+
+
+def test_the_gate_run_as_a_program_exits_2_with_the_reason(project, capsys):
+    assert gate.main(["params.yaml"]) == 0 and params.is_validated("params.yaml")
+    bad = yaml.safe_load((project / "params.yaml").read_text())
+    bad["seed"] = -1
+    (project / "params.yaml").write_text(yaml.safe_dump(bad))
+    assert gate.main(["params.yaml"]) == 2
+    assert "seed" in capsys.readouterr().err and not params.is_validated("params.yaml")
 
 
 def test_a_stamp_of_another_schema_or_version_is_not_trusted(project):
@@ -82,7 +98,22 @@ def test_a_stamp_of_another_schema_or_version_is_not_trusted(project):
     assert not params.is_validated(p)
 
 
-def test_the_schema_the_gate_may_import_is_a_code_dep_of_every_stage():
-    for script in ("stages/prepare.py", "stages/report.py"):
-        closure = {p.as_posix() for p in deps.import_closure(Path(script), ROOT)}
-        assert "src/replearn/pipeline/stage.py" in closure and "src/replearn/pipeline/config.py" in closure, script
+def test_only_the_validate_stage_imports_the_schema_and_no_stage_imports_the_gate():
+    closures = {
+        name: {p.as_posix() for p in deps.import_closure(script, ROOT)}
+        for name, script in deps.stage_scripts(ROOT).items()
+    }
+    assert "src/replearn/pipeline/config.py" in closures["validate"]
+    assert "src/replearn/pipeline/gate.py" in closures["validate"]
+    assert "src/replearn/pipeline/config.py" not in closures["prepare"]
+    assert not any("src/replearn/pipeline/gate.py" in c for n, c in closures.items() if n != "validate")
+    assert stage.GATE_MODULE == gate.__name__  # the child process runs this very module
+
+
+def test_editing_a_model_never_reruns_prepare():
+    """No model file is among prepare's code deps, and each is among those of validate (its constraints), train
+    and crossval."""
+    code = {name: deps.code_deps(script, ROOT) for name, script in deps.stage_scripts(ROOT).items()}
+    assert not any(e == "src/replearn/models" or e.startswith("src/replearn/models/") for e in code["prepare"])
+    for name in ("validate", "train", "crossval"):
+        assert "src/replearn/models" in code[name], name

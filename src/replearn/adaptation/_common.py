@@ -6,6 +6,7 @@ import inspect
 
 import numpy as np
 
+from .. import models  # noqa: F401 -- the registry names the base learners (and registers them with replearn.base)
 from ..exceptions import ConfigError
 
 _SEED_MAX = 2**31 - 1

@@ -11,6 +11,7 @@
 * :mod:`.fgan`: f-divergence variational bounds (KL, reverse KL, JS, Pearson chi^2) and :class:`FGAN`.
 """
 
+from .._lazy import lazy_exports
 from .attention import (
     MultiHeadAttention,
     MultiHeadCrossAttention,
@@ -18,7 +19,6 @@ from .attention import (
     scaled_dot_product_attention,
     sinusoidal_positional_encoding,
 )
-from .contrastive import SimCLR, augment_images, linear_probe_accuracy
 from .fgan import DIVERGENCES, FGAN, f_divergence, optimal_critic, variational_bound
 from .flow import RealNVP
 from .gan import GAN
@@ -29,6 +29,11 @@ from .sequences import CharVocabulary, make_copy_task, sequence_accuracy, stride
 from .toy_data import gaussian_ring_log_density, make_gaussian_ring, mode_coverage, ring_centers
 from .transformer import CausalTransformer, EncoderDecoderTransformer, Seq2SeqTransformer, TransformerLM
 from .vae import VAE
+
+#: SimCLR's linear probe fits a model of the registry: loaded when one of these names is first used
+#: (:mod:`replearn._lazy`), so the data generators and the other models do not import every model
+LAZY_EXPORTS = {"SimCLR": "contrastive", "augment_images": "contrastive", "linear_probe_accuracy": "contrastive"}
+__getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
 __all__ = [
     "Module",

@@ -12,10 +12,8 @@ The statistics used to compare the resulting scores live in :mod:`replearn.stats
 (docs/statistics.md).
 """
 
-from .bias_variance import bias_variance_decomposition
-from .bootstrap_error import bootstrap_632, error_632, loo_bootstrap_error, no_information_error
+from .._lazy import lazy_exports
 from .curves import auc, average_precision, precision_recall_curve, roc_curve
-from .learning_curve import learning_curve
 from .metrics import (
     METRICS,
     Metric,
@@ -36,9 +34,24 @@ from .metrics import (
     roc_auc,
     score_predictions,
 )
-from .model_selection import GridSearchResult, expand_grid, grid_search, nested_cross_validate
 from .resampling import bootstrap_splits, group_kfold_splits, leave_one_out_splits, train_dev_test_split_indices
 from .splits import ALL_SCHEMES, SCHEMES, Split, make_splits, repeat_seed, train_test_split_indices
+
+#: what fits models of the registry (by name): loaded when one of these names is first used (:mod:`replearn._lazy`),
+#: so that code reading scores and splits does not import every model
+LAZY_EXPORTS = {
+    "bias_variance_decomposition": "bias_variance",
+    "bootstrap_632": "bootstrap_error",
+    "error_632": "bootstrap_error",
+    "loo_bootstrap_error": "bootstrap_error",
+    "no_information_error": "bootstrap_error",
+    "learning_curve": "learning_curve",
+    "GridSearchResult": "model_selection",
+    "expand_grid": "model_selection",
+    "grid_search": "model_selection",
+    "nested_cross_validate": "model_selection",
+}
+__getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
 __all__ = [
     "ALL_SCHEMES",

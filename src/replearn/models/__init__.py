@@ -23,6 +23,7 @@ import inspect
 import warnings
 from dataclasses import dataclass
 
+from ..base import BASE_LEARNER_REGISTRY
 from ..exceptions import ConfigError
 
 #: The entry-point group through which installed distributions register models.
@@ -290,6 +291,9 @@ def create(name: str, **params):
         raise ConfigError(f"model {name!r} has no hyperparameter(s) {unknown}; valid hyperparameters: {sorted(valid)}")
     return cls(**params)
 
+
+# how replearn.base looks up a base learner named by ``estimator`` (base never imports the registry itself)
+BASE_LEARNER_REGISTRY.update(hyperparameters=hyperparameters, builtin_names=builtin_names, get_class=get_class)
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -168,7 +168,7 @@ def load_and_validate(path: str | os.PathLike = PARAMS_FILE, *, root: Path | Non
 def _models():
     """Supervised registry models and experiment-family units (``pipeline.families``): the valid model names."""
     from .. import models
-    from .families import units
+    from .units import units
 
     return sorted({*models.available(), *units()})
 
@@ -484,10 +484,11 @@ def _constraint_errors(cls, values: dict, key: str, errors: list[str]) -> None:
 
 def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str]) -> None:
     """A dataset of an experiment family: its keys, and at least one configured unit that can run on it."""
-    from . import families
+    from . import families, units
 
     key = f"dataset.{name}"
     fam = families.load(spec["source"])
+    fam_units = units.load(spec["source"]).UNITS
     n_errors = len(errors)
     _check(spec, {"source": str, "models": Optional_(ListOf(str)), **fam.DATASET_KEYS}, key, errors)
     if len(errors) != n_errors:
@@ -500,10 +501,10 @@ def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str]
     runnable = [
         k
         for k, m in params["models"].items()
-        if (only is None or k in only) and isinstance(m, dict) and _unit_runs_on(fam, m.get("name"), spec)
+        if (only is None or k in only) and isinstance(m, dict) and _unit_runs_on(fam_units, m.get("name"), spec)
     ]
     if not runnable:
-        able = sorted(u for u, unit in fam.UNITS.items() if unit.supports is None or unit.supports(spec))
+        able = sorted(u for u, unit in fam_units.items() if unit.supports is None or unit.supports(spec))
         errors.append(
             f"{key}: no configured model can run on this {fam.NAME} dataset "
             f"({', '.join(only if only is not None else params['models'])}); units that can: {', '.join(able)}"
@@ -523,14 +524,14 @@ def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str]
         )
 
 
-def _unit_runs_on(fam, unit_name, spec: dict) -> bool:
-    unit = fam.UNITS.get(unit_name) if isinstance(unit_name, str) else None
+def _unit_runs_on(fam_units, unit_name, spec: dict) -> bool:
+    unit = fam_units.get(unit_name) if isinstance(unit_name, str) else None
     return unit is not None and (unit.supports is None or bool(unit.supports(spec)))
 
 
 def _check_models(params: dict, errors: list[str]) -> None:
     from .. import models
-    from .families import family_of_unit, units
+    from .units import family_of_unit, units
 
     for key, spec in params["models"].items():
         if not _check_key("models", key, errors):
@@ -769,7 +770,7 @@ def _check_design(params: dict, errors: list[str]) -> None:
             f"with a configured model key ({', '.join(params['models'])})"
         )
         return
-    from .families import family_of_unit, units
+    from .units import family_of_unit, units
 
     unit_name = params["models"][key]["name"]
     if family_of_unit(unit_name, supervised=models.available()) is not None:
@@ -824,8 +825,10 @@ def _models_compared_on(params: dict, name: str, spec) -> int:
     if not families.is_family_source(spec.get("source")):
         return len(keys)
     try:
-        fam = families.load(spec["source"])
-        return sum(1 for k in keys if _unit_runs_on(fam, (params["models"][k] or {}).get("name"), spec))
+        from . import units
+
+        fam_units = units.load(spec["source"]).UNITS
+        return sum(1 for k in keys if _unit_runs_on(fam_units, (params["models"][k] or {}).get("name"), spec))
     except Exception:  # a broken family dataset is reported by _check_family_dataset
         return 0
 

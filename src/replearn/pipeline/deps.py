@@ -5,13 +5,18 @@ through other modules (imports inside functions included). :func:`import_closure
 ``import`` statements of a stage script with :mod:`ast` (nothing is executed), and
 :func:`code_deps` turns the files it finds into DVC deps entries:
 
-* a file of a sub-package of ``replearn`` other than ``pipeline`` (``models``, ``stats``, ...)
-  becomes the whole folder of that sub-package: the registries there import their members by
-  name (``importlib``), which no static analysis sees, and a folder covers them all;
-* a file directly in ``src/replearn`` or ``src/replearn/pipeline`` stays a file, so that editing
-  the report code does not rerun training; a sub-package of ``pipeline`` becomes its folder, except
-  ``pipeline/stages`` (one module per stage, whose ``main`` the stage script calls): a stage depends
-  on its own module there, not on the other stages'.
+* a sub-package that loads its members by name (a registry calling :func:`importlib.import_module`:
+  ``models``, ``stats``, ``features``, ``pipeline/families``, ...), which no static analysis follows, is
+  taken whole: importing any of its modules brings in every module of its folder;
+* any other imported file is a dep of its own, and a folder whose every module the stage imports is listed as
+  the folder (``src/replearn/rl``) rather than file by file, so that ``dvc.yaml`` stays short. Editing a
+  module a stage never imports (a model, for ``prepare``) does not rerun it;
+* files directly in ``src/replearn`` and ``src/replearn/pipeline`` are always listed one by one, and of
+  ``pipeline/stages`` (one module per stage, whose ``main`` the stage script calls) a stage depends on its own
+  module, not on the other stages'.
+* a package's lazy exports (:mod:`replearn._lazy`: ``LAZY_EXPORTS`` in its ``__init__``) are followed where they
+  can be used: ``from replearn.structured import DAgger`` brings in ``structured/imitation.py``, an import of
+  ``replearn.structured`` that names only its other members does not.
 
 ``python -m replearn deps --check`` fails when a stage's deps in ``dvc.yaml`` differ from these
 (a missing file would let results go stale; a superfluous one reruns a stage for nothing), and
@@ -22,12 +27,14 @@ comments and every other entry as they are. A test runs the check.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
 PACKAGE = "replearn"
 SRC = Path("src")
 FINE_GRAINED = ("", "pipeline", "pipeline/stages")  # package folders whose modules are listed one by one
+_BY_NAME = frozenset({"import_module", "__import__"})  # the calls that import a module named by a string
 
 _CMD = re.compile(r"python\s+(stages/[\w-]+\.py)")
 
@@ -53,14 +60,33 @@ def _parse(path: Path) -> ast.AST:
     return _PARSED[key]
 
 
-def _imported_modules(path: Path, module: str) -> set[str]:
-    """Every ``replearn`` module named by an import statement in ``path`` (the module ``module``)."""
+def _lazy_exports(src: Path, package: str) -> dict[str, str]:
+    """The ``LAZY_EXPORTS`` literal of package ``package``'s ``__init__`` (name -> submodule; :mod:`replearn._lazy`)."""
+    init = src.joinpath(*package.split("."), "__init__.py")
+    if not init.is_file():
+        return {}
+    for node in ast.iter_child_nodes(_parse(init)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "LAZY_EXPORTS" for t in node.targets):
+            return dict(ast.literal_eval(node.value))
+    return {}
+
+
+def _imported_modules(path: Path, module: str, src: Path = SRC) -> set[str]:
+    """Every ``replearn`` module named by an import statement in ``path`` (the module ``module``).
+
+    A package's lazy exports (:mod:`replearn._lazy`) count where they can be used: the module of each lazily
+    exported name imported by ``from package import name``, and all of them where the package itself is bound
+    as a module object (``import a.b``, ``from a import b``, ``from a.b import *``)."""
     tree = _parse(path)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: set[str] = set()
+    as_objects: set[str] = set()  # packages bound as module objects
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            for alias in node.names:
+                found.add(alias.name)
+                parts = alias.name.split(".")
+                as_objects.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - (node.level - 1)]
@@ -68,7 +94,17 @@ def _imported_modules(path: Path, module: str) -> set[str]:
             else:
                 target = node.module or ""
             found.add(target)
-            found.update(f"{target}.{alias.name}" for alias in node.names)  # `from pkg import module`
+            lazy = _lazy_exports(src, target) if target.startswith(PACKAGE) else {}
+            for alias in node.names:
+                found.add(f"{target}.{alias.name}")  # `from pkg import module`
+                as_objects.add(f"{target}.{alias.name}")
+                if alias.name == "*":
+                    as_objects.add(target)
+                elif alias.name in lazy:
+                    found.add(f"{target}.{lazy[alias.name]}")
+    for obj in as_objects:
+        if obj == PACKAGE or obj.startswith(PACKAGE + "."):
+            found.update(f"{obj}.{sub}" for sub in set(_lazy_exports(src, obj).values()))
     return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
 
 
@@ -83,20 +119,35 @@ def _files_used_by_path(path: Path) -> list[Path]:
     return sorted(path.with_name(n) for n in names if path.with_name(n).is_file())
 
 
-def _package_members(src: Path, module: str) -> list[Path]:
-    """All modules of the coarse sub-package ``module`` belongs to (none for the fine-grained folders)."""
+@functools.cache
+def _loads_by_name(folder: Path) -> bool:
+    """Whether a module of ``folder`` (a package, sub-packages included) imports modules named by strings."""
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(_parse(path)):
+            if isinstance(node, ast.Call):
+                fn = node.func
+                name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+                if name in _BY_NAME:
+                    return True
+    return False
+
+
+def _package_root(src: Path, module: str) -> Path | None:
+    """The folder of the sub-package ``module`` belongs to (``replearn/<x>`` or ``replearn/pipeline/<x>``;
+    ``pipeline/stages`` excluded: a stage depends on its own module only), or None for a top-level module."""
     parts = module.split(".")
-    if (
-        len(parts) < 2
-        or "/".join(parts[1:3]) in FINE_GRAINED  # pipeline/stages: each stage's own module
-        # a module of pipeline/ itself is fine-grained; a sub-package of pipeline/ (report, families) is followed
-        # through all its members: families/__init__ loads the family modules by name (importlib)
-        or (parts[1] == "pipeline" and (len(parts) < 3 or not src.joinpath(*parts[:3]).is_dir()))
-        or (len(parts) == 2 and not (src / PACKAGE / parts[1]).is_dir())
-    ):
-        return []
-    folder = src.joinpath(*parts[:3]) if parts[1] == "pipeline" else src / PACKAGE / parts[1]
-    return sorted(folder.rglob("*.py")) if folder.is_dir() else []
+    depth = 3 if len(parts) > 1 and parts[1] == "pipeline" else 2
+    if len(parts) < depth or "/".join(parts[1:depth]) in FINE_GRAINED:
+        return None
+    folder = src.joinpath(*parts[:depth])
+    return folder if folder.is_dir() else None
+
+
+def _package_members(src: Path, module: str) -> list[Path]:
+    """All modules of the sub-package ``module`` belongs to when that package loads its members by name (a
+    registry), else none: the imports of the others are followed one by one."""
+    folder = _package_root(src, module)
+    return sorted(folder.rglob("*.py")) if folder is not None and _loads_by_name(folder) else []
 
 
 def _module_name(src: Path, path: Path) -> str:
@@ -125,7 +176,7 @@ def import_closure(script: Path, root: Path) -> set[Path]:
         for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("tracking_model.py")
             if sibling not in seen:
                 todo.append((sibling, _module_name(src, sibling)))
-        for name in _imported_modules(path, module):
+        for name in _imported_modules(path, module, src):
             parts = name.split(".")
             for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
                 sub = ".".join(parts[:i])
@@ -137,17 +188,26 @@ def import_closure(script: Path, root: Path) -> set[Path]:
 
 def code_deps(script: Path, root: Path) -> list[str]:
     """The ``src/`` deps entries that cover :func:`import_closure` of ``script`` (see the module docstring)."""
-    entries: set[str] = set()
+    root = Path(root)
     pkg = SRC / PACKAGE
-    for f in import_closure(script, root):
+    closure = import_closure(script, root)
+    complete: dict[Path, bool] = {}
+
+    def whole(folder: Path) -> bool:  # every module under ``folder`` is in the closure
+        if folder not in complete:
+            complete[folder] = all(f.relative_to(root) in closure for f in (root / folder).rglob("*.py"))
+        return complete[folder]
+
+    entries: set[str] = set()
+    for f in closure:
         rel = f.relative_to(pkg)
-        parent = rel.parent.as_posix()
-        parent = "" if parent == "." else parent
-        if parent in FINE_GRAINED:
-            entries.add(f.as_posix())
-        else:
-            top = rel.parts[0] if parent.split("/")[0] != "pipeline" else "/".join(rel.parts[:2])
-            entries.add((pkg / top).as_posix())
+        entry = f
+        for depth in range(1, len(rel.parts)):  # the highest folder of the closure, fine-grained ones excepted
+            folder = pkg.joinpath(*rel.parts[:depth])
+            if folder.relative_to(pkg).as_posix() not in FINE_GRAINED and whole(folder):
+                entry = folder
+                break
+        entries.add(entry.as_posix())
     return sorted(entries)
 
 

@@ -23,7 +23,7 @@ from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError
 from ..features import FeaturePipeline
 from ..persistence import load_model, save_model
-from . import families, paths, records
+from . import families, paths, records, units
 from .data import Dataset, check_class_counts, load_meta, load_part, write_json
 from .designs import (
     half_sampling_applies,
@@ -67,7 +67,7 @@ def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpe
     for key, m in params["models"].items():
         if only is not None and key not in only:
             continue
-        if families.family_of_unit(m["name"], supervised=registry.available()) is not None:
+        if units.family_of_unit(m["name"], supervised=registry.available()) is not None:
             continue  # a unit of an experiment family: runs on that family's problems only
         hp = dict(m.get("params") or {})
         kind = _model_kind(m["name"], hp, dataset_task)
@@ -731,78 +731,22 @@ def crossval_log_lines(name: str, result: records.EvaluationResult, summary: dic
     return lines
 
 
-def crossval_summary(result: records.EvaluationResult) -> dict:
-    """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``).
-
-    Over the replicates whose fit succeeded; ``failed`` (present when above 0) counts the others. For a sweep,
-    the scores at each model's best point of the primary metric (and that point, when it is a number): the mean
-    over every point of a sweep would mean nothing.
-    """
-    out: dict[str, dict[str, float]] = {}
-    metric = result.primary_metric
-    hib = result.greater_is_better[metric]
-    for key, m in result.models.items():
-        failed = m.failed()
-        idx = [i for i in range(len(result.splits)) if i not in failed]
-        out[key] = {"not_converged": int(sum(c is False for c in m.converged))}
-        if failed:
-            out[key]["failed"] = len(failed)
-        if result.scheme.design == "sweep":
-            by_point: dict[str, tuple] = {}
-            for i, s in enumerate(result.splits):
-                if i not in failed:
-                    by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
-            means: dict[str, float] = {
-                k: float(np.mean([m.scores[metric][i] for i in v[1]]))
-                for k, v in by_point.items()
-                if all(m.scores[metric][i] is not None for i in v[1])
-            }
-            if means:
-                best = (max if hib else min)(means, key=lambda k: means[k])
-                idx = by_point[best][1]
-                point = by_point[best][0]
-                if isinstance(point, (int, float)) and not isinstance(point, bool):
-                    out[key]["best_point"] = point
-        for name, values in m.scores.items():
-            vals = [values[i] for i in idx]
-            if not vals or any(x is None for x in vals):
-                continue  # a score this model cannot give (e.g. the log-likelihood of k-means), or no fit succeeded
-            v = np.asarray(vals, dtype=float)
-            out[key][f"{name}_mean"] = float(v.mean())
-            out[key][f"{name}_std"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
-    return out
-
-
-def crossval_plot_rows(result: records.EvaluationResult) -> list[dict]:
-    """Per-replicate primary-metric scores in the long format ``dvc plots show`` reads (with the sweep point)."""
-    metric = result.primary_metric
-    rows = []
-    for key, m in result.models.items():
-        for i, s in enumerate(m.scores[metric]):
-            if s is None:
-                continue
-            row = {"dataset": result.dataset, "model": key, "split": i, "metric": metric, "score": float(s)}
-            if result.splits[i].point is not None:
-                row["point"] = result.splits[i].point
-            rows.append(row)
-    return rows
-
-
 # -- experiment families (pipeline.families): units on problems, replicated by seed -------------------------
 def _plan_family(params: dict, name: str, dspec: dict) -> tuple[str, list[ModelSpec]]:
     """The family's task and the configured units that can run on dataset ``name`` (defaults filled in)."""
     fam = families.load(dspec["source"])
+    fam_units = units.load(dspec["source"]).UNITS
     only = dspec.get("models")
     specs = []
     for key, m in params["models"].items():
-        unit = fam.UNITS.get(m["name"])
+        unit = fam_units.get(m["name"])
         if unit is None or (only is not None and key not in only):
             continue
         if unit.supports is not None and not unit.supports(dspec):
             continue
         specs.append(ModelSpec(key, m["name"], {**unit.defaults, **(m.get("params") or {})}))
     if not specs:
-        able = sorted(u for u, unit in fam.UNITS.items() if unit.supports is None or unit.supports(dspec))
+        able = sorted(u for u, unit in fam_units.items() if unit.supports is None or unit.supports(dspec))
         raise ConfigError(
             f"dataset {name!r} is a {fam.NAME} problem ({fam.TASK}) but none of the configured models "
             f"({', '.join(params['models'])}) can run on it; units that can: {', '.join(able)}"
@@ -830,10 +774,11 @@ def _train_family(params: dict, name: str, root: Path) -> tuple[dict, records.Tr
     fam = families.load(params["dataset"][name]["source"])
     _, specs = _plan_family(params, name, params["dataset"][name])
     problem, _ = _family_problem(params, name, fam)
+    fam_units = units.load(fam.NAME).UNITS
     metrics, trained = {}, {}
     for spec in specs:
         seed = derive_seed(params["seed"], "model", name, spec.key, "final")
-        out = fam.UNITS[spec.name].run(
+        out = fam_units[spec.name].run(
             dict(spec.params), problem, seed, **_common_evaluation(params, name, fam, "final")
         )
         metrics[spec.key] = {"test": _none_free(dict(out.scores))}
@@ -865,6 +810,7 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
     spec = params["dataset"][name]
     fam = families.load(spec["source"])
     _, specs = _plan_family(params, name, spec)
+    fam_units = units.load(spec["source"]).UNITS
     design = params.get("design") or {"name": "seeds"}
     n_seeds = int(design.get("n_seeds") or 10)
     problem0, seed0 = _family_problem(params, name, fam)
@@ -895,7 +841,7 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
             for s in specs:
                 hp = {**s.params, axis_hp: point} if sweep and s.key == axis_key else dict(s.params)
                 seed = derive_seed(params["seed"], "model", name, s.key, *tag, r)
-                out = fam.UNITS[s.name].run(hp, problem, seed, **_common_evaluation(params, name, fam, *tag, r))
+                out = fam_units[s.name].run(hp, problem, seed, **_common_evaluation(params, name, fam, *tag, r))
                 a = acc.setdefault(
                     s.key,
                     {

@@ -7,30 +7,28 @@ import sys
 from collections.abc import Callable
 
 from ..exceptions import ConfigError, ReplearnError
-from .params import is_validated, load_params, write_stamp
+from .params import is_validated, load_params
 
 
 def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yaml") -> None:
-    """Validate the whole configuration, then run ``body(params)``; exit 2 with a one-line cause on error.
+    """Make sure ``params.yaml`` was accepted, then run ``body(params)``; exit 2 with a one-line cause on error.
 
-    The ``validate`` stage checks ``params.yaml`` against the schema and stamps it
-    (:mod:`replearn.pipeline.params`); a later stage given the same bytes trusts the stamp and so never
-    loads the registries it does not use. Without a matching stamp (a stage run by hand after an edit)
-    the stage validates in full first.
+    The ``validate`` stage checks ``params.yaml`` against the schema in its own body and stamps it
+    (:mod:`replearn.pipeline.gate`). Any other stage given the same bytes trusts the stamp; without one (a stage
+    run by hand after an edit, a temporary DVC workspace) it first runs the gate as a child process, which
+    validates in full and gives the schema's own message. A stage thus never imports the schema and the
+    registries it reads, and its code deps are the code it runs (:mod:`replearn.pipeline.deps`).
 
     A configuration rejected inside ``dvc exp run`` (which wrote it into the workspace's params.yaml)
     is moved aside to ``params.rejected.yaml`` and params.yaml recomposed from ``conf/``, so a failed
     experiment leaves a valid workspace behind.
     """
     try:
+        if stage != "validate" and not is_validated(params_file):
+            _gate(params_file)
         params = load_params(params_file)
-        if stage == "validate" or not is_validated(params_file):
-            _validate(params, params_file)
     except ConfigError as exc:
-        from .config import restore_after_rejected_experiment
-
-        note = restore_after_rejected_experiment(params_file)
-        print(f"replearn {stage}: {exc}" + (f"\n{note}" if note else ""), file=sys.stderr)
+        print(f"replearn {stage}: {exc}", file=sys.stderr)
         sys.exit(2)
     try:
         body(params)
@@ -45,15 +43,22 @@ def run(stage: str, body: Callable[[dict], None], params_file: str = "params.yam
         sys.exit(2)
 
 
-def _validate(params: dict, params_file: str) -> None:
-    """The whole schema and every registry (:func:`replearn.pipeline.config.validate`), then the stamp.
+#: the child process that validates an unstamped params.yaml (a module name, run with ``python -m``)
+GATE_MODULE = "replearn.pipeline.gate"
 
-    Imported here, when needed: a stage given a stamped ``params.yaml`` never loads the registries the schema reads.
-    """
-    from .config import validate
 
-    validate(params)
-    write_stamp(params_file)
+def _gate(params_file: str) -> None:
+    """Run :mod:`replearn.pipeline.gate` on ``params_file`` in a child process: returns once it is stamped;
+    a rejected file raises ``ConfigError`` with the schema's message."""
+    import subprocess
+
+    res = subprocess.run(
+        [sys.executable, "-m", GATE_MODULE, str(params_file)], capture_output=True, text=True, check=False
+    )
+    if res.returncode == 2:
+        raise ConfigError(res.stderr.strip())
+    if res.returncode != 0 or not is_validated(params_file):
+        raise RuntimeError(f"the validation of {params_file} failed (exit {res.returncode}):\n{res.stderr.strip()}")
 
 
 _ERRNO_WORDS = {

@@ -15,7 +15,7 @@ column of ``dvc exp show`` has the form ``<dataset>.<model>.cv|test``, so ``--ke
 bare column name; it prefixes the file path only when two files share a name). README, "Comparing runs".
 
 The plot data is the cross-validation stage's per-replicate rows of the primary metric
-(``experiment.crossval_plot_rows``; with the sweep ``point`` for ``design=sweep``), one file per dataset,
+(:func:`crossval_plot_rows`; with the sweep ``point`` for ``design=sweep``), one file per dataset,
 ``plots/datasets/<dataset>.json``, so that ``dvc plots show``/``diff`` draw one figure per dataset (the
 template, ``vendor/vega/templates/scores_by_model.json``, puts the models on the x axis, or the sweep points
 with a curve per model).
@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replearn.pipeline import experiment, records
+import numpy as np
+
+from replearn.pipeline import records
 from replearn.pipeline.data import write_json
 
 
@@ -38,7 +40,7 @@ def summary(crossval: dict[str, records.EvaluationResult], train_metrics: dict) 
     out: dict = {}
     for name, result in crossval.items():
         metric = result.primary_metric
-        cv = experiment.crossval_summary(result)
+        cv = crossval_summary(result)
         tested = train_metrics.get(name, {})
         out[name] = {}
         for model in result.models:
@@ -56,7 +58,7 @@ def summary(crossval: dict[str, records.EvaluationResult], train_metrics: dict) 
 
 def plot_files(crossval: dict[str, records.EvaluationResult]) -> dict[str, list[dict]]:
     """File name (``<dataset>.json``, under ``plots/datasets/``) to that dataset's per-replicate rows."""
-    return {f"{name}.json": experiment.crossval_plot_rows(result) for name, result in crossval.items()}
+    return {f"{name}.json": crossval_plot_rows(result) for name, result in crossval.items()}
 
 
 def write_plot_files(folder: Path, files: dict[str, list[dict]]) -> None:
@@ -66,3 +68,60 @@ def write_plot_files(folder: Path, files: dict[str, list[dict]]) -> None:
             stale.unlink()
     for name, rows in files.items():
         write_json(Path(folder) / name, rows)
+
+
+def crossval_summary(result: records.EvaluationResult) -> dict:
+    """Mean and standard deviation of each metric per model (for ``metrics/crossval.json``).
+
+    Over the replicates whose fit succeeded; ``failed`` (present when above 0) counts the others. For a sweep,
+    the scores at each model's best point of the primary metric (and that point, when it is a number): the mean
+    over every point of a sweep would mean nothing.
+    """
+    out: dict[str, dict[str, float]] = {}
+    metric = result.primary_metric
+    hib = result.greater_is_better[metric]
+    for key, m in result.models.items():
+        failed = m.failed()
+        idx = [i for i in range(len(result.splits)) if i not in failed]
+        out[key] = {"not_converged": int(sum(c is False for c in m.converged))}
+        if failed:
+            out[key]["failed"] = len(failed)
+        if result.scheme.design == "sweep":
+            by_point: dict[str, tuple] = {}
+            for i, s in enumerate(result.splits):
+                if i not in failed:
+                    by_point.setdefault(repr(s.point), (s.point, []))[1].append(i)
+            means: dict[str, float] = {
+                k: float(np.mean([m.scores[metric][i] for i in v[1]]))
+                for k, v in by_point.items()
+                if all(m.scores[metric][i] is not None for i in v[1])
+            }
+            if means:
+                best = (max if hib else min)(means, key=lambda k: means[k])
+                idx = by_point[best][1]
+                point = by_point[best][0]
+                if isinstance(point, (int, float)) and not isinstance(point, bool):
+                    out[key]["best_point"] = point
+        for name, values in m.scores.items():
+            vals = [values[i] for i in idx]
+            if not vals or any(x is None for x in vals):
+                continue  # a score this model cannot give (e.g. the log-likelihood of k-means), or no fit succeeded
+            v = np.asarray(vals, dtype=float)
+            out[key][f"{name}_mean"] = float(v.mean())
+            out[key][f"{name}_std"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    return out
+
+
+def crossval_plot_rows(result: records.EvaluationResult) -> list[dict]:
+    """Per-replicate primary-metric scores in the long format ``dvc plots show`` reads (with the sweep point)."""
+    metric = result.primary_metric
+    rows = []
+    for key, m in result.models.items():
+        for i, s in enumerate(m.scores[metric]):
+            if s is None:
+                continue
+            row = {"dataset": result.dataset, "model": key, "split": i, "metric": metric, "score": float(s)}
+            if result.splits[i].point is not None:
+                row["point"] = result.splits[i].point
+            rows.append(row)
+    return rows

@@ -14,6 +14,7 @@
   :class:`SequenceLabelingTask` (§18.5) and :class:`GridNavigation` (§18.4).
 """
 
+from .._lazy import lazy_exports
 from .data import (
     HMMSequences,
     hmm_viterbi,
@@ -32,21 +33,6 @@ from .forward_backward import (
     hmm_scores,
     sequence_marginals,
 )
-from .imitation import (
-    DAgger,
-    Trajectory,
-    depth_limited_dfs,
-    evaluate_policy,
-    rollout,
-    supervised_imitation_test,
-    supervised_imitation_train,
-)
-from .imitation_tasks import (
-    GridNavigation,
-    SequenceLabelingTask,
-    hamming_best,
-    sequence_expert,
-)
 from .perceptron import StructuredPerceptron
 from .ssvm import StructuredSVM
 from .viterbi import (
@@ -57,6 +43,23 @@ from .viterbi import (
     structured_hinge_loss,
     viterbi,
 )
+
+#: imitation learning composes classifiers of the model registry: loaded when one of these names is first used
+#: (:mod:`replearn._lazy`), so sampling or decoding sequences does not import every model
+LAZY_EXPORTS = {
+    "DAgger": "imitation",
+    "Trajectory": "imitation",
+    "depth_limited_dfs": "imitation",
+    "evaluate_policy": "imitation",
+    "rollout": "imitation",
+    "supervised_imitation_test": "imitation",
+    "supervised_imitation_train": "imitation",
+    "GridNavigation": "imitation_tasks",
+    "SequenceLabelingTask": "imitation_tasks",
+    "hamming_best": "imitation_tasks",
+    "sequence_expert": "imitation_tasks",
+}
+__getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
 __all__ = [
     "DAgger",

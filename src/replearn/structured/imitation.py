@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import models  # noqa: F401 -- the registry names the base learners (and registers them with replearn.base)
 from ..base import BaseEstimator
 from ..validation import check_is_fitted, check_random_state, check_scalar
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..._constraints import Boolean, Interval, Options
-from ...base import BaseEstimator, RankerMixin
+from ...base import BaseEstimator, RankerMixin, pairwise_accuracy  # noqa: F401 (re-exported)
 from ...validation import check_array, check_random_state, check_ranking_targets, check_X_y
 from ._base import (
     make_estimator,
@@ -352,20 +352,3 @@ def split_group_column(X, group_column) -> tuple[np.ndarray, np.ndarray]:
     if feats.shape[1] == 0:
         raise ValueError("X has no feature column besides group_column")
     return feats, X[:, g]
-
-
-def pairwise_accuracy(scores, y, groups=None) -> float:
-    """Fraction of pairs with different relevance (within a group) ordered correctly by ``scores``;
-    ties in the scores count 1/2 (the AUC for bipartite relevance)."""
-    s = check_array(scores, name="scores", ndim=1)
-    y = check_array(y, name="y", ndim=1)
-    groups = np.zeros(s.size) if groups is None else np.asarray(groups)
-    good = total = 0.0
-    for g in np.unique(groups):
-        idx = np.flatnonzero(groups == g)
-        dy = np.sign(y[idx][:, None] - y[idx][None, :])
-        ds = np.sign(s[idx][:, None] - s[idx][None, :])
-        pairs = dy > 0
-        total += pairs.sum()
-        good += np.sum((ds > 0) & pairs) + 0.5 * np.sum((ds == 0) & pairs)
-    return float(good / total) if total else float("nan")

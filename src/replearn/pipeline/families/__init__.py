@@ -8,9 +8,9 @@ language models on generated or shipped data) and learning-theory simulations:
 * a **dataset** config with ``source: <family name>`` names a *problem* of that family (an environment, a
   generator of labelled sequences, a corpus, a simulation) and its parameters, validated by
   :attr:`Family.dataset_keys`;
-* a **models** config whose ``name`` is one of the family's :attr:`Family.units` (a planner, an agent, a
-  learner) is a compared unit on the family's datasets (the supervised models registry is untouched: units are
-  not estimators);
+* a **models** config whose ``name`` is one of the family's units (``UNITS`` of its module in
+  :mod:`replearn.pipeline.units`: a planner, an agent, a learner) is a compared unit on the family's datasets
+  (the supervised models registry is untouched: units are not estimators);
 * every unit run is a deterministic function of ``(hyperparameters, problem, seed)`` returning an
   :class:`Outcome`: the scores of the family's metrics (the mean discounted return over evaluation episodes,
   the Hamming loss on held-out sequences, the held-out negative log-likelihood, ...), a learning curve and
@@ -26,6 +26,11 @@ eval_seed=...)``: ``eval_seed`` is shared by every unit of a replicate, so their
 
 Wall-clock time is never a score (outputs must be byte-identical on rerun): an :class:`Outcome` may carry
 ``timing`` seconds, which go to MLflow only. Deterministic cost measures (iterations, Bellman backups) are scores.
+
+Two modules per family: ``families/<name>.py`` describes and builds the problems (what ``prepare`` runs) and
+``units/<name>.py`` (:mod:`replearn.pipeline.units`) holds ``UNITS`` and their runs (what ``train`` and
+``crossval`` run). Building a problem never imports the models a unit fits, so editing a model reruns the stages
+that fit it, never ``prepare`` (:mod:`replearn.pipeline.deps`).
 
 Layering: family modules live in the pipeline-services layer and may import the algorithm packages
 (``replearn.rl``, ``replearn.structured``, ...); the algorithm packages never import this module.
@@ -51,16 +56,16 @@ How the pipeline uses a family (``pipeline.config``, ``data``, ``experiment``, `
 * optional module-level names: ``SCALE_BY`` (a numeric key of ``describe(problem)``, e.g. ``"n_states"``) and
   ``SCALE_METRICS`` (metrics the report draws against it across the run's datasets).
 
-Changes to the first version of this contract: :attr:`Unit.supports` (added), :func:`units` and
-:func:`is_family_source` (added), :func:`family_of_unit` checks the supervised registry first and only
-skips a family whose module does not exist yet.
+Changes to the first version of this contract: :attr:`Unit.supports` (added), :func:`~replearn.pipeline.units.units` and
+:func:`is_family_source` (added), :func:`~replearn.pipeline.units.family_of_unit` checks the supervised
+registry first and only skips a family whose module does not exist yet.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 #: family name (the ``source:`` of a dataset config) -> module under ``replearn.pipeline.families``.
@@ -123,7 +128,6 @@ class Family(Protocol):
     METRICS: Mapping[str, bool]  # metric name -> greater is better
     PRIMARY: str  # the metric the significance stage compares
     DATASET_KEYS: Mapping[str, Any]  # config schema of a dataset entry (pipeline.config's spec objects)
-    UNITS: Mapping[str, Unit]
 
     def build(self, spec: dict, seed: int) -> Any:
         """The problem a dataset config describes (deterministic in ``spec`` and ``seed``)."""
@@ -206,30 +210,3 @@ def load(name: str):
 def is_family_source(source) -> bool:
     """Whether a dataset's ``source`` names an experiment family (rather than shipped/file/synthetic data)."""
     return isinstance(source, str) and source in FAMILY_MODULES
-
-
-def units() -> dict[str, tuple[str, Unit]]:
-    """Every unit of every family that can be imported: ``{unit name: (family name, Unit)}``."""
-    out: dict[str, tuple[str, Unit]] = {}
-    for fam in FAMILY_MODULES:
-        try:
-            module = load(fam)
-        except ModuleNotFoundError as exc:  # a family still being written (its module does not exist yet)
-            if exc.name != f"{__name__}.{FAMILY_MODULES[fam]}":
-                raise
-            continue
-        for name, unit in module.UNITS.items():
-            out.setdefault(name, (fam, unit))
-    return out
-
-
-def family_of_unit(unit_name: str, *, supervised: Collection[str]) -> str | None:
-    """The family whose :attr:`Family.UNITS` holds ``unit_name`` (None for a supervised model or unknown name).
-
-    ``supervised`` is the supervised registry's names (``replearn.models.available()``), which win over a unit of
-    the same name; the caller passes them, so that this package, which ``prepare`` imports, does not depend on
-    every model (:mod:`replearn.pipeline.deps`)."""
-    if unit_name in supervised:
-        return None
-    entry = units().get(unit_name)
-    return entry[0] if entry else None

@@ -8,6 +8,7 @@ wall-clock time, for MLflow and the cost report only -- never a DVC output or a 
 from .. import compute, experiment, paths, records
 from ..data import write_json
 from ..stage import log
+from ..summary_metrics import crossval_plot_rows, crossval_summary
 
 
 def main(params: dict) -> None:
@@ -23,8 +24,8 @@ def crossval_all(params: dict, executor) -> None:
             result = experiment.crossval(params, name, timing=timing, executor=executor, on_fits=on_fits)
             records.write(paths.RESULTS / "crossval" / f"{name}.json", result)
             write_json(paths.TIMING / f"{name}.json", timing)  # wall-clock seconds: MLflow and the cost report only
-            summary[name] = experiment.crossval_summary(result)
-            rows.extend(experiment.crossval_plot_rows(result))
+            summary[name] = crossval_summary(result)
+            rows.extend(crossval_plot_rows(result))
             for line in experiment.crossval_log_lines(name, result, summary[name]):
                 log("crossval", line)
     write_json(paths.METRICS / "crossval.json", summary)

@@ -1,0 +1,50 @@
+"""The compared units of the experiment families: one module per family (``units/<family>.py``) with ``UNITS``
+(name -> :class:`~replearn.pipeline.families.Unit`) and the run of each unit.
+
+The problems those units run on are built by the family's own module (:mod:`replearn.pipeline.families`), which
+the ``prepare`` stage imports; the units import the algorithms and models they fit, which only the stages that
+run them (``validate`` for their constraints, ``train``, ``crossval``, ``report``) depend on.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Collection
+from types import ModuleType
+
+from ..families import FAMILY_MODULES, Unit
+
+
+def load(family: str) -> ModuleType:
+    """The units module of ``family`` (a name of :data:`~replearn.pipeline.families.FAMILY_MODULES`)."""
+    if family not in FAMILY_MODULES:
+        from ...exceptions import ConfigError
+
+        raise ConfigError(f"unknown experiment family {family!r}; valid families: {', '.join(sorted(FAMILY_MODULES))}")
+    return importlib.import_module(f"{__name__}.{FAMILY_MODULES[family]}")
+
+
+def units() -> dict[str, tuple[str, Unit]]:
+    """Every unit of every family that can be imported: ``{unit name: (family name, Unit)}``."""
+    out: dict[str, tuple[str, Unit]] = {}
+    for fam in FAMILY_MODULES:
+        try:
+            module = load(fam)
+        except ModuleNotFoundError as exc:  # a family still being written (its module does not exist yet)
+            if exc.name != f"{__name__}.{FAMILY_MODULES[fam]}":
+                raise
+            continue
+        for name, unit in module.UNITS.items():
+            out.setdefault(name, (fam, unit))
+    return out
+
+
+def family_of_unit(unit_name: str, *, supervised: Collection[str]) -> str | None:
+    """The family whose ``UNITS`` hold ``unit_name`` (None for a supervised model or an unknown name).
+
+    ``supervised`` is the supervised registry's names (``replearn.models.available()``), which win over a unit of
+    the same name; the caller passes them, so that this package does not import the registry itself."""
+    if unit_name in supervised:
+        return None
+    entry = units().get(unit_name)
+    return entry[0] if entry else None
