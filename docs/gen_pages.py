@@ -206,7 +206,7 @@ def _index(reg: dict, math: dict) -> str:
 
 
 def _units_page() -> str:
-    from replearn.pipeline.families import units
+    from replearn.pipeline.units import units
 
     lines = [
         "# Experiment-family units",

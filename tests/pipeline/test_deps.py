@@ -90,23 +90,25 @@ def test_granularity_registries_whole_other_packages_by_file_and_lazy_exports_on
             "stages/object.py": "import replearn.lazy\n",
         },
     )
-    light = deps.code_deps(Path("stages/light.py"), tmp_path)
-    assert light == [
+    light = {p.as_posix() for p in deps.import_closure(Path("stages/light.py"), tmp_path)}
+    assert light == {
         "src/replearn/__init__.py",
         "src/replearn/algo/__init__.py",
         "src/replearn/algo/one.py",
         "src/replearn/base.py",
         "src/replearn/lazy/__init__.py",
         "src/replearn/lazy/light.py",
-    ]
-    heavy = deps.code_deps(Path("stages/heavy.py"), tmp_path)
-    assert heavy == [
+    }
+    # listed by sub-package folder; the registry, never imported, is no dep
+    assert deps.code_deps(Path("stages/light.py"), tmp_path) == [
         "src/replearn/__init__.py",
         "src/replearn/algo",
         "src/replearn/base.py",
         "src/replearn/lazy",
-        "src/replearn/reg",
     ]
+    heavy = {p.as_posix() for p in deps.import_closure(Path("stages/heavy.py"), tmp_path)}
+    assert {"src/replearn/lazy/heavy.py", "src/replearn/algo/two.py", "src/replearn/reg/member.py"} <= heavy
+    assert "src/replearn/reg" in deps.code_deps(Path("stages/heavy.py"), tmp_path)
     assert "src/replearn/reg" in deps.code_deps(Path("stages/object.py"), tmp_path)
 
 

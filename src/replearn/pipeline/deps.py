@@ -5,15 +5,17 @@ through other modules (imports inside functions included). :func:`import_closure
 ``import`` statements of a stage script with :mod:`ast` (nothing is executed), and
 :func:`code_deps` turns the files it finds into DVC deps entries:
 
-* a sub-package that loads its members by name (a registry calling :func:`importlib.import_module`:
-  ``models``, ``stats``, ``features``, ``pipeline/families``, ...), which no static analysis follows, is
-  taken whole: importing any of its modules brings in every module of its folder;
-* any other imported file is a dep of its own, and a folder whose every module the stage imports is listed as
-  the folder (``src/replearn/rl``) rather than file by file, so that ``dvc.yaml`` stays short. Editing a
-  module a stage never imports (a model, for ``prepare``) does not rerun it;
+* which files a stage imports is followed file by file, imports inside functions included; a sub-package that
+  loads its members by name (a registry calling :func:`importlib.import_module`: ``models``, ``stats``,
+  ``features``, ``pipeline/families``, ...), which no static analysis follows, brings in every module of its
+  folder as soon as any of them is imported;
+* each imported file of a sub-package (``replearn/<x>`` or ``replearn/pipeline/<x>``) is covered by that
+  sub-package's folder (one entry, so ``dvc.yaml`` and ``dvc.lock`` stay short, which DVC reads and rewrites for
+  every stage); a sub-package none of whose modules the stage imports is not a dep: editing a model does not
+  rerun ``prepare``;
 * files directly in ``src/replearn`` and ``src/replearn/pipeline`` are always listed one by one, and of
   ``pipeline/stages`` (one module per stage, whose ``main`` the stage script calls) a stage depends on its own
-  module, not on the other stages'.
+  module, not on the other stages';
 * a package's lazy exports (:mod:`replearn._lazy`: ``LAZY_EXPORTS`` in its ``__init__``) are followed where they
   can be used: ``from replearn.structured import DAgger`` brings in ``structured/imitation.py``, an import of
   ``replearn.structured`` that names only its other members does not.
@@ -189,25 +191,11 @@ def import_closure(script: Path, root: Path) -> set[Path]:
 def code_deps(script: Path, root: Path) -> list[str]:
     """The ``src/`` deps entries that cover :func:`import_closure` of ``script`` (see the module docstring)."""
     root = Path(root)
-    pkg = SRC / PACKAGE
-    closure = import_closure(script, root)
-    complete: dict[Path, bool] = {}
-
-    def whole(folder: Path) -> bool:  # every module under ``folder`` is in the closure
-        if folder not in complete:
-            complete[folder] = all(f.relative_to(root) in closure for f in (root / folder).rglob("*.py"))
-        return complete[folder]
-
+    src = root / SRC
     entries: set[str] = set()
-    for f in closure:
-        rel = f.relative_to(pkg)
-        entry = f
-        for depth in range(1, len(rel.parts)):  # the highest folder of the closure, fine-grained ones excepted
-            folder = pkg.joinpath(*rel.parts[:depth])
-            if folder.relative_to(pkg).as_posix() not in FINE_GRAINED and whole(folder):
-                entry = folder
-                break
-        entries.add(entry.as_posix())
+    for f in import_closure(script, root):
+        folder = _package_root(src, _module_name(src, root / f))
+        entries.add((folder.relative_to(root) if folder is not None else f).as_posix())
     return sorted(entries)
 
 
