@@ -90,3 +90,23 @@ def test_the_package_never_reads_the_shared_folder():
     src = Path(__file__).resolve().parents[2] / "src" / "replearn" / "reproductions"
     for path in src.glob("*.py"):
         assert "../shared" not in path.read_text(encoding="utf-8") and "/work/" not in path.read_text(encoding="utf-8")
+
+
+def test_presets_name_exactly_the_registered_modules_and_naming_them_imports_none():
+    """``PRESETS`` is the one list of preset modules: each registers itself under its own name, every module of the
+    package that registers a preset is listed, and the configuration check reads the names without importing any."""
+    import subprocess
+    import sys
+
+    from replearn import reproductions
+
+    package = Path(reproductions.__file__).parent
+    registering = sorted(p.stem for p in package.glob("*.py") if "@register(PRESET)" in p.read_text(encoding="utf-8"))
+    assert list(reproductions.PRESETS) == registering == sorted(EXPERIMENTS)
+    code = (
+        "import sys\nfrom replearn.pipeline.reproduce import experiments\nnames = experiments()\n"
+        "assert not [m for m in sys.modules if m.startswith('replearn.reproductions.') and "
+        "m.split('.')[-1] in names], 'a preset module was imported'\nprint(len(names))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert res.returncode == 0 and res.stdout.strip() == str(len(registering) + 1), res.stderr

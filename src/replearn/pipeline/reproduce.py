@@ -28,9 +28,9 @@ ALL = "all"
 
 def experiments() -> list[str]:
     """The names ``reproduce`` accepts: the registry of :mod:`replearn.reproductions`, and ``"all"``."""
-    from ..reproductions import EXPERIMENTS
+    from ..reproductions import PRESETS  # the names only: no preset module is imported
 
-    return sorted(EXPERIMENTS) + [ALL]
+    return sorted(PRESETS) + [ALL]
 
 
 def preset_seed(seed: int, name: str) -> int:

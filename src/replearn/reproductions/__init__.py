@@ -1,7 +1,7 @@
 """Reproductions of the course texts' worked examples and figures, with replearn's own algorithms.
 
-Each preset module has a ``run(data_dir, *, seed, quick=False) -> ExperimentResult`` registered in
-:data:`EXPERIMENTS` under the module's name. ``data_dir`` is the directory of the vendored course
+Each preset module (:data:`PRESETS`) has a ``run(data_dir, *, seed, quick=False) -> ExperimentResult``
+registered in ``EXPERIMENTS`` under the module's name. ``data_dir`` is the directory of the vendored course
 reference files (``data/reference/`` of the repository, see :func:`default_data_dir`); the synthetic
 presets ignore it. Every result carries published-vs-measured :class:`Reproduction` records (see
 :mod:`.record` for the tolerance convention), plot series (``curves``), small ``tables`` and
@@ -36,34 +36,52 @@ epfl_examples          EPFL CS-433: step sizes, one SVM dual coordinate step, te
 
 from __future__ import annotations
 
-from . import (  # noqa: F401  (importing a module registers its preset)
-    bias_variance,
-    ciml_course_ratings,
-    ciml_examples,
-    ciml_figures,
-    cs229_control,
-    cs229_examples,
-    cs229_figures,
-    cs229_housing,
-    cs229_logistic,
-    cs229_lwr,
-    cs229_spam,
-    cs480_examples,
-    double_descent,
-    epfl_examples,
-    kmeans_em,
-    learning_curves,
-    perceptron_epochs,
-)
+import importlib
+
 from ._data import default_data_dir
-from .record import EXPERIMENTS, ExperimentResult, Reproduction
+from .record import ExperimentResult, Reproduction
+
+#: the presets, one module each, registered in :data:`EXPERIMENTS` under the module's name when it is imported.
+#: Naming them needs no import (the configuration check lists them); running one imports them all.
+PRESETS = (
+    "bias_variance",
+    "ciml_course_ratings",
+    "ciml_examples",
+    "ciml_figures",
+    "cs229_control",
+    "cs229_examples",
+    "cs229_figures",
+    "cs229_housing",
+    "cs229_logistic",
+    "cs229_lwr",
+    "cs229_spam",
+    "cs480_examples",
+    "double_descent",
+    "epfl_examples",
+    "kmeans_em",
+    "learning_curves",
+    "perceptron_epochs",
+)
+
+
+def __getattr__(name: str):
+    """``EXPERIMENTS``, the registry of every preset's ``run``: the preset modules are imported on first use."""
+    if name != "EXPERIMENTS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for preset in PRESETS:
+        importlib.import_module(f"{__name__}.{preset}")
+    from .record import EXPERIMENTS
+
+    globals()["EXPERIMENTS"] = EXPERIMENTS
+    return EXPERIMENTS
 
 
 def run_experiment(name: str, data_dir=None, *, seed: int = 0, quick: bool = False) -> ExperimentResult:
     """Run preset ``name`` (data from ``data_dir``, default :func:`default_data_dir`)."""
-    if name not in EXPERIMENTS:
-        raise KeyError(f"unknown reproduction {name!r}; available: {', '.join(sorted(EXPERIMENTS))}")
-    return EXPERIMENTS[name](default_data_dir() if data_dir is None else data_dir, seed=seed, quick=quick)
+    experiments = __getattr__("EXPERIMENTS")
+    if name not in experiments:
+        raise KeyError(f"unknown reproduction {name!r}; available: {', '.join(sorted(experiments))}")
+    return experiments[name](default_data_dir() if data_dir is None else data_dir, seed=seed, quick=quick)
 
 
-__all__ = ["EXPERIMENTS", "ExperimentResult", "Reproduction", "default_data_dir", "run_experiment"]
+__all__ = ["EXPERIMENTS", "PRESETS", "ExperimentResult", "Reproduction", "default_data_dir", "run_experiment"]
