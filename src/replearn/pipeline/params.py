@@ -5,11 +5,13 @@ Every stage needs the parameters; only the ``validate`` stage needs the schema, 
 ``params.yaml`` it writes a *stamp*, ``.replearn/validated.json`` next to it (git-ignored, never a DVC output):
 the SHA-256 of the file's bytes, the schema version and replearn's version. A later stage whose
 ``params.yaml`` matches the stamp skips the schema; one that does not (a stage run by hand after an edit,
-a temporary DVC workspace) validates in full first (:func:`replearn.pipeline.stage.run`).
+a temporary DVC workspace) has it validated in full first (:func:`replearn.pipeline.stage.run`).
 
 That is what keeps a stage's start-up to the code it runs: a stage with nothing to do for an experiment costs the
-interpreter and its own imports. The schema stays among every stage's code deps (:mod:`replearn.pipeline.deps`
-follows the imports it may make), so no result can outlive a change to it.
+interpreter and its own imports. Without a matching stamp a stage has the file validated by the gate
+(:mod:`replearn.pipeline.gate`) in a child process, so no stage but ``validate`` imports the schema, and only
+``validate`` depends on it and on the registries it reads (:mod:`replearn.pipeline.deps`): the gate decides
+whether a stage runs, never what it writes.
 """
 
 from __future__ import annotations
