@@ -18,13 +18,13 @@ from ..families.generative import METRICS, N_POINTS, DensityProblem, _sq_dists
 from ..seeding import derive_seed
 
 N_IMAGES = 16  # generated digits kept for the pictures
-
 N_KDE = 1000  # generated samples behind sample_kde_nll
 N_DRAWS = max(N_KDE, N_POINTS, N_IMAGES)
 
 
 def _params(unit: str, hp: dict | None) -> dict:
-    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.unit_params`)."""
+    """``hp`` over the defaults of this family's unit ``unit``, checked
+    (:func:`~replearn.pipeline.families.unit_params`)."""
     return unit_params(UNITS, unit, hp)
 
 

@@ -18,7 +18,8 @@ SAMPLE_CHARS = 200
 
 
 def _params(unit: str, hp: dict | None) -> dict:
-    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.unit_params`)."""
+    """``hp`` over the defaults of this family's unit ``unit``, checked
+    (:func:`~replearn.pipeline.families.unit_params`)."""
     return unit_params(UNITS, unit, hp)
 
 

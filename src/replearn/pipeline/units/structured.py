@@ -20,7 +20,8 @@ from ..families.structured import SequenceProblem, _token_rates
 
 
 def _resolve(unit: str, hp: dict | None) -> dict:
-    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.resolve_unit_params`)."""
+    """``hp`` over the defaults of this family's unit ``unit``, checked
+    (:func:`~replearn.pipeline.families.resolve_unit_params`)."""
     return resolve_unit_params(UNITS, unit, hp)
 
 

@@ -16,7 +16,8 @@ from ..families.theory import _MAX_DRAWS, Simulation, _threshold_risks
 
 
 def _resolve(unit: str, hp: dict | None) -> dict:
-    """``hp`` over the defaults of this family's unit ``unit``, checked (:func:`~.resolve_unit_params`)."""
+    """``hp`` over the defaults of this family's unit ``unit``, checked
+    (:func:`~replearn.pipeline.families.resolve_unit_params`)."""
     return resolve_unit_params(UNITS, unit, hp)
 
 
