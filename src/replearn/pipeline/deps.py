@@ -30,7 +30,6 @@ comments and every other entry as they are. A test runs the check.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from pathlib import Path
 
@@ -141,7 +140,6 @@ def _files_used_by_path(path: Path) -> list[Path]:
     return sorted(path.with_name(n) for n in names if path.with_name(n).is_file())
 
 
-@functools.cache
 def _loads_by_name(folder: Path) -> bool:
     """Whether a module of ``folder`` (a package, sub-packages included) imports modules named by strings."""
     for path in sorted(folder.rglob("*.py")):
@@ -165,11 +163,17 @@ def _package_root(src: Path, module: str) -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def _package_members(src: Path, module: str) -> list[Path]:
+def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = None) -> list[Path]:
     """All modules of the sub-package ``module`` belongs to when that package loads its members by name (a
-    registry), else none: the imports of the others are followed one by one."""
+    registry), else none: the imports of the others are followed one by one. ``by_name`` caches
+    :func:`_loads_by_name` per folder (for one closure: the files may change between two)."""
     folder = _package_root(src, module)
-    return sorted(folder.rglob("*.py")) if folder is not None and _loads_by_name(folder) else []
+    if folder is None:
+        return []
+    cache = {} if by_name is None else by_name
+    if folder not in cache:
+        cache[folder] = _loads_by_name(folder)
+    return sorted(folder.rglob("*.py")) if cache[folder] else []
 
 
 def _module_name(src: Path, path: Path) -> str:
@@ -185,6 +189,7 @@ def import_closure(script: Path, root: Path) -> set[Path]:
     files: set[Path] = set()
     todo: list[tuple[Path, str]] = [(root / script, "")]
     seen: set[Path] = set()
+    by_name: dict[Path, bool] = {}
     while todo:
         path, module = todo.pop()
         if path in seen:
@@ -192,7 +197,7 @@ def import_closure(script: Path, root: Path) -> set[Path]:
         seen.add(path)
         if module:
             files.add(path.relative_to(root))
-            for other in _package_members(src, module):  # registries load these by name
+            for other in _package_members(src, module, by_name):  # registries load these by name
                 if other not in seen:
                     todo.append((other, _module_name(src, other)))
         for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("tracking_model.py")
