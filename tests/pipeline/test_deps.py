@@ -131,23 +131,6 @@ def test_lazy_exports_load_on_first_use_and_keep_an_export_named_like_its_module
     assert res.returncode == 0, res.stderr
 
 
-def test_lazy_exports_are_what_type_checkers_see():
-    """Each package's ``LAZY_EXPORTS`` equals its ``if TYPE_CHECKING:`` imports (what mypy and the API docs see)."""
-    import ast
-
-    packages = [p for p in (ROOT / "src" / "replearn").glob("*/__init__.py") if "LAZY_EXPORTS" in p.read_text()]
-    assert {p.parent.name for p in packages} >= {"deep", "evaluation", "structured"}
-    for init in packages:
-        tree = ast.parse(init.read_text())
-        table = deps._lazy_exports(ROOT / "src", f"replearn.{init.parent.name}")
-        seen = {}
-        for node in tree.body:
-            if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-                for imp in node.body:
-                    seen.update({alias.name: imp.module for alias in imp.names})
-        assert seen == table, init
-
-
 def test_what_a_stage_imports_at_start_is_within_its_code_deps():
     """The modules a stage's script loads when it starts (a check of the static closure against the interpreter)."""
     for stage, script in deps.stage_scripts(ROOT).items():

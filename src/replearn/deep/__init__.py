@@ -11,8 +11,6 @@
 * :mod:`.fgan`: f-divergence variational bounds (KL, reverse KL, JS, Pearson chi^2) and :class:`FGAN`.
 """
 
-from typing import TYPE_CHECKING
-
 from .._lazy import lazy_exports
 from .attention import (
     MultiHeadAttention,
@@ -37,8 +35,6 @@ from .vae import VAE
 LAZY_EXPORTS = {"SimCLR": "contrastive", "augment_images": "contrastive", "linear_probe_accuracy": "contrastive"}
 __getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
-if TYPE_CHECKING:  # what type checkers and the API docs see; loaded on first use at run time
-    from .contrastive import SimCLR, augment_images, linear_probe_accuracy
 
 __all__ = [
     "Module",

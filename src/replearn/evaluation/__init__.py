@@ -12,8 +12,6 @@ The statistics used to compare the resulting scores live in :mod:`replearn.stats
 (docs/statistics.md).
 """
 
-from typing import TYPE_CHECKING
-
 from .._lazy import lazy_exports
 from .curves import auc, average_precision, precision_recall_curve, roc_curve
 from .metrics import (
@@ -55,11 +53,6 @@ LAZY_EXPORTS = {
 }
 __getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
-if TYPE_CHECKING:  # what type checkers and the API docs see; loaded on first use at run time
-    from .bias_variance import bias_variance_decomposition
-    from .bootstrap_error import bootstrap_632, error_632, loo_bootstrap_error, no_information_error
-    from .learning_curve import learning_curve
-    from .model_selection import GridSearchResult, expand_grid, grid_search, nested_cross_validate
 
 __all__ = [
     "ALL_SCHEMES",

@@ -18,8 +18,7 @@ through other modules (imports inside functions included). :func:`import_closure
   module, not on the other stages';
 * a package's lazy exports (:mod:`replearn._lazy`: ``LAZY_EXPORTS`` in its ``__init__``) are followed where they
   can be used: ``from replearn.structured import DAgger`` brings in ``structured/imitation.py``, an import of
-  ``replearn.structured`` that names only its other members does not; imports under ``if TYPE_CHECKING:``
-  (for type checkers and the API docs) never run and are not followed.
+  ``replearn.structured`` that names only its other members does not.
 
 ``python -m replearn deps --check`` fails when a stage's deps in ``dvc.yaml`` differ from these
 (a missing file would let results go stale; a superfluous one reruns a stage for nothing), and
@@ -73,25 +72,6 @@ def _lazy_exports(src: Path, package: str) -> dict[str, str]:
     return {}
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _runtime_nodes(tree: ast.AST):
-    """Every node of ``tree`` but the bodies of ``if TYPE_CHECKING:`` (imports for type checkers and the API docs,
-    never run; their ``else:`` branch is)."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            todo.extend(node.orelse)
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-
-
 def _imported_modules(path: Path, module: str, src: Path = SRC) -> set[str]:
     """Every ``replearn`` module named by an import statement in ``path`` (the module ``module``).
 
@@ -102,7 +82,7 @@ def _imported_modules(path: Path, module: str, src: Path = SRC) -> set[str]:
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: set[str] = set()
     as_objects: set[str] = set()  # packages bound as module objects
-    for node in _runtime_nodes(tree):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found.add(alias.name)

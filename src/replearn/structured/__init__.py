@@ -14,8 +14,6 @@
   :class:`SequenceLabelingTask` (§18.5) and :class:`GridNavigation` (§18.4).
 """
 
-from typing import TYPE_CHECKING
-
 from .._lazy import lazy_exports
 from .data import (
     HMMSequences,
@@ -63,17 +61,6 @@ LAZY_EXPORTS = {
 }
 __getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
-if TYPE_CHECKING:  # what type checkers and the API docs see; loaded on first use at run time
-    from .imitation import (
-        DAgger,
-        Trajectory,
-        depth_limited_dfs,
-        evaluate_policy,
-        rollout,
-        supervised_imitation_test,
-        supervised_imitation_train,
-    )
-    from .imitation_tasks import GridNavigation, SequenceLabelingTask, hamming_best, sequence_expert
 
 __all__ = [
     "DAgger",

@@ -198,13 +198,19 @@ def resolve_unit_params(units: Mapping[str, Unit], name: str, hp: dict | None) -
     return {**unit.defaults, **hp}
 
 
-def load(name: str):
-    """The family module ``name`` (see :data:`FAMILY_MODULES`)."""
+def module_name(name: str) -> str:
+    """The module of family ``name`` (:data:`FAMILY_MODULES`; its problems here, its units in
+    :mod:`replearn.pipeline.units`); an unknown name raises ``ConfigError`` naming the families."""
     if name not in FAMILY_MODULES:
         from ...exceptions import ConfigError
 
         raise ConfigError(f"unknown experiment family {name!r}; valid families: {', '.join(sorted(FAMILY_MODULES))}")
-    return importlib.import_module(f"{__name__}.{FAMILY_MODULES[name]}")
+    return FAMILY_MODULES[name]
+
+
+def load(name: str):
+    """The family module ``name`` (see :data:`FAMILY_MODULES`)."""
+    return importlib.import_module(f"{__name__}.{module_name(name)}")
 
 
 def is_family_source(source) -> bool:

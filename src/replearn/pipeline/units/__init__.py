@@ -12,16 +12,12 @@ import importlib
 from collections.abc import Collection
 from types import ModuleType
 
-from ..families import FAMILY_MODULES, Unit
+from ..families import FAMILY_MODULES, Unit, module_name
 
 
 def load(family: str) -> ModuleType:
     """The units module of ``family`` (a name of :data:`~replearn.pipeline.families.FAMILY_MODULES`)."""
-    if family not in FAMILY_MODULES:
-        from ...exceptions import ConfigError
-
-        raise ConfigError(f"unknown experiment family {family!r}; valid families: {', '.join(sorted(FAMILY_MODULES))}")
-    return importlib.import_module(f"{__name__}.{FAMILY_MODULES[family]}")
+    return importlib.import_module(f"{__name__}.{module_name(family)}")
 
 
 def units() -> dict[str, tuple[str, Unit]]:
