@@ -133,3 +133,30 @@ def test_small_experiments_keep_a_section_per_dataset(tmp_path):
     )
     md = art.markdown.read_text()
     assert "## Dataset: set_00" in md and "## Per dataset" not in md
+
+
+@pytest.mark.slow
+def test_the_significance_result_is_the_same_in_one_process_and_shared_over_two(monkeypatch):
+    """compare(jobs=2) hands the datasets and the across-pairs tests to joblib processes; nothing may change,
+    and the stage's choice follows the number of pair tests and REPLEARN_SIGNIFICANCE_JOBS."""
+    import json
+
+    from replearn.pipeline import compare
+
+    crossval, train = _records(8, n_models=4)
+    cfg = {**STATS, "bayesian": True, "across_pairs_test": "wilcoxon"}  # the resampling tests too
+    one = records.to_dict(compare_records(crossval, train, cfg, seed=3, jobs=1))
+    two = records.to_dict(compare_records(crossval, train, cfg, seed=3, jobs=2))
+    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+    assert list(two["datasets"]) == sorted(two["datasets"]) and len(two["datasets"]) >= 7  # in the order of one
+    assert two["across_pairs"]["ran"]
+    monkeypatch.delenv(compare.JOBS_ENV, raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert compare.significance_jobs(crossval) == 1  # 8 datasets x 6 pairs: below PARALLEL_MIN_PAIR_TESTS
+    big, _ = _records(70, n_models=4)  # 420 pair tests
+    assert compare.significance_jobs(big) == 2
+    monkeypatch.setenv(compare.JOBS_ENV, "1")
+    assert compare.significance_jobs(big) == 1
+    monkeypatch.setenv(compare.JOBS_ENV, "two")
+    with pytest.raises(ConfigError, match="REPLEARN_SIGNIFICANCE_JOBS='two'"):
+        compare.significance_jobs(big)

@@ -447,7 +447,7 @@ def test_child_runs_logged_by_several_processes_are_the_runs_one_process_logs(tm
     monkeypatch.setenv(tracking.WORKERS_ENV, "1")
     serial = tracking.log_pipeline_run(**kw)
     kw["params"] = {**kw["params"], "tracking": {**kw["params"]["tracking"], "experiment": "replearn-parallel"}}
-    monkeypatch.setenv(tracking.WORKERS_ENV, "2")  # this process logs iris/knn, a worker process iris/nb
+    monkeypatch.setenv(tracking.WORKERS_ENV, "2")  # a worker process and this one share the children
     parallel = tracking.log_pipeline_run(**kw)
     assert serial["status"] == parallel["status"] == "logged"
     client = MlflowClient(tracking_uri=serial["tracking_uri"])
@@ -455,6 +455,72 @@ def test_child_runs_logged_by_several_processes_are_the_runs_one_process_logs(tm
     assert sorted(one) == ["iris/knn", "iris/nb"] and one == two
     assert all(v["status"] == "FINISHED" and v["models"] == 1 and v["inputs"] for v in two.values())
     assert client.get_run(parallel["run_id"]).data.tags[tracking.RUN_KEY_TAG]
+
+
+def _start_and_wait_for_the_workers(kw: dict):
+    """start_pipeline_run, then wait (as the report stage writing its reports does) until the worker processes
+    have claimed every chunk of child runs: this process then logs none of them."""
+    import os
+    import time
+
+    start = {k: v for k, v in kw.items() if k != "artifacts"}
+    run = tracking.start_pipeline_run(**start)
+    chunks = list(run._loggers.chunks)
+    assert chunks, "a run with workers hands its children out at start"
+    deadline = time.monotonic() + 120
+    while not all(os.path.exists(c + ".claimed") for c in chunks):
+        assert time.monotonic() < deadline, "no worker claimed the child runs"
+        time.sleep(0.05)
+    return run
+
+
+@pytest.mark.slow
+def test_the_workers_log_the_children_while_the_caller_is_busy_and_the_run_completes(tmp_path, monkeypatch):
+    """The report stage starts the run, writes its reports meanwhile, then finishes: the children a worker logged
+    are the ones a serial run logs, and the parent holds the artifacts given at finish and the run key."""
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    monkeypatch.setenv(tracking.WORKERS_ENV, "1")
+    serial = tracking.log_pipeline_run(**kw)
+    kw["params"] = {**kw["params"], "tracking": {**kw["params"]["tracking"], "experiment": "replearn-overlap"}}
+    monkeypatch.setenv(tracking.WORKERS_ENV, "2")
+    run = _start_and_wait_for_the_workers(kw)
+    (tmp_path / "report.md").write_text("# written while the worker logged\n", encoding="utf-8")
+    res = run.finish([tmp_path / "report.md"], extra_files={"note.txt": "last"})
+    assert res["status"] == "logged" and run.finish([]) == res  # finishing twice logs nothing more
+    client = MlflowClient(tracking_uri=serial["tracking_uri"])
+    assert _child_view(client, "replearn-fail") == _child_view(client, "replearn-overlap")
+    files = {a.path for a in client.list_artifacts(res["run_id"])}
+    assert {"report.md", "note.txt"} <= files
+    parent = client.get_run(res["run_id"])
+    assert parent.info.status == "FINISHED" and parent.data.tags[tracking.RUN_KEY_TAG]
+
+
+@pytest.mark.slow
+def test_aborting_a_started_run_marks_it_failed_and_a_rerun_logs_it_again(tmp_path, monkeypatch):
+    """The report stage failing between start and finish (its reports could not be written)."""
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    monkeypatch.setenv(tracking.WORKERS_ENV, "2")
+    run = tracking.start_pipeline_run(**{k: v for k, v in kw.items() if k != "artifacts"})
+    procs = [p for p, _ in run._loggers.procs]
+    run.abort()
+    assert run.status == "failed" and all(p.returncode == 0 for p in procs)  # told to stop, they ended cleanly
+    client = MlflowClient(tracking_uri=run.tracking_uri)
+    parent = client.get_run(run.run_id)
+    assert parent.info.status == "FAILED" and tracking.RUN_KEY_TAG not in parent.data.tags
+    again = tracking.log_pipeline_run(**kw)
+    assert again["status"] == "logged" and again["run_id"] != run.run_id
 
 
 @pytest.mark.slow
@@ -466,11 +532,12 @@ def test_a_failing_worker_process_fails_the_run_with_its_cause_and_marks_its_chi
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
     monkeypatch.delenv("DVC_ROOT", raising=False)
     _pipeline_files(tmp_path)
-    (tmp_path / "models" / "iris" / "nb.npz").write_bytes(b"not a model")  # the worker's share: iris/nb
+    (tmp_path / "models" / "iris" / "nb.npz").write_bytes(b"not a model")
     cv, sig, train = _results()
     monkeypatch.setenv(tracking.WORKERS_ENV, "2")
+    run = _start_and_wait_for_the_workers(_kw(tmp_path, cv, sig, train))  # the worker took iris/knn and iris/nb
     with pytest.raises(TrackingError, match="a process logging child runs failed: .*nb"):
-        tracking.log_pipeline_run(**_kw(tmp_path, cv, sig, train))
+        run.finish([])
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path.resolve()}/mlflow.db")
     exp = client.get_experiment_by_name("replearn-fail")
     status = {r.data.tags.get("mlflow.runName"): r.info.status for r in client.search_runs([exp.experiment_id])}

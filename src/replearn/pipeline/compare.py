@@ -819,10 +819,13 @@ def compare(
     cfg: dict,
     *,
     seed: int | None = None,
+    jobs: int = 1,
 ) -> dict:
     """The whole significance result (:class:`~.records.SignificanceResult` as plain data: the report reads it).
 
-    ``seed`` seeds the resampling tests; by default the seed of the first dataset's cross-validation.
+    ``seed`` seeds the resampling tests; by default the seed of the first dataset's cross-validation. ``jobs``:
+    processes that share the per-dataset tests and the across-pairs tests (joblib; :func:`significance_jobs` is
+    the stage's choice); the result is the same for any number.
     """
     cfg = settings(cfg)
     crossval, excluded = comparable(crossval)
@@ -831,31 +834,23 @@ def compare(
     if seed is None:
         seed = int(first.scheme.seed or 0)
     resolved = {resolve_test(cfg, cv if cv.replicate_kind != "sweep" else _inner_view(cv)) for cv in crossval.values()}
-    datasets = {}
     sweeps = {d: compare_sweep(crossval[d], cfg) for d in crossval if crossval[d].replicate_kind == "sweep"}
     swept = {d: crossval[d] for d in sweeps}
     crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
-    for d in sorted(crossval):
-        rows = compare_cv(crossval[d], cfg)  # on a sweep's best-point view: selection-aware (compare_sweep_models)
-        entry: dict = {"cv": rows, "test_set": compare_test_set(train_results[d], cfg)}
-        entry["bayesian"] = compare_bayesian(crossval[d], cfg)
-        _nest_bayesian(entry["bayesian"], rows)
-        entry["design"] = crossval[d].scheme.design
-        entry["replicates"] = crossval[d].replicate_kind
-        entry["question"] = question(crossval[d] if d not in sweeps else swept[d])
-        entry["n_replicates"] = len(crossval[d].splits)
-        entry["means"] = {
-            k: _mean_or_none(m.scores.get(crossval[d].primary_metric) or []) for k, m in crossval[d].models.items()
-        }
-        # failed fits (cv.on_error: record): how many per model, and the models left out of this dataset's tests
-        records_d = swept.get(d) or crossval[d]
-        entry["failed_fits"] = {k: len(m.failures) for k, m in sorted(records_d.models.items()) if m.failures}
-        entry["no_successful_fit"] = sorted(set(crossval[d].models) - set(testable_models(crossval[d])))
-        entry["failed_final_fit"] = sorted(k for k, m in train_results[d].models.items() if m.failure is not None)
-        if d in sweeps:
-            entry["sweep"] = sweeps[d]
-        entry["test_set_metric"] = compare_test_set_metric(train_results[d], crossval[d].primary_metric, cfg, seed=seed)
-        datasets[d] = entry
+    names = sorted(crossval)
+    tasks = [(crossval[d], swept.get(d), sweeps.get(d), train_results[d], cfg, seed) for d in names]
+    if jobs > 1 and len(names) > 1:
+        from joblib import Parallel, delayed
+
+        # the across-pairs Bayesian signed-rank tests first (the longest task), then one task per dataset; each
+        # task's numbers are the same in any process (its seeds derive from names), and the order is kept
+        out = Parallel(n_jobs=min(jobs, len(names) + 1), inner_max_num_threads=1)(
+            [delayed(compare_across_pairs)(crossval, cfg, seed=seed)] + [delayed(_dataset_entry)(*t) for t in tasks]
+        )
+        across_pairs, datasets = out[0], dict(zip(names, out[1:]))
+    else:
+        datasets = {d: _dataset_entry(*t) for d, t in zip(names, tasks)}
+        across_pairs = compare_across_pairs(crossval, cfg, seed=seed)
     return {
         "schema_version": records.SCHEMA_VERSION,
         "metric": metric,
@@ -872,9 +867,55 @@ def compare(
         "seed": int(seed),
         "datasets": datasets,
         "across_datasets": compare_across(crossval, cfg),
-        "across_pairs": compare_across_pairs(crossval, cfg, seed=seed),
+        "across_pairs": across_pairs,
         "excluded": excluded,
     }
+
+
+def _dataset_entry(
+    cv: records.EvaluationResult,
+    swept: records.EvaluationResult | None,
+    sweep: dict | None,
+    train: records.TrainResult,
+    cfg: dict,
+    seed: int,
+) -> dict:
+    """One dataset's part of :func:`compare`: its pairs over the replicates (on a sweep's best-point view ``cv``:
+    selection-aware), on the sealed test set and in the Bayesian analysis, with the design, the question and the
+    failed fits. ``swept``: the sweep's full result when ``cv`` is its best-point view (``sweep``: its summary)."""
+    rows = compare_cv(cv, cfg)
+    entry: dict = {"cv": rows, "test_set": compare_test_set(train, cfg)}
+    entry["bayesian"] = compare_bayesian(cv, cfg)
+    _nest_bayesian(entry["bayesian"], rows)
+    entry["design"] = cv.scheme.design
+    entry["replicates"] = cv.replicate_kind
+    entry["question"] = question(swept if swept is not None else cv)
+    entry["n_replicates"] = len(cv.splits)
+    entry["means"] = {k: _mean_or_none(m.scores.get(cv.primary_metric) or []) for k, m in cv.models.items()}
+    # failed fits (cv.on_error: record): how many per model, and the models left out of this dataset's tests
+    records_d = swept if swept is not None else cv
+    entry["failed_fits"] = {k: len(m.failures) for k, m in sorted(records_d.models.items()) if m.failures}
+    entry["no_successful_fit"] = sorted(set(cv.models) - set(testable_models(cv)))
+    entry["failed_final_fit"] = sorted(k for k, m in train.models.items() if m.failure is not None)
+    if sweep is not None:
+        entry["sweep"] = sweep
+    entry["test_set_metric"] = compare_test_set_metric(train, cv.primary_metric, cfg, seed=seed)
+    return entry
+
+
+#: pair tests (datasets x model pairs) from which the significance stage shares them over the cores
+PARALLEL_MIN_PAIR_TESTS = 400
+JOBS_ENV = "REPLEARN_SIGNIFICANCE_JOBS"  # processes for the significance stage: a number, or unset for the default
+
+
+def significance_jobs(crossval: dict[str, records.EvaluationResult]) -> int:
+    """Processes for :func:`compare` in the significance stage: ``$REPLEARN_SIGNIFICANCE_JOBS`` when set (1: in
+    the stage's process), else one per core from :data:`PARALLEL_MIN_PAIR_TESTS` pair tests on (a benchmark's
+    43 datasets x 66 pairs: 2,838, ~4 s in one process), and 1 below (starting a process costs ~0.7 s)."""
+    from .workers import cores, processes
+
+    tests = sum(len(cv.models) * (len(cv.models) - 1) // 2 for cv in crossval.values())
+    return processes(JOBS_ENV, len(crossval) + 1, cores() if tests >= PARALLEL_MIN_PAIR_TESTS else 1)
 
 
 def _mean_or_none(values) -> float | None:
@@ -947,10 +988,13 @@ def compare_records(
     cfg: dict,
     *,
     seed: int | None = None,
+    jobs: int = 1,
 ) -> records.SignificanceResult:
     """:func:`compare` as the typed, versioned record the significance stage writes."""
     return records.from_dict(
-        records.SignificanceResult, compare(crossval, train_results, cfg, seed=seed), source="significance result"
+        records.SignificanceResult,
+        compare(crossval, train_results, cfg, seed=seed, jobs=jobs),
+        source="significance result",
     )
 
 

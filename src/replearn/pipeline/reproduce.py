@@ -59,17 +59,9 @@ def reproduce_jobs(n_presets: int) -> int:
     else one per core, at most one per preset. Each preset runs alone with its own seed, so the results are
     the same for any number (a test compares them): like the tracking workers, this is no parameter of the
     experiment."""
-    import os
+    from .workers import cores, processes
 
-    raw = os.environ.get(JOBS_ENV, "").strip()
-    if raw:
-        try:
-            return max(1, min(int(raw), n_presets))
-        except ValueError:
-            from ..exceptions import ConfigError
-
-            raise ConfigError(f"{JOBS_ENV}={raw!r}: expected a whole number of processes (1 = serial)") from None
-    return max(1, min(os.cpu_count() or 1, n_presets))
+    return processes(JOBS_ENV, n_presets, cores())
 
 
 def _run_presets(names: list[str], seed: int, root: Path) -> dict[str, dict]:

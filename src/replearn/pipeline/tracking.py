@@ -49,7 +49,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import tempfile
@@ -489,7 +489,6 @@ def _register_exit_hook() -> None:
     atexit.register(_before_exit)
 
 
-@_gc_paused()
 def log_pipeline_run(
     *,
     params: dict,
@@ -502,20 +501,48 @@ def log_pipeline_run(
     extra_files: dict | None = None,
 ) -> dict:
     """Log one pipeline run (parent + nested children). Returns ``{"status", "run_id", "tracking_uri"}``;
-        status is "logged", "exists" (a complete run with the same run key is there) or "disabled".
+    status is "logged", "exists" (a complete run with the same run key is there) or "disabled".
 
-        The run key is set on the parent only after everything is logged, so a run interrupted half-way is
-        never taken for a complete one: a rerun marks such runs (tagged with the key as pending, still
-        RUNNING) FAILED and logs a complete run. Any error while logging marks the parent and the child
-        being logged FAILED before it is raised. Metrics carry the time they were logged; a score a model
-        cannot give (None) is left out. ``extra_files`` (artifact name -> text) are logged as files too, last; a value
-    may also be a callable returning the text (or None: nothing logged), and one with a ``start`` method (for
-    example :class:`~replearn.pipeline.lockfile.FinalLockText`) is started once logging is certain, before mlflow is
-    imported, so that its work overlaps with the logging (``cancel`` is called when nothing is logged).
+    :func:`start_pipeline_run` then :meth:`PipelineRun.finish` with ``artifacts`` and ``extra_files``: the report
+    stage calls the two itself, writing its reports in between while other processes log the child runs.
+    """
+    run = start_pipeline_run(
+        params=params,
+        crossval=crossval,
+        significance=significance,
+        train_metrics=train_metrics,
+        project_root=project_root,
+        train_results=train_results,
+    )
+    return run.finish(artifacts, extra_files)
+
+
+@_gc_paused()
+def start_pipeline_run(
+    *,
+    params: dict,
+    crossval: dict[str, dict],
+    significance: dict,
+    train_metrics: dict,
+    project_root: Path,
+    train_results: dict | None = None,
+) -> PipelineRun:
+    """Begin logging one pipeline run; :meth:`PipelineRun.finish` completes it (or :meth:`PipelineRun.abort`).
+
+    Nothing is logged when tracking is off (status "disabled") or a complete run with the same run key is there
+    ("exists"). Otherwise the parent run is created with its params, metrics and overview table, and a large run's
+    child runs are handed to the worker processes (:func:`_child_workers`), which log them from now on while the
+    caller does other work (the report stage writes its reports); ``finish`` logs the artifacts and joins in.
+
+    The run key is set on the parent only after everything is logged, so a run interrupted half-way is
+    never taken for a complete one: a rerun marks such runs (tagged with the key as pending, still
+    RUNNING) FAILED and logs a complete run. Any error while logging marks the parent and the child
+    being logged FAILED before it is raised. Metrics carry the time they were logged; a score a model
+    cannot give (None) is left out.
     """
     cfg = params["tracking"]
     if not cfg["enabled"]:
-        return {"status": "disabled", "run_id": None, "tracking_uri": None}
+        return PipelineRun("disabled")
     target = resolve_target(project_root, cfg.get("tracking_uri"), server=bool(cfg.get("server")))
     check_store(target.tracking_uri, uri_source(cfg.get("tracking_uri")))  # a file where the store should be
     if cfg.get("server"):
@@ -527,11 +554,8 @@ def log_pipeline_run(
     if target.lock_file is not None:  # the project's SQLite file: an unchanged rerun needs no MLflow at all
         done = logged_run_id(_sqlite_path(target.tracking_uri), cfg["experiment"], run_key)
         if done:
-            return {"status": "exists", "run_id": done, "tracking_uri": target.tracking_uri}
+            return PipelineRun("exists", done, target.tracking_uri)
     workers = _child_workers(sum(len(res["models"]) for res in crossval.values()))
-    for value in (extra_files or {}).values():  # work for the files logged last, started now (it overlaps)
-        if hasattr(value, "start"):
-            value.start()
     loggers = _ChildLoggers()  # the other processes for a large run's children, importing mlflow meanwhile
     loggers.start(workers)
     _register_exit_hook()
@@ -543,10 +567,7 @@ def log_pipeline_run(
         raise
     if existing:
         loggers.cancel()
-        for value in (extra_files or {}).values():
-            if hasattr(value, "cancel"):
-                value.cancel()
-        return {"status": "exists", "run_id": existing[0].info.run_id, "tracking_uri": target.tracking_uri}
+        return PipelineRun("exists", existing[0].info.run_id, target.tracking_uri)
     for stale in client.search_runs([exp_id], filter_string=f"tags.`{PENDING_KEY_TAG}` = '{run_key}'"):
         if stale.info.status == "RUNNING":  # an earlier attempt was killed while logging
             client.set_terminated(stale.info.run_id, status="FAILED")
@@ -571,38 +592,100 @@ def log_pipeline_run(
         loggers.cancel()
         raise
     pid = parent.info.run_id
-    current = [pid]
+    run = PipelineRun("logging", pid, target.tracking_uri)
+    run._client, run._loggers, run._root, run._run_key = client, loggers, Path(project_root), run_key
+    run._current = [pid]
     try:
-        _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts)
-        jobs = [
+        _log_parent(client, pid, params, crossval, significance, train_metrics)
+        run._jobs = [
             _child_job(d, key, res, train_metrics, train_results)
             for d, res in crossval.items()  # datasets in the configured order
             for key in sorted(res["models"])
         ]
-        frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
-        if loggers.procs:
-            _log_children_in_parallel(client, target, frame, jobs, Path(project_root), loggers, current)
-        else:
-            for job in jobs:
-                _log_child_run(client, frame, job, Path(project_root), current)
-        for name, value in (extra_files or {}).items():
-            text = value() if callable(value) else value
-            if text is not None:
-                client.log_text(pid, text, name)
-        client.set_tag(pid, RUN_KEY_TAG, run_key)  # complete: a rerun with the same results logs nothing
-        client.set_terminated(pid)
+        run._frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
+        if loggers.procs:  # the workers start on the children now; this process joins in at finish()
+            store = {"tracking_uri": target.tracking_uri, "sqlite": target.lock_file is not None}
+            loggers.send({**store, "root": str(project_root)}, run._frame, run._jobs)
     except BaseException:
-        loggers.cancel()  # still waiting for their jobs when the parent's own logging failed
-        for value in (extra_files or {}).values():
-            if hasattr(value, "cancel"):
-                value.cancel()
-        for run_id in reversed(current):
+        run.abort()
+        raise
+    return run
+
+
+class PipelineRun:
+    """A pipeline run being logged (:func:`start_pipeline_run`), or one that needs no logging (``status``
+    "disabled" or "exists"), completed by :meth:`finish` or abandoned by :meth:`abort`."""
+
+    def __init__(self, status: str, run_id: str | None = None, tracking_uri: str | None = None) -> None:
+        self.status, self.run_id, self.tracking_uri = status, run_id, tracking_uri
+        self._client: Any = None  # an MlflowClient while logging
+        self._loggers: _ChildLoggers | None = None
+        self._root = Path(".")
+        self._run_key = ""
+        self._current: list[str] = []
+        self._jobs: list[dict] = []
+        self._frame: dict = {}
+
+    def _result(self, status: str) -> dict:
+        return {"status": status, "run_id": self.run_id, "tracking_uri": self.tracking_uri}
+
+    @_gc_paused()
+    def finish(self, artifacts=(), extra_files: dict | None = None) -> dict:
+        """Log ``artifacts`` (files and folders) to the parent, the child runs no worker has taken yet, then
+        ``extra_files`` (artifact name -> text, logged last; a value may also be a callable returning the text or
+        None: nothing logged, and one with a ``start`` method -- e.g. :class:`~replearn.pipeline.lockfile.FinalLockText`
+        -- is started first, so that its work overlaps with the logging), wait for the workers and mark the run
+        complete. Returns ``{"status", "run_id", "tracking_uri"}`` (status "logged", or the one given at start)."""
+        extra_files = extra_files or {}
+        if self.status != "logging":
+            return self._result(self.status)
+        for value in extra_files.values():  # work for the files logged last, started now (it overlaps)
+            if hasattr(value, "start"):
+                value.start()
+        client, pid, loggers = self._client, str(self.run_id), self._loggers
+        assert loggers is not None
+        try:
+            _log_artifacts(client, pid, artifacts)
+            if loggers.procs:
+                _log_claimed_children(
+                    client, self._frame, loggers.chunks[::-1], self._root, self._current, loggers.stop_file
+                )
+                failures = loggers.finish()
+                if failures:
+                    from ..exceptions import TrackingError
+
+                    raise TrackingError(f"a process logging child runs failed: {failures[0]}")
+            else:
+                for job in self._jobs:
+                    _log_child_run(client, self._frame, job, self._root, self._current)
+            for name, value in extra_files.items():
+                text = value() if callable(value) else value
+                if text is not None:
+                    client.log_text(pid, text, name)
+            client.set_tag(pid, RUN_KEY_TAG, self._run_key)  # complete: a rerun with the same results logs nothing
+            client.set_terminated(pid)
+        except BaseException:
+            for value in extra_files.values():
+                if hasattr(value, "cancel"):
+                    value.cancel()
+            self.abort()
+            raise
+        self.status = "logged"
+        return self._result("logged")
+
+    def abort(self) -> None:
+        """Stop the workers (each ends the chunk in hand and takes no more) and mark this process's child in progress
+        and the parent FAILED; no run key is set, so the next run logs everything again."""
+        if self.status != "logging":
+            return
+        self.status = "failed"
+        if self._loggers is not None:
+            self._loggers.cancel()
+        for run_id in reversed(self._current):
             try:
-                client.set_terminated(run_id, status="FAILED")
+                self._client.set_terminated(run_id, status="FAILED")
             except Exception:  # the store itself may be what failed; the original error matters more
                 pass
-        raise
-    return {"status": "logged", "run_id": pid, "tracking_uri": target.tracking_uri}
 
 
 #: above this many child runs the report stage logs them with several processes (:func:`_child_workers`)
@@ -618,17 +701,10 @@ def _child_workers(n_children: int) -> int:
     files), and a benchmark logs hundreds (516 for ``benchmark_keel``: 10.5 s with 2 processes on 2 cores, 11.3 s
     with 4, which also import mlflow 4 times); a worker process costs ~2 s to start (Python, mlflow's import, the
     store), so only large runs are split."""
-    raw = os.environ.get(WORKERS_ENV, "").strip()
-    if raw:
-        try:
-            return max(1, min(int(raw), max(n_children, 1)))
-        except ValueError:
-            from ..exceptions import ConfigError
+    from .workers import cores, processes
 
-            raise ConfigError(f"{WORKERS_ENV}={raw!r}: expected a whole number of processes (1 = serial)") from None
-    if n_children < PARALLEL_MIN_CHILDREN:
-        return 1
-    return max(1, min(os.cpu_count() or 1, 4, n_children // 24))
+    default = 1 if n_children < PARALLEL_MIN_CHILDREN else max(1, min(cores(), 4, n_children // 24))
+    return processes(WORKERS_ENV, n_children, default)
 
 
 def _child_job(d: str, key: str, res: dict, train_metrics: dict, train_results: dict | None) -> dict:
@@ -677,18 +753,26 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
     current.pop()
 
 
+#: child runs per chunk the processes claim (:func:`_log_claimed_children`): small enough that they end together
+CHUNK_SIZE = 4
+
+
 class _ChildLoggers:
-    """The processes that log child runs beside this one (:func:`_log_children_in_parallel`), started early.
+    """The processes that log child runs beside this one, started early, sharing the work as it comes.
 
     :meth:`start` launches ``workers - 1`` processes (``python -m replearn.pipeline.tracking --log-children -``)
     as soon as logging is certain, before this process imports mlflow and opens the store: each imports mlflow
-    and its client class meanwhile (~1.5 s) and then waits for the path of its share of the jobs on standard input
-    (:func:`_worker_main`). :meth:`finish` hands over the shares and waits; :meth:`cancel` (nothing to log, or
-    an error first) closes their input, and a worker with no jobs exits without touching the store."""
+    and its client class meanwhile (~1.5 s) and then waits for the path of its job file on standard input
+    (:func:`_worker_main`). :meth:`send` writes the child runs as chunks of :data:`CHUNK_SIZE` and hands them out:
+    every process, this one included, claims the next unclaimed chunk (:func:`_claim`) until none is left, so a
+    process busy with other work (the report stage writing its reports) or slower takes fewer, and all end
+    together. :meth:`finish` waits for them; :meth:`cancel` (nothing to log, or an error first) tells them to take
+    no more chunks, and a worker with no jobs exits without touching the store."""
 
     def __init__(self) -> None:
         self.procs: list = []
-        self._dir: tempfile.TemporaryDirectory[str] | None = None  # the job files for the workers (send)
+        self.chunks: list[str] = []  # the chunk files, in the order the workers claim them
+        self._dir: tempfile.TemporaryDirectory[str] | None = None  # the job files (send)
 
     def start(self, workers: int) -> None:
         import subprocess
@@ -701,16 +785,26 @@ class _ChildLoggers:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err)
             self.procs.append((proc, err))
 
-    def send(self, specs: list[dict]) -> None:
-        """Each worker's share (one JSON document per worker, in the order they were started), in a file whose
-        path goes down the pipe: a benchmark's share is larger than a pipe holds, and writing it there would
-        block this process until the worker has finished importing mlflow."""
+    @property
+    def stop_file(self) -> str:
+        """A file whose existence tells every process to claim no more chunks (:meth:`cancel`)."""
+        return str(Path(self._dir.name) / "stop") if self._dir is not None else ""
+
+    def send(self, store: dict, frame: dict, jobs: list[dict]) -> None:
+        """The jobs as chunk files, and one job file naming them (with ``store``: where and how to log, and
+        ``frame``: the parent run) whose path goes down each worker's pipe: a benchmark's jobs are more than a
+        pipe holds, and writing them there would block this process until the worker has imported mlflow."""
         import tempfile
 
         tmp = self._dir = tempfile.TemporaryDirectory(prefix="replearn-tracking-")
-        for i, ((proc, _), spec) in enumerate(zip(self.procs, specs)):
-            job_file = Path(tmp.name) / f"children-{i}.json"
-            job_file.write_text(json.dumps(spec), encoding="utf-8")
+        for i in range(0, len(jobs), CHUNK_SIZE):
+            path = Path(tmp.name) / f"chunk-{i // CHUNK_SIZE:05d}.json"
+            path.write_text(json.dumps(jobs[i : i + CHUNK_SIZE]), encoding="utf-8")
+            self.chunks.append(str(path))
+        job_file = Path(tmp.name) / "children.json"
+        spec = {**store, "frame": frame, "chunks": self.chunks, "stop": self.stop_file}
+        job_file.write_text(json.dumps(spec), encoding="utf-8")
+        for proc, _ in self.procs:
             try:
                 proc.stdin.write(str(job_file).encode("utf-8") + b"\n")
                 proc.stdin.close()
@@ -736,50 +830,42 @@ class _ChildLoggers:
         if self._dir is not None:
             self._dir.cleanup()
             self._dir = None
+        self.chunks = []
         return failures
 
     def cancel(self) -> None:
-        self.finish()  # input closed with nothing on it: each worker exits at once
+        """No more chunks for anyone (a worker ends the chunk in hand), then :meth:`finish`."""
+        if self._dir is not None:
+            Path(self.stop_file).touch()
+        self.finish()  # a worker still waiting for its job file gets none and exits at once
 
 
-def _log_children_in_parallel(
-    client, target, frame: dict, jobs: list[dict], root: Path, loggers: _ChildLoggers, current
-) -> None:
-    """The child runs split round-robin over this process and the started ``loggers`` (:class:`_ChildLoggers`),
-    each with its own client on the same store (SQLite in WAL mode lets them take turns to write; a server takes
-    them at once). Which process logs a run changes nothing in it. A worker that fails has marked its run in
-    progress FAILED; its message is raised here (after this process's share), so the parent is marked FAILED
-    and carries no run key: the next run logs everything again, as after a failure of the serial loop."""
-    from ..exceptions import TrackingError
-
-    workers = len(loggers.procs) + 1
-    shares = [jobs[i::workers] for i in range(workers)]
-    loggers.send(
-        [
-            {
-                "tracking_uri": target.tracking_uri,
-                "sqlite": target.lock_file is not None,
-                "root": str(root),
-                "frame": frame,
-                "jobs": share,
-            }
-            for share in shares[1:]
-        ]
-    )
+def _claim(chunk: str) -> bool:
+    """Take ``chunk`` for this process: True for exactly one of the processes that ask (an exclusive create)."""
     try:
-        for job in shares[0]:
-            _log_child_run(client, frame, job, root, current)
-    finally:
-        failures = loggers.finish()
-    if failures:
-        raise TrackingError(f"a process logging child runs failed: {failures[0]}")
+        fd = os.open(chunk + ".claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
+
+
+def _log_claimed_children(client, frame: dict, chunks: list[str], root: Path, current: list[str], stop: str) -> None:
+    """Log the child runs of every chunk of ``chunks`` this process claims, until none is left or ``stop`` exists.
+    Which process logs a run changes nothing in it."""
+    for chunk in chunks:
+        if os.path.exists(stop):
+            return
+        if _claim(chunk):
+            for job in json.loads(Path(chunk).read_text(encoding="utf-8")):
+                _log_child_run(client, frame, job, root, current)
 
 
 def _worker_main(job_file: str) -> None:
-    """A worker of :func:`_log_children_in_parallel`: log the child runs of ``job_file`` (``-``: the file's path on
-    standard input, read after mlflow is imported, so that the import overlaps with the parent process's own set-up;
-    nothing there: exit at once); exit 1 with the error's last line on stderr when one fails (that run marked FAILED
-    first)."""
+    """A worker of :class:`_ChildLoggers`: log the child runs of the chunks it claims (``job_file``; ``-``: its path
+    on standard input, read after mlflow is imported, so that the import overlaps with the parent process's own
+    set-up; nothing there: exit at once); exit 1 with the error's last line on stderr when one fails (that run
+    marked FAILED first, and the other processes told to stop)."""
     import gc
     import sys
 
@@ -792,14 +878,16 @@ def _worker_main(job_file: str) -> None:
         if not job_file:
             return
     spec = json.loads(Path(job_file).read_text(encoding="utf-8"))
+    if os.path.exists(spec["stop"]):
+        return
     if spec["sqlite"]:
         _relax_sync(_sqlite_path(spec["tracking_uri"]))
     client = MlflowClient(tracking_uri=spec["tracking_uri"])
     current: list[str] = []
     try:
-        for job in spec["jobs"]:
-            _log_child_run(client, spec["frame"], job, Path(spec["root"]), current)
+        _log_claimed_children(client, spec["frame"], spec["chunks"], Path(spec["root"]), current, spec["stop"])
     except BaseException as exc:
+        Path(spec["stop"]).touch()  # the run has failed: the others take no more
         for run_id in reversed(current):
             try:
                 client.set_terminated(run_id, status="FAILED")
@@ -845,7 +933,7 @@ def overview_rows(crossval: dict, train_metrics: dict) -> list[dict]:
     return rows
 
 
-def _log_parent(client, pid, params, crossval, significance, train_metrics, artifacts) -> None:
+def _log_parent(client, pid, params, crossval, significance, train_metrics) -> None:
     from mlflow.entities import Metric
 
     now = _now_ms()
@@ -859,6 +947,10 @@ def _log_parent(client, pid, params, crossval, significance, train_metrics, arti
     rows = overview_rows(crossval, train_metrics)
     if rows:  # a table in MLflow's artifact view (columns -> values), instead of one chart per dataset x model
         client.log_table(pid, {c: [r[c] for r in rows] for c in rows[0]}, "overview.json")
+
+
+def _log_artifacts(client, pid: str, artifacts) -> None:
+    """Files and folders (a folder under its own name) as artifacts of run ``pid``; missing ones are skipped."""
     for path in artifacts:
         path = Path(path)
         if path.is_dir():
@@ -1256,7 +1348,7 @@ def ui_command(project_root: Path, port: int = 5000) -> list[str]:
     return ["mlflow", "ui", "--backend-store-uri", target.tracking_uri, "--host", "127.0.0.1", "--port", str(port)]
 
 
-if __name__ == "__main__":  # a worker of _log_children_in_parallel
+if __name__ == "__main__":  # a worker of _ChildLoggers
     import sys as _sys
 
     if len(_sys.argv) != 3 or _sys.argv[1] != "--log-children":

@@ -1,7 +1,12 @@
 """Stage `report`: the self-contained HTML report and Markdown summary with plots (reports/), the cost report
 (reports/cost.html, cost.md: fit and predict seconds from timing/, which vary from run to run and so are kept out
 of report.html and of DVC's hashes), then one MLflow parent run with nested per-dataset x model runs (the only stage
-that talks to MLflow), holding the dvc.lock this run ends with."""
+that talks to MLflow), holding the dvc.lock this run ends with.
+
+The MLflow run is started before the reports are written (:func:`~replearn.pipeline.tracking.start_pipeline_run`):
+for a benchmark's hundreds of child runs, worker processes log them while this process writes the reports, then
+this one joins in (:meth:`~replearn.pipeline.tracking.PipelineRun.finish`); nothing in the runs depends on the order.
+"""
 
 from .. import paths, tracking
 from ..lockfile import FinalLockText
@@ -14,41 +19,45 @@ from ..stage import log
 
 def main(params: dict) -> None:
     inp = read_inputs(params)
-    art = build_report(
-        crossval=inp.crossval,
-        significance=inp.significance,
-        train_metrics=inp.train_metrics,
-        settings=params["report"],
-        experiment=inp.experiment,
-        out_dir=paths.REPORTS,
-        train_results=inp.train_results,
-        reproduction=inp.reproduction,
-    )
-    log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
-    cost = build_cost_report(
-        crossval=inp.crossval,
-        timing=inp.timing,
-        order=list(params["dataset"]),
-        out_dir=paths.REPORTS,
-        title=params["report"]["title"],
-        dpi=params["report"]["dpi"],
-    )
-    log("report", f"wrote {cost.html} and {cost.markdown} (fit and predict seconds)")
-    if not params["tracking"]["enabled"]:
-        log("report", "MLflow tracking is off (tracking.enabled: false)")
-        return
-    lock = FinalLockText(project_root(), "report")  # computed beside the logging (tracking.log_pipeline_run)
-    res = tracking.log_pipeline_run(
+    run = tracking.start_pipeline_run(
         params=params,
         crossval=inp.crossval,
         significance=inp.significance,
         train_metrics=inp.train_metrics,
         train_results=inp.train_results,
         project_root=project_root(),
-        artifacts=[
-            p for p in (art.html, art.markdown, paths.REPORTS / "plots", cost.html, cost.markdown, cost.plot) if p
-        ],
-        extra_files={"dvc.lock": lock},
+    )
+    try:
+        art = build_report(
+            crossval=inp.crossval,
+            significance=inp.significance,
+            train_metrics=inp.train_metrics,
+            settings=params["report"],
+            experiment=inp.experiment,
+            out_dir=paths.REPORTS,
+            train_results=inp.train_results,
+            reproduction=inp.reproduction,
+        )
+        log("report", f"wrote {art.html} and {art.markdown} ({len(art.plots)} plots)")
+        cost = build_cost_report(
+            crossval=inp.crossval,
+            timing=inp.timing,
+            order=list(params["dataset"]),
+            out_dir=paths.REPORTS,
+            title=params["report"]["title"],
+            dpi=params["report"]["dpi"],
+        )
+        log("report", f"wrote {cost.html} and {cost.markdown} (fit and predict seconds)")
+    except BaseException:
+        run.abort()  # the parent run is marked FAILED: the next run logs everything again
+        raise
+    if run.status == "disabled":
+        log("report", "MLflow tracking is off (tracking.enabled: false)")
+        return
+    # the dvc.lock this run ends with: it hashes the reports, so it starts once they are written (in finish)
+    res = run.finish(
+        [p for p in (art.html, art.markdown, paths.REPORTS / "plots", cost.html, cost.markdown, cost.plot) if p],
+        extra_files={"dvc.lock": FinalLockText(project_root(), "report")},
     )
     log(
         "report",

@@ -6,7 +6,7 @@ CV mean and test score per dataset x model, for `dvc exp show`) and plots/datase
 
 from .. import paths, records
 from .. import summary_metrics as summaries
-from ..compare import compare_records, summary_metrics
+from ..compare import compare_records, significance_jobs, summary_metrics
 from ..data import read_json, write_json
 from ..stage import log
 
@@ -14,7 +14,7 @@ from ..stage import log
 def main(params: dict) -> None:
     crossval = {d: records.read_evaluation(paths.RESULTS / "crossval" / f"{d}.json") for d in params["dataset"]}
     train = {d: records.read_train(paths.RESULTS / "train" / f"{d}.json") for d in params["dataset"]}
-    result = compare_records(crossval, train, params["stats"])
+    result = compare_records(crossval, train, params["stats"], jobs=significance_jobs(crossval))
     records.write(paths.RESULTS / "significance.json", result)
     write_json(paths.METRICS / "significance.json", summary_metrics(records.to_dict(result)))
     write_json(paths.METRICS / "summary.json", summaries.summary(crossval, read_json(paths.METRICS / "train.json")))
