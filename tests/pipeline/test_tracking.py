@@ -691,3 +691,29 @@ def test_started_loggers_given_no_jobs_exit_cleanly_without_touching_a_store():
     assert loggers.procs == [] and [p.returncode for p in procs] == [0, 0]
     loggers.start(1)  # one process in all: no worker
     assert loggers.procs == [] and loggers.finish() == []
+
+
+@pytest.mark.slow
+def test_a_small_run_is_logged_by_finish_alone_and_an_abort_before_it_logs_nothing(tmp_path, monkeypatch):
+    """Below the worker threshold start_pipeline_run opens no store (the report stage's final dvc.lock, started at
+    finish, then overlaps with mlflow's import), and aborting it leaves no trace."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    monkeypatch.delenv(tracking.WORKERS_ENV, raising=False)
+    _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    start = {k: v for k, v in kw.items() if k != "artifacts"}
+    aborted = tracking.start_pipeline_run(**start)
+    assert aborted.status == "pending" and aborted.run_id is None and not (tmp_path / "mlflow.db").exists()
+    aborted.abort()
+    assert aborted.status == "failed" and aborted.finish([]) == {
+        "status": "failed",
+        "run_id": None,
+        "tracking_uri": aborted.tracking_uri,
+    }
+    assert not (tmp_path / "mlflow.db").exists()
+    run = tracking.start_pipeline_run(**start)
+    res = run.finish([])
+    assert res["status"] == "logged" and res["run_id"] and (tmp_path / "mlflow.db").exists()
+    assert tracking.start_pipeline_run(**start).finish([])["status"] == "exists"

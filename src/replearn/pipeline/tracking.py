@@ -530,9 +530,10 @@ def start_pipeline_run(
     """Begin logging one pipeline run; :meth:`PipelineRun.finish` completes it (or :meth:`PipelineRun.abort`).
 
     Nothing is logged when tracking is off (status "disabled") or a complete run with the same run key is there
-    ("exists"). Otherwise the parent run is created with its params, metrics and overview table, and a large run's
-    child runs are handed to the worker processes (:func:`_child_workers`), which log them from now on while the
-    caller does other work (the report stage writes its reports); ``finish`` logs the artifacts and joins in.
+    ("exists"). For a large run (several logging processes: :func:`_child_workers`) the parent run is created now
+    with its params, metrics and overview table, and the child runs are handed to the worker processes, which log
+    them while the caller does other work (the report stage writes its reports); ``finish`` logs the artifacts and
+    joins in. A small run is logged by ``finish`` alone (status "pending" until then).
 
     The run key is set on the parent only after everything is logged, so a run interrupted half-way is
     never taken for a complete one: a rerun marks such runs (tagged with the key as pending, still
@@ -555,69 +556,44 @@ def start_pipeline_run(
         done = logged_run_id(_sqlite_path(target.tracking_uri), cfg["experiment"], run_key)
         if done:
             return PipelineRun("exists", done, target.tracking_uri)
-    workers = _child_workers(sum(len(res["models"]) for res in crossval.values()))
-    loggers = _ChildLoggers()  # the other processes for a large run's children, importing mlflow meanwhile
-    loggers.start(workers)
-    _register_exit_hook()
-    try:
-        client, exp_id = _client(target, cfg["experiment"])
-        existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
-    except BaseException:
-        loggers.cancel()
-        raise
-    if existing:
-        loggers.cancel()
-        return PipelineRun("exists", existing[0].info.run_id, target.tracking_uri)
-    for stale in client.search_runs([exp_id], filter_string=f"tags.`{PENDING_KEY_TAG}` = '{run_key}'"):
-        if stale.info.status == "RUNNING":  # an earlier attempt was killed while logging
-            client.set_terminated(stale.info.run_id, status="FAILED")
-
-    exp_name = os.environ.get("DVC_EXP_NAME")
-    commit = git_commit(project_root)
-    source = source_tags(target.root, commit)
-    tags = {
-        PENDING_KEY_TAG: run_key,
-        PARAMS_HASH_TAG: phash,
-        "mlflow.runName": exp_name or f"{params.get('experiment_name', 'run')}-{phash[:8]}",
-        "replearn.experiment_name": str(params.get("experiment_name")),
-        **source,
+    run = PipelineRun("pending", None, target.tracking_uri)
+    run._begin_args = {
+        "target": target,
+        "experiment": cfg["experiment"],
+        "params": params,
+        "crossval": crossval,
+        "significance": significance,
+        "train_metrics": train_metrics,
+        "train_results": train_results,
+        "project_root": Path(project_root),
+        "run_key": run_key,
+        "phash": phash,
     }
-    if exp_name:
-        tags["dvc.exp_name"] = exp_name
-    if commit:
-        tags["git.commit"] = commit
-    try:
-        parent = client.create_run(exp_id, tags=tags)
-    except BaseException:
-        loggers.cancel()
-        raise
-    pid = parent.info.run_id
-    run = PipelineRun("logging", pid, target.tracking_uri)
-    run._client, run._loggers, run._root, run._run_key = client, loggers, Path(project_root), run_key
-    run._current = [pid]
-    try:
-        _log_parent(client, pid, params, crossval, significance, train_metrics)
-        run._jobs = [
-            _child_job(d, key, res, train_metrics, train_results)
-            for d, res in crossval.items()  # datasets in the configured order
-            for key in sorted(res["models"])
-        ]
-        run._frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
-        if loggers.procs:  # the workers start on the children now; this process joins in at finish()
-            store = {"tracking_uri": target.tracking_uri, "sqlite": target.lock_file is not None}
-            loggers.send({**store, "root": str(project_root)}, run._frame, run._jobs)
-    except BaseException:
-        run.abort()
-        raise
+    run._workers = _child_workers(sum(len(res["models"]) for res in crossval.values()))
+    if run._workers > 1:  # a large run: its children are logged from now on, beside the caller's work
+        run._begin()
     return run
 
 
+def _cancel(extra_files: dict) -> None:
+    """Stop the work started for ``extra_files`` (e.g. :class:`~replearn.pipeline.lockfile.FinalLockText`)."""
+    for value in extra_files.values():
+        if hasattr(value, "cancel"):
+            value.cancel()
+
+
 class PipelineRun:
-    """A pipeline run being logged (:func:`start_pipeline_run`), or one that needs no logging (``status``
-    "disabled" or "exists"), completed by :meth:`finish` or abandoned by :meth:`abort`."""
+    """A pipeline run to log (:func:`start_pipeline_run`), completed by :meth:`finish` or abandoned by :meth:`abort`.
+
+    ``status``: "disabled" or "exists" (nothing to log); "logging" (a large run: the parent run exists and worker
+    processes are logging its children); "pending" (a small run: nothing is logged before :meth:`finish`, which
+    starts the files logged last -- the final ``dvc.lock`` -- before it imports mlflow, so that their work overlaps
+    with the logging); then "logged" or "failed"."""
 
     def __init__(self, status: str, run_id: str | None = None, tracking_uri: str | None = None) -> None:
         self.status, self.run_id, self.tracking_uri = status, run_id, tracking_uri
+        self._begin_args: dict = {}
+        self._workers = 1
         self._client: Any = None  # an MlflowClient while logging
         self._loggers: _ChildLoggers | None = None
         self._root = Path(".")
@@ -625,6 +601,69 @@ class PipelineRun:
         self._current: list[str] = []
         self._jobs: list[dict] = []
         self._frame: dict = {}
+
+    @_gc_paused()
+    def _begin(self) -> None:
+        """Start the workers, open the store, create the parent run with its params and overview, and hand the
+        child runs to the workers (status "logging"); or find a complete run with the same key (status "exists")."""
+        a = self._begin_args
+        target, run_key, phash, params = a["target"], a["run_key"], a["phash"], a["params"]
+        project_root = a["project_root"]
+        loggers = _ChildLoggers()  # the other processes for a large run's children, importing mlflow meanwhile
+        loggers.start(self._workers)
+        _register_exit_hook()
+        try:
+            client, exp_id = _client(target, a["experiment"])
+            existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
+        except BaseException:
+            loggers.cancel()
+            raise
+        if existing:
+            loggers.cancel()
+            self.status, self.run_id = "exists", existing[0].info.run_id
+            return
+        for stale in client.search_runs([exp_id], filter_string=f"tags.`{PENDING_KEY_TAG}` = '{run_key}'"):
+            if stale.info.status == "RUNNING":  # an earlier attempt was killed while logging
+                client.set_terminated(stale.info.run_id, status="FAILED")
+
+        exp_name = os.environ.get("DVC_EXP_NAME")
+        commit = git_commit(project_root)
+        source = source_tags(target.root, commit)
+        tags = {
+            PENDING_KEY_TAG: run_key,
+            PARAMS_HASH_TAG: phash,
+            "mlflow.runName": exp_name or f"{params.get('experiment_name', 'run')}-{phash[:8]}",
+            "replearn.experiment_name": str(params.get("experiment_name")),
+            **source,
+        }
+        if exp_name:
+            tags["dvc.exp_name"] = exp_name
+        if commit:
+            tags["git.commit"] = commit
+        try:
+            parent = client.create_run(exp_id, tags=tags)
+        except BaseException:
+            loggers.cancel()
+            raise
+        pid = self.run_id = parent.info.run_id
+        self.status = "logging"
+        self._client, self._loggers, self._root, self._run_key = client, loggers, project_root, run_key
+        self._current = [pid]
+        try:
+            crossval, train_metrics = a["crossval"], a["train_metrics"]
+            _log_parent(client, pid, params, crossval, a["significance"], train_metrics)
+            self._jobs = [
+                _child_job(d, key, res, train_metrics, a["train_results"])
+                for d, res in crossval.items()  # datasets in the configured order
+                for key in sorted(res["models"])
+            ]
+            self._frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
+            if loggers.procs:  # the workers start on the children now; this process joins in at finish()
+                store = {"tracking_uri": target.tracking_uri, "sqlite": target.lock_file is not None}
+                loggers.send({**store, "root": str(project_root)}, self._frame, self._jobs)
+        except BaseException:
+            self.abort()
+            raise
 
     def _result(self, status: str) -> dict:
         return {"status": status, "run_id": self.run_id, "tracking_uri": self.tracking_uri}
@@ -637,11 +676,20 @@ class PipelineRun:
         -- is started first, so that its work overlaps with the logging), wait for the workers and mark the run
         complete. Returns ``{"status", "run_id", "tracking_uri"}`` (status "logged", or the one given at start)."""
         extra_files = extra_files or {}
-        if self.status != "logging":
+        if self.status not in ("pending", "logging"):
             return self._result(self.status)
         for value in extra_files.values():  # work for the files logged last, started now (it overlaps)
             if hasattr(value, "start"):
                 value.start()
+        if self.status == "pending":  # a small run: everything is logged now, in this process
+            try:
+                self._begin()
+            except BaseException:
+                _cancel(extra_files)
+                raise
+            if self.status == "exists":
+                _cancel(extra_files)
+                return self._result("exists")
         client, pid, loggers = self._client, str(self.run_id), self._loggers
         assert loggers is not None
         try:
@@ -665,9 +713,7 @@ class PipelineRun:
             client.set_tag(pid, RUN_KEY_TAG, self._run_key)  # complete: a rerun with the same results logs nothing
             client.set_terminated(pid)
         except BaseException:
-            for value in extra_files.values():
-                if hasattr(value, "cancel"):
-                    value.cancel()
+            _cancel(extra_files)
             self.abort()
             raise
         self.status = "logged"
@@ -676,6 +722,8 @@ class PipelineRun:
     def abort(self) -> None:
         """Stop the workers (each ends the chunk in hand and takes no more) and mark this process's child in progress
         and the parent FAILED; no run key is set, so the next run logs everything again."""
+        if self.status == "pending":  # nothing was logged yet
+            self.status = "failed"
         if self.status != "logging":
             return
         self.status = "failed"
