@@ -717,3 +717,27 @@ def test_a_small_run_is_logged_by_finish_alone_and_an_abort_before_it_logs_nothi
     res = run.finish([])
     assert res["status"] == "logged" and res["run_id"] and (tmp_path / "mlflow.db").exists()
     assert tracking.start_pipeline_run(**start).finish([])["status"] == "exists"
+
+
+@pytest.mark.slow
+def test_log_models_false_logs_the_children_without_mlflow_models_and_says_where_they_are(tmp_path, monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    from replearn.pipeline import config
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    kw["params"]["tracking"] = {**kw["params"]["tracking"], "experiment": "no-models", "log_models": False}
+    res = tracking.log_pipeline_run(**kw)
+    client = MlflowClient(tracking_uri=res["tracking_uri"])
+    view = _child_view(client, "no-models")
+    assert sorted(view) == ["iris/knn", "iris/nb"]
+    for name, child in view.items():
+        assert child["status"] == "FINISHED" and child["models"] == 0 and child["inputs"]  # the dataset stays
+        assert child["metrics"]  # the scores and seconds stay
+        assert f"models/{name}.npz" in child["tags"]["replearn.mlflow_model"]
+    with pytest.raises(ConfigError, match="tracking.log_models: expected true/false"):
+        config.check_section("tracking", {"enabled": True, "experiment": "x", "tracking_uri": None, "log_models": 1})

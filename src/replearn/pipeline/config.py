@@ -347,8 +347,15 @@ SCHEMA = {
         # a section per dataset, or one heat-map and table for many datasets (report.benchmark; auto: > 8)
         "per_dataset": Optional_(Choice(REPORT_PER_DATASET, "per-dataset view")),
     },
-    # server: true (tracking=server) needs an MLflow server's address (env, tracking_uri or `make services`)
-    "tracking": {"enabled": bool, "experiment": str, "tracking_uri": Optional_(str), "server": Optional_(bool)},
+    # server: true (tracking=server) needs an MLflow server's address (env, tracking_uri or `make services`);
+    # log_models: false logs no MLflow Model per child run (the fitted models stay DVC outputs in models/)
+    "tracking": {
+        "enabled": bool,
+        "experiment": str,
+        "tracking_uri": Optional_(str),
+        "server": Optional_(bool),
+        "log_models": Optional_(bool),
+    },
     # where the fits of a stage run (pipeline.compute); optional so that params files from before it stay valid
     "compute": Optional_(
         {

@@ -560,6 +560,7 @@ def start_pipeline_run(
     run._begin_args = {
         "target": target,
         "experiment": cfg["experiment"],
+        "log_models": cfg.get("log_models", True) is not False,  # absent (params from before it): logged
         "params": params,
         "crossval": crossval,
         "significance": significance,
@@ -657,7 +658,13 @@ class PipelineRun:
                 for d, res in crossval.items()  # datasets in the configured order
                 for key in sorted(res["models"])
             ]
-            self._frame = {"experiment_id": exp_id, "parent_run_id": pid, "phash": phash, "source": source}
+            self._frame = {
+                "experiment_id": exp_id,
+                "parent_run_id": pid,
+                "phash": phash,
+                "source": source,
+                "log_models": bool(a["log_models"]),
+            }
             if loggers.procs:  # the workers start on the children now; this process joins in at finish()
                 store = {"tracking_uri": target.tracking_uri, "sqlite": target.lock_file is not None}
                 loggers.send({**store, "root": str(project_root)}, self._frame, self._jobs)
@@ -787,6 +794,7 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
             PARAMS_HASH_TAG: frame["phash"],
             **frame["source"],
             **_family_tags(res, m),
+            **_unlogged_model_tag(frame, res, d, key),
         },
     )
     current.append(child.info.run_id)
@@ -795,7 +803,15 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
     if not res.get("family"):
         cparams = child_params(d, key, m, res)
         _log_dataset_and_model(
-            client, child.info.run_id, frame["experiment_id"], root, d, key, cparams, job.get("example_output")
+            client,
+            child.info.run_id,
+            frame["experiment_id"],
+            root,
+            d,
+            key,
+            cparams,
+            job.get("example_output"),
+            model=frame.get("log_models", True),
         )
     client.set_terminated(child.info.run_id)
     current.pop()
@@ -1063,6 +1079,16 @@ def child_params(d: str, key: str, m: dict, res: dict) -> dict[str, str]:
     return cparams
 
 
+def _unlogged_model_tag(frame: dict, res: dict, d: str, key: str) -> dict[str, str]:
+    """With ``tracking.log_models: false``: a tag on each estimator's child run saying where its fitted model is."""
+    if frame.get("log_models", True) or res.get("family"):
+        return {}
+    return {
+        "replearn.mlflow_model": f"not logged (tracking.log_models: false); the fitted model is models/{d}/{key}.npz "
+        "and .json, an output of the DVC train stage"
+    }
+
+
 def _family_tags(res: dict, m: dict) -> dict[str, str]:
     """Tags of a child run on an experiment family's problem: the family, and why no MLflow Model is logged."""
     fam = res.get("family")
@@ -1139,9 +1165,19 @@ def _sha256(path: Path) -> str:
 
 
 def _log_dataset_and_model(
-    client, run_id, exp_id: str, root: Path, d: str, key: str, cparams: dict, example_output: list | None = None
+    client,
+    run_id,
+    exp_id: str,
+    root: Path,
+    d: str,
+    key: str,
+    cparams: dict,
+    example_output: list | None = None,
+    *,
+    model: bool = True,
 ) -> None:
-    """The dataset as a run input, the fitted model as an MLflow Model (where the pipeline's files exist)."""
+    """The dataset as a run input, the fitted model as an MLflow Model (where the pipeline's files exist; not with
+    ``model=False``, ``tracking.log_models: false``)."""
     from . import paths
 
     prepared = root / paths.PREPARED / d / "train.npz"
@@ -1149,7 +1185,7 @@ def _log_dataset_and_model(
         log_dataset_input(client, run_id, d, prepared, paths.PREPARED / d / "train.npz")
     stem = root / paths.MODELS / d / key
     features = root / paths.FEATURES / d / "test.npz"
-    if stem.with_suffix(".npz").is_file() and stem.with_suffix(".json").is_file() and features.is_file():
+    if model and stem.with_suffix(".npz").is_file() and stem.with_suffix(".json").is_file() and features.is_file():
         log_model(client, run_id, exp_id, stem, features, params=cparams, example_output=example_output, root=root)
 
 
