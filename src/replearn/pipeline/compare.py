@@ -839,18 +839,15 @@ def compare(
     crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
     names = sorted(crossval)
     tasks = [(crossval[d], swept.get(d), sweeps.get(d), train_results[d], cfg, seed) for d in names]
-    if jobs > 1 and len(names) > 1:
-        from joblib import Parallel, delayed
+    # the across-pairs tests and one task per dataset, shared by this process and jobs - 1 others (jobs = 1: all
+    # here), the across-pairs tests and the largest test sets first; each task's numbers are the same in any process
+    # (its seeds derive from names), and the results come in the order of the tasks
+    from .workers import map_shared
 
-        # the across-pairs Bayesian signed-rank tests first (the longest task), then one task per dataset; each
-        # task's numbers are the same in any process (its seeds derive from names), and the order is kept
-        out = Parallel(n_jobs=min(jobs, len(names) + 1), inner_max_num_threads=1)(
-            [delayed(compare_across_pairs)(crossval, cfg, seed=seed)] + [delayed(_dataset_entry)(*t) for t in tasks]
-        )
-        across_pairs, datasets = out[0], dict(zip(names, out[1:]))
-    else:
-        datasets = {d: _dataset_entry(*t) for d, t in zip(names, tasks)}
-        across_pairs = compare_across_pairs(crossval, cfg, seed=seed)
+    calls = [(_across_pairs, (crossval, cfg, seed))] + [(_dataset_entry, t) for t in tasks]
+    size = [0.0] + [float(len(t[3].y_true or ())) * len(t[0].models) ** 2 for t in tasks]
+    out = map_shared(_call, calls, jobs, order=[0] + sorted(range(1, len(calls)), key=lambda i: -size[i]))
+    across_pairs, datasets = out[0], dict(zip(names, out[1:]))
     return {
         "schema_version": records.SCHEMA_VERSION,
         "metric": metric,
@@ -870,6 +867,15 @@ def compare(
         "across_pairs": across_pairs,
         "excluded": excluded,
     }
+
+
+def _call(fn, args: tuple):
+    """``fn(*args)``: one task of :func:`compare` for :func:`~.workers.map_shared`."""
+    return fn(*args)
+
+
+def _across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dict, seed: int) -> dict:
+    return compare_across_pairs(crossval, cfg, seed=seed)
 
 
 def _dataset_entry(
