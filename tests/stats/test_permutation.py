@@ -98,3 +98,37 @@ def test_swapped_sums_of_all_zero_differences_are_zero():
     from replearn.stats import permutation as P
 
     assert np.array_equal(P._swapped_sums(np.zeros(17), 10, 1), np.zeros(10))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("n", [12, 15, 18])
+def test_zero_one_scores_get_the_exact_p_value_in_closed_form(alternative, n):
+    """Differences in {-1, 0, +1}: "auto" gives the enumeration's p-value where enumerating is too costly."""
+    rng = np.random.default_rng(n)
+    a, b = (rng.random(n) < 0.75).astype(float), (rng.random(n) < 0.5).astype(float)
+    closed = permutation_test(a, b, n_resamples=999, alternative=alternative)  # 2^n > 999: no enumeration
+    enumerated = permutation_test(a, b, exact=True, alternative=alternative)
+    assert closed.conventions["method"].startswith("exact (closed form")
+    assert closed.pvalue == pytest.approx(enumerated.pvalue, rel=1e-12, abs=1e-15)
+    assert closed.statistic == enumerated.statistic and closed.effect_size == enumerated.effect_size
+
+
+def test_the_closed_form_is_mcnemars_exact_test_and_exact_false_still_resamples():
+    from replearn.stats import mcnemar
+
+    rng = np.random.default_rng(3)
+    ca, cb = rng.random(2000) < 0.81, rng.random(2000) < 0.78
+    res = permutation_test(ca.astype(float), cb.astype(float), n_resamples=1999, seed=1)
+    assert res.pvalue == mcnemar(ca, cb, method="exact").pvalue and res.extra["exact"]
+    assert res.extra["n_nonzero"] == int(np.sum(ca != cb))
+    y = rng.integers(0, 3, 2000)  # predictions mode, accuracy: the same differences
+    pa, pb = np.where(ca, y, (y + 1) % 3), np.where(cb, y, (y + 2) % 3)
+    pred = permutation_test(pa, pb, y_true=y, metric="accuracy", n_resamples=1999, seed=1)
+    assert pred.pvalue == res.pvalue and pred.conventions["method"] == res.conventions["method"]
+    approx = permutation_test(ca.astype(float), cb.astype(float), n_resamples=1999, seed=1, exact=False)
+    assert approx.conventions["method"] == "approximate randomization"
+    assert abs(approx.pvalue - res.pvalue) < 0.05  # the same p-value, up to Monte Carlo error
+    same = permutation_test(np.ones(50), np.ones(50), n_resamples=999)
+    assert same.pvalue == 1.0 and same.extra["n_nonzero"] == 0
+    halves = permutation_test(rng.random(60).round(1), rng.random(60).round(1), n_resamples=999)  # not 0/1
+    assert halves.conventions["method"] == "approximate randomization"

@@ -652,7 +652,6 @@ class PipelineRun:
         self._current = [pid]
         try:
             crossval, train_metrics = a["crossval"], a["train_metrics"]
-            _log_parent(client, pid, params, crossval, a["significance"], train_metrics)
             self._jobs = [
                 _child_job(d, key, res, train_metrics, a["train_results"])
                 for d, res in crossval.items()  # datasets in the configured order
@@ -668,6 +667,7 @@ class PipelineRun:
             if loggers.procs:  # the workers start on the children now; this process joins in at finish()
                 store = {"tracking_uri": target.tracking_uri, "sqlite": target.lock_file is not None}
                 loggers.send({**store, "root": str(project_root)}, self._frame, self._jobs)
+            _log_parent(client, pid, params, crossval, a["significance"], train_metrics)  # beside the workers
         except BaseException:
             self.abort()
             raise

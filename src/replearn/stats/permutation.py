@@ -8,6 +8,11 @@ likely data set (Noreen 1989; Yeh 2000 for non-decomposable metrics such as F). 
 * **exact** enumeration of all ``2^n`` swap patterns (the observed one included):
   ``p = #{|T*| >= |T|} / 2^n`` -- used when ``exact=True`` (n <= 20), or with ``exact="auto"``
   when ``2^n <= n_resamples``;
+* **closed form** (``exact="auto"`` when enumeration is not chosen): when every per-example difference
+  is -1, 0 or +1 (a 0/1 score such as accuracy or error, in scores or predictions mode), the ``m``
+  non-zero differences get independent fair signs over all ``2^n`` patterns, so the exact p-value is a
+  binomial tail (:func:`_closed_form`; two-sided it equals McNemar's exact test on the same examples) --
+  no Monte Carlo error, and no resampling;
 * **approximate randomization**: ``n_resamples`` random patterns, each example swapped with
   probability 1/2, and the add-one p-value ``p = (1 + #{|T*| >= |T|}) / (n_resamples + 1)``
   (Phipson & Smyth 2010), which is a valid p-value for any number of resamples and never 0. The
@@ -141,6 +146,8 @@ def permutation_test(
     delta_of = _paired_statistic(pa, pb, statistic, y_true, metric, classes)
     t_obs = float(delta_of(np.arange(n)[None, :])[0])
     d = _mean_differences(pa, pb, statistic, y_true, metric)
+    if exact == "auto" and not use_exact and d is not None and _signs_only(d):
+        return _closed_form(pa, pb, d, t_obs, alternative, seed, n_resamples, y_true, statistic, delta_of.name)
     if d is not None and not use_exact:  # T is a mean of per-example differences d: T* = (sum d - 2 s) / n
         t_star, total = (d.sum() - 2.0 * _swapped_sums(d, n_resamples, seed)) / n, n_resamples
     else:
@@ -190,6 +197,64 @@ def permutation_test(
             "exact": bool(use_exact),
             "seed": seed,
             "n_resamples": n_resamples,
+        },
+    )
+
+
+def _signs_only(d: np.ndarray) -> bool:
+    """Every per-example difference is -1, 0 or +1 (a 0/1 score such as accuracy or error)."""
+    return bool(d.size) and bool(np.all((d == 0.0) | (d == 1.0) | (d == -1.0)))
+
+
+def _closed_form(pa, pb, d, t_obs, alternative, seed, n_resamples, y_true, statistic, name) -> TestResult:
+    """The exact permutation p-value when every difference is -1, 0 or +1 (module docstring).
+
+    Swapping an example negates its ``d_i``; over all ``2^n`` swap patterns the ``m`` non-zero ``d_i`` get
+    independent fair signs, so the swapped sum is ``S* = 2 B - m`` with ``B ~ Binomial(m, 1/2)``, and the p-value is
+    a binomial tail: the count over all ``2^n`` patterns divided by ``2^n``, computed without enumerating them.
+    Two-sided it is ``min(1, 2 P(B <= (m - |S|) / 2))``, McNemar's exact p-value on the same examples.
+    """
+    from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
+
+    n = d.shape[0]
+    m = int(np.count_nonzero(d))
+    s = int(round(float(d.sum())))  # an integer: a sum of -1, 0, +1
+    if m == 0:
+        p = 1.0
+    elif alternative == "two-sided":
+        p = 1.0 if s == 0 else min(1.0, 2.0 * float(stats.binom.cdf((m - abs(s)) // 2, m, 0.5)))
+    elif alternative == "greater":  # P(S* >= S) = P(B >= (m + S) / 2)
+        p = float(stats.binom.sf((m + s) // 2 - 1, m, 0.5))
+    else:  # P(S* <= S) = P(B <= (m + S) / 2)
+        p = float(stats.binom.cdf((m + s) // 2, m, 0.5))
+    if y_true is None and statistic == "mean":
+        es, es_name = cohens_dz(pa, pb) if n >= 2 else 0.0, "cohens_dz"
+    else:
+        es, es_name = t_obs, "difference"
+    return TestResult(
+        test="permutation_test",
+        statistic=t_obs,
+        pvalue=float(min(1.0, p)),
+        effect_size=float(es),
+        effect_size_name=es_name,
+        alternative=alternative,
+        conventions={
+            "difference": "T(a) - T(b)",
+            "mode": f"metric {name} on predictions" if y_true is not None else f"statistic {name} of scores",
+            "permutations": "swap a_i and b_i for a subset of examples",
+            "method": "exact (closed form: differences in {-1, 0, +1})",
+            "pvalue": "binomial tail of the m non-zero differences' fair signs over all 2^n swaps",
+            "two_sided": "|T*| >= |T|",
+            "resamples": None,
+        },
+        extra={
+            "n": int(n),
+            "n_permutations": None,  # 2^n, enumerated in closed form
+            "count": None,
+            "exact": True,
+            "seed": seed,
+            "n_resamples": n_resamples,
+            "n_nonzero": m,
         },
     )
 

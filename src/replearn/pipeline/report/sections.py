@@ -766,11 +766,17 @@ def _test_set_metric_table(doc: _Document, entry: Mapping, significance: Mapping
         doc.add(_Paragraph(f"Not run: {res.get('reason') or 'no reason recorded'}."))
         return
     correction = _correction_name(significance.get("correction"))
+    methods = {str(r.get("method")) for r in res.get("rows") or []}
+    if methods and all(m.startswith("exact") for m in methods):  # 0/1 scores: the permutation test in closed form
+        how = "exact p-values over every swap of the examples' pair of predictions, no resampling"
+    elif any(m.startswith("exact") for m in methods):
+        how = f"exact where the score is 0/1, else {res.get('n_resamples')} resamples, seeded"
+    else:
+        how = f"{res.get('n_resamples')} resamples, seeded"
     doc.add(
         _Paragraph(
             f"{name[0].upper() + name[1:]} of {res.get('metric')} on the sealed test predictions "
-            f"({res.get('n_resamples')} resamples, seeded), p-values adjusted with {correction}. "
-            "The difference is model A minus model B."
+            f"({how}), p-values adjusted with {correction}. The difference is model A minus model B."
         )
     )
     rows = tuple(
