@@ -413,6 +413,16 @@ def test_a_tracking_uri_at_an_existing_file_is_one_line_and_logs_nothing(tmp_pat
         tracking.check_store(fine)  # not there yet, or remote: MLflow's to open
 
 
+def _project_kw(tmp_path, monkeypatch) -> dict:
+    """log_pipeline_run's arguments for a project in ``tmp_path`` with the pipeline's files, logging to its own
+    ``mlflow.db`` (no tracking URI or DVC root from the environment)."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    _pipeline_files(tmp_path)
+    cv, sig, train = _results()
+    return _kw(tmp_path, cv, sig, train)
+
+
 def _child_view(client, exp_name: str) -> dict:
     """The child runs of an experiment's one parent, as what they hold (ids, times and paths left out)."""
     exp = client.get_experiment_by_name(exp_name)
@@ -439,11 +449,7 @@ def _child_view(client, exp_name: str) -> dict:
 def test_child_runs_logged_by_several_processes_are_the_runs_one_process_logs(tmp_path, monkeypatch):
     from mlflow.tracking import MlflowClient
 
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("DVC_ROOT", raising=False)
-    _pipeline_files(tmp_path)
-    cv, sig, train = _results()
-    kw = _kw(tmp_path, cv, sig, train)
+    kw = _project_kw(tmp_path, monkeypatch)
     monkeypatch.setenv(tracking.WORKERS_ENV, "1")
     serial = tracking.log_pipeline_run(**kw)
     kw["params"] = {**kw["params"], "tracking": {**kw["params"]["tracking"], "experiment": "replearn-parallel"}}
@@ -480,11 +486,7 @@ def test_the_workers_log_the_children_while_the_caller_is_busy_and_the_run_compl
     are the ones a serial run logs, and the parent holds the artifacts given at finish and the run key."""
     from mlflow.tracking import MlflowClient
 
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("DVC_ROOT", raising=False)
-    _pipeline_files(tmp_path)
-    cv, sig, train = _results()
-    kw = _kw(tmp_path, cv, sig, train)
+    kw = _project_kw(tmp_path, monkeypatch)
     monkeypatch.setenv(tracking.WORKERS_ENV, "1")
     serial = tracking.log_pipeline_run(**kw)
     kw["params"] = {**kw["params"], "tracking": {**kw["params"]["tracking"], "experiment": "replearn-overlap"}}
@@ -506,11 +508,7 @@ def test_aborting_a_started_run_marks_it_failed_and_a_rerun_logs_it_again(tmp_pa
     """The report stage failing between start and finish (its reports could not be written)."""
     from mlflow.tracking import MlflowClient
 
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("DVC_ROOT", raising=False)
-    _pipeline_files(tmp_path)
-    cv, sig, train = _results()
-    kw = _kw(tmp_path, cv, sig, train)
+    kw = _project_kw(tmp_path, monkeypatch)
     monkeypatch.setenv(tracking.WORKERS_ENV, "2")
     run = tracking.start_pipeline_run(**{k: v for k, v in kw.items() if k != "artifacts"})
     procs = [p for p, _ in run._loggers.procs]
@@ -529,13 +527,10 @@ def test_a_failing_worker_process_fails_the_run_with_its_cause_and_marks_its_chi
 
     from replearn.exceptions import TrackingError
 
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("DVC_ROOT", raising=False)
-    _pipeline_files(tmp_path)
+    kw = _project_kw(tmp_path, monkeypatch)
     (tmp_path / "models" / "iris" / "nb.npz").write_bytes(b"not a model")
-    cv, sig, train = _results()
     monkeypatch.setenv(tracking.WORKERS_ENV, "2")
-    run = _start_and_wait_for_the_workers(_kw(tmp_path, cv, sig, train))  # the worker took iris/knn and iris/nb
+    run = _start_and_wait_for_the_workers(kw)  # the worker took iris/knn and iris/nb
     with pytest.raises(TrackingError, match="a process logging child runs failed: .*nb"):
         run.finish([])
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path.resolve()}/mlflow.db")
@@ -697,12 +692,8 @@ def test_started_loggers_given_no_jobs_exit_cleanly_without_touching_a_store():
 def test_a_small_run_is_logged_by_finish_alone_and_an_abort_before_it_logs_nothing(tmp_path, monkeypatch):
     """Below the worker threshold start_pipeline_run opens no store (the report stage's final dvc.lock, started at
     finish, then overlaps with mlflow's import), and aborting it leaves no trace."""
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("DVC_ROOT", raising=False)
     monkeypatch.delenv(tracking.WORKERS_ENV, raising=False)
-    _pipeline_files(tmp_path)
-    cv, sig, train = _results()
-    kw = _kw(tmp_path, cv, sig, train)
+    kw = _project_kw(tmp_path, monkeypatch)
     start = {k: v for k, v in kw.items() if k != "artifacts"}
     aborted = tracking.start_pipeline_run(**start)
     assert aborted.status == "pending" and aborted.run_id is None and not (tmp_path / "mlflow.db").exists()
@@ -725,11 +716,7 @@ def test_log_models_false_logs_the_children_without_mlflow_models_and_says_where
 
     from replearn.pipeline import config
 
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    monkeypatch.delenv("DVC_ROOT", raising=False)
-    _pipeline_files(tmp_path)
-    cv, sig, train = _results()
-    kw = _kw(tmp_path, cv, sig, train)
+    kw = _project_kw(tmp_path, monkeypatch)
     kw["params"]["tracking"] = {**kw["params"]["tracking"], "experiment": "no-models", "log_models": False}
     res = tracking.log_pipeline_run(**kw)
     client = MlflowClient(tracking_uri=res["tracking_uri"])

@@ -11,7 +11,7 @@ likely data set (Noreen 1989; Yeh 2000 for non-decomposable metrics such as F). 
 * **closed form** (``exact="auto"`` when enumeration is not chosen): when every per-example difference
   is -1, 0 or +1 (a 0/1 score such as accuracy or error, in scores or predictions mode), the ``m``
   non-zero differences get independent fair signs over all ``2^n`` patterns, so the exact p-value is a
-  binomial tail (:func:`_closed_form`; two-sided it equals McNemar's exact test on the same examples) --
+  binomial tail (:func:`_closed_form_pvalue`; two-sided it equals McNemar's exact test on the same examples) --
   no Monte Carlo error, and no resampling;
 * **approximate randomization**: ``n_resamples`` random patterns, each example swapped with
   probability 1/2, and the add-one p-value ``p = (1 + #{|T*| >= |T|}) / (n_resamples + 1)``
@@ -146,25 +146,45 @@ def permutation_test(
     delta_of = _paired_statistic(pa, pb, statistic, y_true, metric, classes)
     t_obs = float(delta_of(np.arange(n)[None, :])[0])
     d = _mean_differences(pa, pb, statistic, y_true, metric)
-    if exact == "auto" and not use_exact and d is not None and _signs_only(d):
-        return _closed_form(pa, pb, d, t_obs, alternative, seed, n_resamples, y_true, statistic, delta_of.name)
-    if d is not None and not use_exact:  # T is a mean of per-example differences d: T* = (sum d - 2 s) / n
-        t_star, total = (d.sum() - 2.0 * _swapped_sums(d, n_resamples, seed)) / n, n_resamples
+    closed = exact == "auto" and not use_exact and d is not None and _signs_only(d)
+    counted: dict[str, int | bool | None]
+    if closed:
+        assert d is not None
+        p, m = _closed_form_pvalue(d, alternative)
+        how = {
+            "method": "exact (closed form: differences in {-1, 0, +1})",
+            "pvalue": "binomial tail of the m non-zero differences' fair signs over all 2^n swaps",
+            "resamples": None,
+        }
+        # 2^n patterns, counted in closed form
+        counted = {"n_permutations": None, "count": None, "exact": True}
     else:
-        masks = _swap_masks(n, use_exact, n_resamples, seed)
-        total = masks.shape[0]
-        if d is not None:
-            t_star = (d.sum() - 2.0 * (masks @ d)) / n
+        if d is not None and not use_exact:  # T is a mean of per-example differences d: T* = (sum d - 2 s) / n
+            t_star, total = (d.sum() - 2.0 * _swapped_sums(d, n_resamples, seed)) / n, n_resamples
         else:
-            t_star = _swapped_statistic(pa, pb, statistic, y_true, metric, classes, masks)
-    tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
-    if alternative == "two-sided":
-        count = np.count_nonzero(np.abs(t_star) >= abs(t_obs) - tol)
-    elif alternative == "greater":
-        count = np.count_nonzero(t_star >= t_obs - tol)
-    else:
-        count = np.count_nonzero(t_star <= t_obs + tol)
-    p = count / total if use_exact else (count + 1.0) / (total + 1.0)
+            masks = _swap_masks(n, use_exact, n_resamples, seed)
+            total = masks.shape[0]
+            if d is not None:
+                t_star = (d.sum() - 2.0 * (masks @ d)) / n
+            else:
+                t_star = _swapped_statistic(pa, pb, statistic, y_true, metric, classes, masks)
+        tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
+        if alternative == "two-sided":
+            count = np.count_nonzero(np.abs(t_star) >= abs(t_obs) - tol)
+        elif alternative == "greater":
+            count = np.count_nonzero(t_star >= t_obs - tol)
+        else:
+            count = np.count_nonzero(t_star <= t_obs + tol)
+        p = count / total if use_exact else (count + 1.0) / (total + 1.0)
+        how = {
+            "method": "exact enumeration of 2^n swaps" if use_exact else "approximate randomization",
+            "pvalue": "count / 2^n" if use_exact else "(1 + count) / (n_resamples + 1)",
+            "resamples": None
+            if use_exact
+            else "bit k of byte j of row r of numpy.random.default_rng(seed).bytes(n_resamples * ceil(n / 8)) "
+            "swaps example 8 j + k",
+        }
+        counted = {"n_permutations": int(total), "count": int(count), "exact": bool(use_exact)}
     if y_true is None and statistic == "mean":
         es, es_name = cohens_dz(pa, pb) if n >= 2 else 0.0, "cohens_dz"
     else:
@@ -182,21 +202,17 @@ def permutation_test(
             if y_true is not None
             else f"statistic {delta_of.name} of scores",
             "permutations": "swap a_i and b_i for a subset of examples",
-            "method": "exact enumeration of 2^n swaps" if use_exact else "approximate randomization",
-            "pvalue": "count / 2^n" if use_exact else "(1 + count) / (n_resamples + 1)",
+            "method": how["method"],
+            "pvalue": how["pvalue"],
             "two_sided": "|T*| >= |T|",
-            "resamples": None
-            if use_exact
-            else "bit k of byte j of row r of numpy.random.default_rng(seed).bytes(n_resamples * ceil(n / 8)) "
-            "swaps example 8 j + k",
+            "resamples": how["resamples"],
         },
         extra={
             "n": int(n),
-            "n_permutations": int(total),
-            "count": int(count),
-            "exact": bool(use_exact),
+            **counted,
             "seed": seed,
             "n_resamples": n_resamples,
+            **({"n_nonzero": m} if closed else {}),
         },
     )
 
@@ -206,8 +222,9 @@ def _signs_only(d: np.ndarray) -> bool:
     return bool(d.size) and bool(np.all((d == 0.0) | (d == 1.0) | (d == -1.0)))
 
 
-def _closed_form(pa, pb, d, t_obs, alternative, seed, n_resamples, y_true, statistic, name) -> TestResult:
-    """The exact permutation p-value when every difference is -1, 0 or +1 (module docstring).
+def _closed_form_pvalue(d: np.ndarray, alternative: str) -> tuple[float, int]:
+    """The exact permutation p-value when every difference is -1, 0 or +1 (module docstring), and the number ``m``
+    of non-zero differences.
 
     Swapping an example negates its ``d_i``; over all ``2^n`` swap patterns the ``m`` non-zero ``d_i`` get
     independent fair signs, so the swapped sum is ``S* = 2 B - m`` with ``B ~ Binomial(m, 1/2)``, and the p-value is
@@ -216,47 +233,15 @@ def _closed_form(pa, pb, d, t_obs, alternative, seed, n_resamples, y_true, stati
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
 
-    n = d.shape[0]
     m = int(np.count_nonzero(d))
     s = int(round(float(d.sum())))  # an integer: a sum of -1, 0, +1
     if m == 0:
-        p = 1.0
-    elif alternative == "two-sided":
-        p = 1.0 if s == 0 else min(1.0, 2.0 * float(stats.binom.cdf((m - abs(s)) // 2, m, 0.5)))
-    elif alternative == "greater":  # P(S* >= S) = P(B >= (m + S) / 2)
-        p = float(stats.binom.sf((m + s) // 2 - 1, m, 0.5))
-    else:  # P(S* <= S) = P(B <= (m + S) / 2)
-        p = float(stats.binom.cdf((m + s) // 2, m, 0.5))
-    if y_true is None and statistic == "mean":
-        es, es_name = cohens_dz(pa, pb) if n >= 2 else 0.0, "cohens_dz"
-    else:
-        es, es_name = t_obs, "difference"
-    return TestResult(
-        test="permutation_test",
-        statistic=t_obs,
-        pvalue=float(min(1.0, p)),
-        effect_size=float(es),
-        effect_size_name=es_name,
-        alternative=alternative,
-        conventions={
-            "difference": "T(a) - T(b)",
-            "mode": f"metric {name} on predictions" if y_true is not None else f"statistic {name} of scores",
-            "permutations": "swap a_i and b_i for a subset of examples",
-            "method": "exact (closed form: differences in {-1, 0, +1})",
-            "pvalue": "binomial tail of the m non-zero differences' fair signs over all 2^n swaps",
-            "two_sided": "|T*| >= |T|",
-            "resamples": None,
-        },
-        extra={
-            "n": int(n),
-            "n_permutations": None,  # 2^n, enumerated in closed form
-            "count": None,
-            "exact": True,
-            "seed": seed,
-            "n_resamples": n_resamples,
-            "n_nonzero": m,
-        },
-    )
+        return 1.0, m
+    if alternative == "two-sided":
+        return (1.0 if s == 0 else min(1.0, 2.0 * float(stats.binom.cdf((m - abs(s)) // 2, m, 0.5)))), m
+    if alternative == "greater":  # P(S* >= S) = P(B >= (m + S) / 2)
+        return float(stats.binom.sf((m + s) // 2 - 1, m, 0.5)), m
+    return float(stats.binom.cdf((m + s) // 2, m, 0.5)), m  # P(S* <= S) = P(B <= (m + S) / 2)
 
 
 def _classes_for(y_true, pa, pb, metric):
