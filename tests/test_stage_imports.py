@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,3 +73,45 @@ def test_importing_the_algorithms_loads_none_of_them():
         "replearn.models.decomposition.ica",
     ]
     assert loaded_after_importing(modules) == []
+
+
+#: work that the small stages do, and the modules it must not import (each costs every stage process its import
+#: time: joblib ~70 ms with asyncio and psutil, scipy.sparse ~30 ms, scipy.optimize ~0.1 s)
+#: (scipy itself imports importlib.metadata, through numpy.testing, so that one is not checked here)
+LIGHT_PATHS = """
+import sys
+import numpy as np
+from replearn.validation import check_array
+from replearn.evaluation.crossval import ModelSpec, cross_validate
+from replearn.evaluation.splits import make_splits
+import replearn.theory, replearn.models
+rng = np.random.default_rng(0)
+X = check_array(rng.normal(size=(40, 3)))
+y = (X[:, 0] > 0).astype(int)
+splits = make_splits("kfold", y, folds=2, repeats=1, seed=0)
+res = cross_validate(X, y, splits, [ModelSpec("lr", "logistic_regression", {})], task="classification",
+                     metrics=["accuracy"], progress=False)
+assert len(res["models"]["lr"]["scores"]["accuracy"]) == 2
+replearn.models.get_class("logistic_regression")
+print(" ".join(m for m in ("joblib", "tqdm", "scipy.sparse", "scipy.optimize")
+               if m in sys.modules))
+"""
+
+
+def test_serial_cross_validation_and_dense_checks_import_no_pool_sparse_or_optimizer():
+    out = subprocess.run([sys.executable, "-c", LIGHT_PATHS], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == []
+
+
+def test_sparse_input_is_still_recognised_once_scipy_sparse_is_imported():
+    import scipy.sparse as sp
+
+    from replearn.exceptions import SparseInputError
+    from replearn.validation import check_array, issparse
+
+    X = sp.csr_array(np.eye(3))
+    assert issparse(X) and not issparse(np.eye(3))
+    with pytest.raises(SparseInputError, match="toarray"):
+        check_array(X)
+    assert issparse(check_array(X, accept_sparse=True))

@@ -18,7 +18,6 @@ check fails raises one ``ConfigError`` naming the entry point; neither ever hide
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import inspect
 import warnings
 from dataclasses import dataclass
@@ -93,6 +92,8 @@ def _discover() -> dict[str, Plugin]:
     found: dict[str, Plugin] = {}
     refused: list[str] = []
     try:
+        import importlib.metadata  # here: ~15 ms (email, zipfile, csv) that a stage naming built-ins never needs
+
         eps = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
     except Exception as exc:  # broken metadata of some installed distribution: built-ins still work
         eps = []

@@ -678,13 +678,13 @@ def train_all(params: dict, root: Path = Path(".")) -> list[tuple[str, dict, rec
     Datasets run in ``cv.n_jobs`` joblib processes (each :func:`train` is a pure function of the params and the
     files of its dataset, so the result is the serial one); a benchmark of many datasets then trains its final
     models on every core as its cross-validation does."""
-    from joblib import Parallel, delayed
-
     names = list(params["dataset"])
     n_jobs = int(params["cv"].get("n_jobs") or 1)
     if n_jobs == 1 or len(names) == 1:
         outs = [train(params, name, root) for name in names]
     else:
+        from joblib import Parallel, delayed
+
         outs = Parallel(n_jobs=min(n_jobs, len(names)) if n_jobs > 0 else n_jobs)(
             delayed(train)(params, name, root) for name in names
         )

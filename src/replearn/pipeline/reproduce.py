@@ -79,10 +79,11 @@ def _run_presets(names: list[str], seed: int, root: Path) -> dict[str, dict]:
 
 
 def run_all(seed: int, root: Path = Path(".")) -> dict:
-    """Every preset, combined (module docstring), run by :func:`reproduce_jobs` processes."""
-    from ..reproductions import EXPERIMENTS
+    """Every preset, combined (module docstring), run by :func:`reproduce_jobs` processes. This process imports no
+    preset module when others run them (``PRESETS`` names the modules that ``EXPERIMENTS`` registers: a test)."""
+    from ..reproductions import PRESETS
 
-    names = sorted(EXPERIMENTS)
+    names = sorted(PRESETS)
     runs = _run_presets(names, seed, Path(root))
     return {
         "preset": ALL,
