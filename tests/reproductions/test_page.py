@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
+from replearn import reproductions
 from replearn.cli import main
 from replearn.pipeline import reproduce as service
 from replearn.reproductions import EXPERIMENTS
@@ -89,3 +92,17 @@ def test_the_command_reads_the_stage_output_and_refuses_a_single_preset(monkeypa
     results.write_text(json.dumps(service.reproduce({"reproduce": "epfl_examples", "seed": 3})))
     with pytest.raises(ValueError, match="reproduce: all"):
         service.reproduction_page(tmp_path / "r2", source=results)
+
+
+def test_a_preset_run_imports_only_its_own_module():
+    code = (
+        "import sys\n"
+        "from replearn.reproductions import preset\n"
+        "run = preset('cs480_examples')\n"
+        "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('replearn.reproductions.')\n"
+        "             and m.rsplit('.', 1)[1] in __import__('replearn.reproductions').reproductions.PRESETS))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['cs480_examples']"
+    with pytest.raises(KeyError, match="unknown reproduction 'nope'"):
+        reproductions.preset("nope")

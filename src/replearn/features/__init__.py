@@ -7,7 +7,6 @@ chains maps in order.
 from __future__ import annotations
 
 import importlib
-import inspect
 
 from ..exceptions import ConfigError
 
@@ -42,8 +41,9 @@ def get_class(name: str) -> type:
 
 
 def hyperparameters(name: str) -> dict:
-    sig = inspect.signature(get_class(name).__init__)
-    return {p.name: p.default for p in sig.parameters.values() if p.name != "self"}
+    from ..base import _init_parameters  # the signature read once per constructor
+
+    return dict(_init_parameters(get_class(name).__init__)[1])
 
 
 def create(name: str, **params):

@@ -22,7 +22,7 @@ import inspect
 import warnings
 from dataclasses import dataclass
 
-from ..base import BASE_LEARNER_REGISTRY
+from ..base import BASE_LEARNER_REGISTRY, _init_parameters
 from ..exceptions import ConfigError
 
 #: The entry-point group through which installed distributions register models.
@@ -278,9 +278,7 @@ def supports(name: str, task: str) -> bool:
 
 def hyperparameters(name: str) -> dict:
     """Hyperparameter names of model ``name`` with their defaults."""
-    cls = get_class(name)
-    sig = inspect.signature(cls.__init__)
-    return {p.name: p.default for p in sig.parameters.values() if p.name != "self"}
+    return dict(_init_parameters(get_class(name).__init__)[1])  # the signature read once per constructor
 
 
 def create(name: str, **params):

@@ -40,10 +40,10 @@ def preset_seed(seed: int, name: str) -> int:
 
 def run_one(name: str, seed: int, root: Path = Path(".")) -> dict:
     """Preset ``name`` as plain data, with the seed it ran with."""
-    from ..reproductions import EXPERIMENTS
+    from ..reproductions import preset
 
     s = preset_seed(seed, name)
-    result = EXPERIMENTS[name](Path(root) / REFERENCE, seed=s).to_dict()
+    result = preset(name)(Path(root) / REFERENCE, seed=s).to_dict()
     result["seed"] = s
     return result
 

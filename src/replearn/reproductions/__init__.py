@@ -76,6 +76,17 @@ def __getattr__(name: str):
     return EXPERIMENTS
 
 
+def preset(name: str):
+    """The ``run`` of preset ``name``, importing only that preset's module (a process that runs some presets of
+    ``all`` imports only theirs); unknown names raise ``KeyError`` listing the presets."""
+    if name not in PRESETS:
+        raise KeyError(f"unknown reproduction {name!r}; available: {', '.join(sorted(PRESETS))}")
+    importlib.import_module(f"{__name__}.{name}")
+    from .record import EXPERIMENTS
+
+    return EXPERIMENTS[name]
+
+
 def run_experiment(name: str, data_dir=None, *, seed: int = 0, quick: bool = False) -> ExperimentResult:
     """Run preset ``name`` (data from ``data_dir``, default :func:`default_data_dir`)."""
     experiments = __getattr__("EXPERIMENTS")
@@ -84,4 +95,4 @@ def run_experiment(name: str, data_dir=None, *, seed: int = 0, quick: bool = Fal
     return experiments[name](default_data_dir() if data_dir is None else data_dir, seed=seed, quick=quick)
 
 
-__all__ = ["EXPERIMENTS", "PRESETS", "ExperimentResult", "Reproduction", "default_data_dir", "run_experiment"]
+__all__ = ["EXPERIMENTS", "PRESETS", "ExperimentResult", "Reproduction", "default_data_dir", "preset", "run_experiment"]
