@@ -61,6 +61,20 @@ def _parse(path: Path) -> ast.AST:
     return _PARSED[key]
 
 
+_NODES: dict[tuple[str, int, int], tuple[ast.AST, ...]] = {}
+_OF_INTEREST = (ast.Import, ast.ImportFrom, ast.Constant, ast.Call)
+
+
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """The import statements, constants and calls of a file, in ``ast.walk`` order: one walk per version of it
+    (walking every tree again for each stage was most of a check's time)."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    if key not in _NODES:
+        _NODES[key] = tuple(n for n in ast.walk(_parse(path)) if isinstance(n, _OF_INTEREST))
+    return _NODES[key]
+
+
 def _lazy_exports(src: Path, package: str) -> dict[str, str]:
     """The ``LAZY_EXPORTS`` literal of package ``package``'s ``__init__`` (name -> submodule; :mod:`replearn._lazy`)."""
     init = src.joinpath(*package.split("."), "__init__.py")
@@ -78,11 +92,10 @@ def _imported_modules(path: Path, module: str, src: Path = SRC) -> set[str]:
     A package's lazy exports (:mod:`replearn._lazy`) count where they can be used: the module of each lazily
     exported name imported by ``from package import name``, and all of them where the package itself is bound
     as a module object (``import a.b``, ``from a import b``, ``from a.b import *``)."""
-    tree = _parse(path)
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: set[str] = set()
     as_objects: set[str] = set()  # packages bound as module objects
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found.add(alias.name)
@@ -111,10 +124,9 @@ def _imported_modules(path: Path, module: str, src: Path = SRC) -> set[str]:
 
 def _files_used_by_path(path: Path) -> list[Path]:
     """Sibling modules that ``path`` names as strings (run by path, never imported: MLflow's models-from-code)."""
-    tree = _parse(path)
     names = {
         n.value
-        for n in ast.walk(tree)
+        for n in _nodes(path)
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith(".py") and "/" not in n.value
     }
     return sorted(path.with_name(n) for n in names if path.with_name(n).is_file())
@@ -123,7 +135,7 @@ def _files_used_by_path(path: Path) -> list[Path]:
 def _loads_by_name(folder: Path) -> bool:
     """Whether a module of ``folder`` (a package, sub-packages included) imports modules named by strings."""
     for path in sorted(folder.rglob("*.py")):
-        for node in ast.walk(_parse(path)):
+        for node in _nodes(path):
             if isinstance(node, ast.Call):
                 fn = node.func
                 name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
