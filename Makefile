@@ -84,8 +84,11 @@ repro: install
 	$(BIN)/dvc repro
 	@$(BIN)/python -m replearn where
 
-# The suite runs on every core (pytest-xdist; PYTEST_ARGS= for one process, e.g. to debug a failure).
-PYTEST_ARGS ?= -n auto
+# The suite runs on every core (pytest-xdist; PYTEST_ARGS= for one process, e.g. to debug a failure). Work
+# stealing: a worker that runs out of tests takes queued ones from the other, so a few minute-long tests cannot
+# leave one core idle at the end (on 2 cores: `make test` 8 min 3 s with xdist's default `load` scheduling,
+# 5 min 51 s with `worksteal`, the same 5,231 tests).
+PYTEST_ARGS ?= -n auto --dist worksteal
 test: install-test keel
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

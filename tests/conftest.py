@@ -59,7 +59,8 @@ def pytest_collection_modifyitems(config, items):
 
     Collected in path order, most of them come last (tests/test_end_to_end.py, test_exp_show.py, test_presets.py
     sort after the folders), and under ``pytest -n auto`` one worker then runs a minute-long test while the
-    other has nothing left. Started first, they overlap with the many short tests instead. The sort is stable,
+    other has nothing left. Started first, they overlap with the many short tests instead (and `make test`'s
+    ``--dist worksteal`` lets an idle worker take the other's queued tests). The sort is stable,
     and every xdist worker computes the same order (xdist requires it). A module's module-scoped fixtures stay
     together: the modules that have one are either all slow or use it only in their slow tests."""
     items[:] = sorted(items, key=lambda item: item.get_closest_marker("slow") is None)
