@@ -88,6 +88,18 @@ class BootstrapResult:
         }
 
 
+def _as_extreme(values: np.ndarray, observed: float, alternative: str) -> int:
+    """How many resampled ``values`` are at least as extreme as ``observed`` in the direction of ``alternative``
+    (two-sided: ``|value| >= |observed|``); within 100 machine epsilons of ``|observed|`` (relative) counts as a
+    tie with it, as in ``scipy.stats.permutation_test``."""
+    tol = 100 * np.finfo(np.float64).eps * abs(observed)
+    if alternative == "two-sided":
+        return int(np.count_nonzero(np.abs(values) >= abs(observed) - tol))
+    if alternative == "greater":
+        return int(np.count_nonzero(values >= observed - tol))
+    return int(np.count_nonzero(values <= observed + tol))
+
+
 def bootstrap_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """``default_rng(seed).integers(0, n, (n_resamples, n))``: the resamples every function here uses."""
     return np.random.default_rng(check_seed(seed)).integers(0, n, (_resamples(n_resamples, n=n), n))
@@ -300,14 +312,7 @@ def paired_bootstrap_test(
     delta = float(delta_of(np.arange(n)[None, :])[0])
     idx = bootstrap_indices(n, n_resamples, seed)
     star = delta_of(idx)
-    centred = star - delta
-    tol = 100 * np.finfo(np.float64).eps * abs(delta)
-    if alternative == "two-sided":
-        count = np.count_nonzero(np.abs(centred) >= abs(delta) - tol)
-    elif alternative == "greater":
-        count = np.count_nonzero(centred >= delta - tol)
-    else:
-        count = np.count_nonzero(centred <= delta + tol)
+    count = _as_extreme(star - delta, delta, alternative)
     p = (1.0 + count) / (n_resamples + 1.0)
     lo, hi = np.quantile(star, [(1 - confidence) / 2, (1 + confidence) / 2])
     mode = f"metric {delta_of.name} on predictions" if y_true is not None else f"statistic {delta_of.name} of scores"

@@ -43,7 +43,7 @@ import numpy as np
 from .._jit import jit, jit_available
 from ._resample import check_seed, per_example
 from ._result import TestResult
-from .bootstrap import ALTERNATIVES, _paired_statistic, _resamples
+from .bootstrap import ALTERNATIVES, _as_extreme, _paired_statistic, _resamples
 from .effect_sizes import cohens_dz
 
 __all__ = ["EXACT_MAX_N", "permutation_test"]
@@ -168,13 +168,7 @@ def permutation_test(
                 t_star = (d.sum() - 2.0 * (masks @ d)) / n
             else:
                 t_star = _swapped_statistic(pa, pb, statistic, y_true, metric, classes, masks)
-        tol = 100 * np.finfo(np.float64).eps * abs(t_obs)
-        if alternative == "two-sided":
-            count = np.count_nonzero(np.abs(t_star) >= abs(t_obs) - tol)
-        elif alternative == "greater":
-            count = np.count_nonzero(t_star >= t_obs - tol)
-        else:
-            count = np.count_nonzero(t_star <= t_obs + tol)
+        count = _as_extreme(t_star, t_obs, alternative)
         p = count / total if use_exact else (count + 1.0) / (total + 1.0)
         how = {
             "method": "exact enumeration of 2^n swaps" if use_exact else "approximate randomization",
