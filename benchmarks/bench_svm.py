@@ -88,6 +88,20 @@ def main() -> list[dict]:
                     f"SVC(kernel='{sk_kernel}')",
                 )
             )
+    # issue 41's case: polynomial kernel, degree 3, n = 2000, d = 10, C = 1, with scikit-learn's coef0 = 0 (where
+    # every kernel row mixes signs: np.power's per-element pow() cost 3.7x LIBSVM before rows were cubed by products)
+    # and with CIML's coef0 = 1
+    Xp, yp = svm_data(2000)
+    for coef0 in (0.0, 1.0):
+        cases.append(
+            Case(
+                f"SVM(C=1.0, kernel='polynomial', gamma={gamma}, degree=3, coef0={coef0:g}, tol={tol}).fit (SMO)",
+                "2000x10, binary",
+                lambda c0=coef0: SVM(C=1.0, kernel="polynomial", gamma=gamma, degree=3, coef0=c0, tol=tol).fit(Xp, yp),
+                lambda c0=coef0: SVC(C=1.0, kernel="poly", gamma=gamma, degree=3, coef0=c0, tol=tol).fit(Xp, yp),
+                f"SVC(kernel='poly', coef0={coef0:g})",
+            )
+        )
     with threadpool_limits(limits=THREADS):
         rows = run_cases("svm", cases, repeats=5, blas_threads=THREADS)
 

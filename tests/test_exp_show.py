@@ -23,8 +23,8 @@ def readme_exp_show_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("## Comparing runs") :]
     section = section[: section.index("\n## ", 3)]
-    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1)
-    return [line.strip() for line in block.splitlines() if line.strip().startswith("dvc exp show")]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)  # the one with the dvc exp show commands
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip().startswith("dvc exp show")]
 
 
 def _header(csv_text: str) -> list[str]:

@@ -65,3 +65,30 @@ def test_object_arrays_are_refused(tmp_path):
     model.classes_ = np.array([object(), object()], dtype=object)
     with pytest.raises(TypeError, match="object arrays are not allowed"):
         save_model(model, tmp_path / "m", registry_name="gaussian_naive_bayes")
+
+
+def test_a_dot_in_a_stem_is_part_of_its_name_so_no_save_replaces_another_stems_files(tmp_path):
+    """``knn.v1`` and ``knn.v2`` are two stems: four files, each model loads back as itself (``with_suffix`` sent both
+    to knn.npz / knn.json, and loading knn.v1 returned the second model). A path naming one of the files gives its
+    stem; the featurizer's files follow the same rule."""
+    from replearn.features.pipeline import FeaturePipeline
+    from replearn.persistence import stem_file
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), np.repeat([0, 1], 15)
+    m1 = create("knn", n_neighbors=1).fit(X, y)
+    m2 = create("knn", n_neighbors=5).fit(X[::-1], y[::-1])
+    save_model(m1, tmp_path / "knn.v1", registry_name="knn")
+    save_model(m2, tmp_path / "knn.v2", registry_name="knn")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["knn.v1.json", "knn.v1.npz", "knn.v2.json", "knn.v2.npz"]
+    assert load_model(tmp_path / "knn.v1").n_neighbors == 1
+    assert load_model(tmp_path / "knn.v2.json").n_neighbors == 5  # a file's path names its stem
+    assert stem_file(tmp_path / "knn.v2.npz", ".json") == tmp_path / "knn.v2.json"
+    assert save_model(m1, tmp_path / "plain", registry_name="knn")[0].name == "plain.npz"  # undotted stems as before
+
+    fp = FeaturePipeline([{"name": "standardize", "params": {}}]).fit(X)
+    fp.save(tmp_path / "feat.a")
+    FeaturePipeline([{"name": "standardize", "params": {}}]).fit(X * 3).save(tmp_path / "feat.b")
+    assert np.array_equal(FeaturePipeline.load(tmp_path / "feat.a").transform(X), fp.transform(X))
+    with pytest.raises(ValueError, match="not '.pkl'"):
+        stem_file(tmp_path / "knn", ".pkl")

@@ -18,6 +18,41 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: every preset's outputs (metrics/, results/) as canonical digests, one file per preset (tests/tools/digests.py):
+#: a refactor keeps them (issue 38); REPLEARN_UPDATE_DIGESTS=1 rewrites them after a change of what is computed
+
+
+def machine_class() -> str:
+    """The kind of CPU path the numerics take: OpenBLAS's kernel family and numpy's widest SIMD extension.
+
+    On one machine every output is byte-identical from run to run, serial or parallel. Across kinds of CPU a BLAS
+    kernel or a SIMD loop moves the last bit of a float, and a difference of two large scores (two MSEs of 5.6e9 on
+    the housing data, 1.2 apart) turns that into the 7th significant digit of what the significance stage writes:
+    measured on one machine with OPENBLAS_CORETYPE=Sandybridge against Haswell, the scores moved by 2e-16 relative
+    and their mean difference by 8e-7. So digests are stored per machine class."""
+    arch = "unknown"
+    try:
+        from threadpoolctl import threadpool_info
+
+        arch = next((i.get("architecture") or arch for i in threadpool_info() if i.get("internal_api") == "openblas"), arch)
+    except ImportError:
+        pass
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:  # numpy < 2
+        features = {}
+    simd = "avx512" if features.get("AVX512F") else "avx2" if features.get("AVX2") else "base"
+    return f"{arch}-{simd}".lower()
+
+
+#: the stored digests: tests/fixtures/preset_digests/ holds those of CI's machines, a subfolder named by
+#: :func:`machine_class` those of another kind of CPU, stored from the same commit (the one that last changed what
+#: is computed); REPLEARN_DIGESTS_DIR: another folder, e.g. a baseline stored on this machine before a refactor
+_STORED = ROOT / "tests" / "fixtures" / "preset_digests"
+DIGESTS = Path(
+    os.environ.get("REPLEARN_DIGESTS_DIR")
+    or (_STORED / machine_class() if (_STORED / machine_class()).is_dir() else _STORED)
+)
 PRESETS = sorted(p.stem for p in (ROOT / "conf" / "experiment").glob("*.yaml"))
 STAGES = ["validate", "prepare", "featurize", "train", "crossval", "significance", "reproduce", "report"]
 pytestmark = pytest.mark.slow
@@ -42,16 +77,19 @@ for name, path, argv in [("compose", None, ["replearn", "compose", *overrides])]
 
 #: presets whose full run belongs to a make target, not to the test suite: the test runs them on a subset
 #: (every stage, tracking on, the same models and settings) and says so
-SUBSETS = {"benchmark_keel": ["dataset=keel_quick"]}  # 9 datasets: the benchmark view, in seconds
+SUBSETS = {  # the benchmark view (> 8 datasets), in seconds
+    "benchmark_keel": ["dataset=keel_quick"],  # 9 datasets
+    "benchmark_keel_imbalanced": ["dataset=keel_imbalanced_quick"],  # 11 datasets
+}
 
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("presets")
-    for part in ("conf", "stages", "data/uci", "data/reference", "data/keel"):
+    for part in ("conf", "stages", "data/uci", "data/reference", "data/keel", "data/keel_imbalanced"):
         if (ROOT / part).is_dir():  # data/keel: installed by `make keel` (make test does it)
             shutil.copytree(ROOT / part, base / part)
-    for f in ("dvc.yaml", "data/registry.yaml", "data/keel.yaml"):
+    for f in ("dvc.yaml", "data/registry.yaml", "data/keel.yaml", "data/keel_imbalanced.yaml"):
         if (ROOT / f).is_file():
             shutil.copy2(ROOT / f, base / f)
     return base
@@ -112,7 +150,7 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert records and all(
             set(r)
             == {"id", "example", "text", "section", "preset", "source", "quantity", "published", "measured"}
-            | {"tolerance", "reproduced"}
+            | {"tolerance", "reproduced", "provenance", "measured_by", "erratum", "derived_from"}
             for r in records
         )
         not_reproduced = [r["quantity"] for r in records if not r["reproduced"]]
@@ -128,6 +166,7 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert sorted(m.step for m in steps) == list(range(len(params["design"]["values"])))
         sig = json.loads((work / "results" / "significance.json").read_text())
         assert all(entry["sweep"]["axis"] == params["design"]["axis"] for entry in sig["datasets"].values())
+    _check_digests(preset, work)
     if params["design"]["name"] == "seeds":
         sig = json.loads((work / "results" / "significance.json").read_text())
         for entry in sig["datasets"].values():  # seeds answer per dataset the question their design asks
@@ -135,3 +174,27 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
             assert {row["test"] for row in entry["cv"]} <= {want[entry["question"]]}, entry["question"]
             if entry["question"] == "population":
                 assert params["design"].get("resample_split") and params["cv"]["half_sampling"]["subsamples"] > 0
+
+
+def _digests_of(work: Path) -> dict[str, str]:
+    spec = importlib.util.spec_from_file_location("replearn_tests_digests", ROOT / "tests" / "tools" / "digests.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.digests(work)
+
+
+def _check_digests(preset: str, work: Path) -> None:
+    """The preset's metrics/ and results/ are what they were when the digests were stored (file by file)."""
+    got = _digests_of(work)
+    stored_file = DIGESTS / f"{preset}.json"
+    if os.environ.get("REPLEARN_UPDATE_DIGESTS"):
+        DIGESTS.mkdir(parents=True, exist_ok=True)
+        stored_file.write_text(json.dumps(got, indent=2, sort_keys=True) + "\n")
+        return
+    assert stored_file.is_file(), f"no stored digests for {preset}: REPLEARN_UPDATE_DIGESTS=1 writes {stored_file}"
+    stored = json.loads(stored_file.read_text())
+    changed = sorted(k for k in set(got) | set(stored) if got.get(k) != stored.get(k))
+    assert not changed, (
+        f"{preset}: these outputs differ from the stored digests: {changed} (a refactor must keep them; after an "
+        "intended change of what is computed, REPLEARN_UPDATE_DIGESTS=1 rewrites tests/fixtures/preset_digests/)"
+    )

@@ -103,6 +103,14 @@ def train_test_split_indices(y, test_size, *, stratify: bool, random_state: int)
         c, k = small[0]
         raise ValueError(f"stratified split: class {c!r} has {k} member; every class needs at least 2")
     alloc = _largest_remainder(counts, n_test)
+    if np.any(alloc == 0):  # a test part without a class scores nothing of it (minority F1, AUC): refuse
+        i = int(np.flatnonzero(alloc == 0)[0])
+        need = int(np.ceil(n / counts[i]))  # from here on its quota counts[i] * n_test / n is at least 1
+        raise ValueError(
+            f"stratified split: class {classes[i].item()!r} has {int(counts[i])} of the {n} members, and a test part "
+            f"of {n_test} gets none of them (its share is {counts[i] * n_test / n:.2f}); every class needs at least "
+            f"one test example: a test part of {need} or more holds one"
+        )
     test = []
     for m, k in zip(members, alloc):
         test.append(rng.permutation(m)[:k])

@@ -28,11 +28,16 @@ def _cmd_validate(args) -> int:
 
 
 def _cmd_check(args) -> int:
-    from .pipeline import deps
+    from .pipeline import deps, recovery
     from .pipeline.config import load_and_validate, project_root
     from .pipeline.lockfile import check_lock_file
 
     root = project_root()
+    findings = recovery.inspect(root, repair=args.repair)  # what a killed run left behind (pipeline/recovery.py)
+    for f in findings:
+        print(f.line(), file=sys.stderr if f.blocking and not f.done else sys.stdout)
+    if any(f.blocking and not f.done for f in findings):
+        return 1
     check_lock_file(root)
     load_and_validate(root / "params.yaml", root=root)
     problems = deps.check(root)
@@ -177,8 +182,9 @@ def _cmd_data(args) -> int:
     root = project_root()
     if args.action == "install":
         wheel = Path(args.wheel).resolve() if args.wheel else None
-        for suite in args.suites or sorted(suites.SUITES):
-            suites.install(suite, root, wheel=wheel, say=lambda line: print(line, flush=True))
+        suites.install_all(
+            args.suites or sorted(suites.SUITES), root, wheel=wheel, say=lambda ln: print(ln, flush=True)
+        )
         return 0
     if args.action == "suites":
         if args.write:
@@ -432,6 +438,172 @@ def _cmd_reproductions(args) -> int:
     return 0 if not s["failing"] and not s["missing"] and s["records_reproduced"] == s["records"] else 1
 
 
+def _column_roles(pairs: list[str]) -> dict[str, str]:
+    roles = {}
+    for pair in pairs:
+        role, sep, name = pair.partition("=")
+        if not sep or not role.strip() or not name.strip():
+            raise ReplearnError(f"--column takes ROLE=NAME (e.g. score=accuracy), got {pair!r}")
+        roles[role.strip()] = name.strip()
+    return roles
+
+
+def _cmd_compare(args) -> int:
+    """A table of scores in, the verdicts of the significance stage out (pipeline.tables)."""
+    from .pipeline.tables import compare
+    from .pipeline.tables.render import FIGURE_FORMATS
+
+    out = None
+    if args.out:  # every path written resolves inside the folder the command runs in
+        here = Path.cwd().resolve()
+        out = (here / args.out).resolve()
+        if out != here and here not in out.parents:
+            raise ReplearnError(f"--out {args.out} resolves to {out}, outside the folder this runs in ({here})")
+        from .pipeline.tables.render import check_out_dir
+
+        check_out_dir(out)
+    figures = tuple(f.strip().lower() for f in args.figures.split(",") if f.strip())
+    bad = [f for f in figures if f not in FIGURE_FORMATS]
+    if bad:
+        raise ReplearnError(f"--figures: unknown format {bad[0]!r}; choose among {', '.join(FIGURE_FORMATS)}")
+    result = compare(
+        args.file,
+        higher_is_better=args.higher_is_better,
+        metric=args.metric,
+        alpha=args.alpha,
+        rope=args.rope,
+        rope_scale=args.rope_scale,
+        control=args.control,
+        posthoc=args.posthoc,
+        correction=args.correction,
+        min_datasets=args.min_datasets,
+        across_pairs_test=args.across_pairs_test,
+        bayesian=not args.no_bayesian,
+        replicate_test=args.replicate_test,
+        fold_test=args.fold_test,
+        round_before_ranking=args.round,
+        seed=args.seed,
+        columns=_column_roles(args.column),
+        title=args.title,
+    )
+    if out is not None:
+        written = result.write(out, decimals=args.decimals, dpi=args.dpi, figure_formats=figures)
+        if args.format is None:
+            print(result.summary)
+            names = sorted(Path(p).relative_to(out).as_posix() for p in written.values())
+            print(f"wrote {len(written)} files to {args.out}: " + ", ".join(names))
+            return 0
+    fmt = args.format or "markdown"
+    if fmt == "json":
+        sys.stdout.write(result.to_json())
+    elif fmt == "html":
+        sys.stdout.write(result.to_html(decimals=args.decimals))
+    elif fmt == "latex":
+        sys.stdout.write(result.to_latex(decimals=args.decimals) + "\n" + result.methods(latex=True))
+    else:
+        sys.stdout.write(result.to_markdown(decimals=args.decimals))
+    return 0
+
+
+def _add_compare_parser(sub) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare the models of a table of scores (CSV, Parquet or - for stdin) with the significance stage's "
+        "tests: the question its shape allows, JSON / Markdown / HTML / LaTeX, the CD diagram, the pairwise matrix "
+        "and the BibTeX file of the methods used",
+        description="A long table (dataset, model, score, and optionally seed/replicate/repeat/fold, metric, "
+        "n_train/n_test) or a wide one (a row per dataset, a column per model). One score per dataset and model: the "
+        "analysis across datasets (Friedman, the post-hoc procedure, the CD diagram, Wilcoxon with the correction, "
+        "the Bayesian signed-rank test); replicates: also every pair on each dataset (docs/statistics.md, 'Bring "
+        "your own results').",
+    )
+    p.add_argument("file", help="a CSV (.csv, .tsv) or Parquet (.parquet) file, or - to read CSV from stdin")
+    p.add_argument("--format", choices=["json", "markdown", "html", "latex"], help="print this (default: markdown)")
+    p.add_argument("--out", help="write every output into this folder (JSON, Markdown, HTML, LaTeX, BibTeX, figures)")
+    direction = p.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=None)
+    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false")
+    p.add_argument("--metric", help="the metric to compare (a table with a metric column), or the score's name")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--rope", type=float, default=0.01, help="half-width of the region of practical equivalence")
+    p.add_argument("--rope-scale", choices=["absolute", "relative"], default="absolute")
+    p.add_argument("--control", help="compare every model with this one instead of all pairs")
+    p.add_argument("--posthoc", help="post-hoc procedure after Friedman (default bergmann_hommel; holm with --control)")
+    p.add_argument("--correction", default="holm", help="p-value correction over the pairs (default holm)")
+    p.add_argument("--min-datasets", type=int, default=5, help="fewer datasets: ranks only, no test (default 5)")
+    p.add_argument("--across-pairs-test", choices=["wilcoxon", "sign_test"], default="wilcoxon")
+    p.add_argument("--no-bayesian", action="store_true", help="no Bayesian signed-rank / correlated t-test")
+    p.add_argument("--replicate-test", default="replicate_ttest", help="test over independent replicates")
+    p.add_argument(
+        "--fold-test",
+        choices=["auto", "conditional", "corrected"],
+        default="auto",
+        help="cross-validation folds: the conditional question over repeats or the corrected t",
+    )
+    p.add_argument("--round", type=int, help="round the scores to this many decimals before ranking")
+    p.add_argument("--seed", type=int, default=0, help="seed of the Bayesian signed-rank test's draws (default 0)")
+    p.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="ROLE=NAME",
+        help="the column that plays a role, e.g. --column score=accuracy --column dataset=task",
+    )
+    p.add_argument("--title", help="title of the reports")
+    p.add_argument("--decimals", type=int, default=3, help="decimals in the tables (default 3)")
+    p.add_argument("--figures", default="pdf,svg,png", help="figure formats with --out (default pdf,svg,png)")
+    p.add_argument("--dpi", type=int, default=150, help="resolution of the PNG figures (default 150)")
+    p.set_defaults(func=_cmd_compare)
+
+
+def _run_diff(diff, args, root):
+    return diff.run(
+        args.a,
+        args.b,
+        root,
+        track=not args.no_tracking,
+        alpha=args.alpha,
+        correction=args.correction,
+        margin=args.margin,
+        metrics=tuple(args.metric) if args.metric else None,
+        datasets=tuple(args.dataset) if args.dataset else None,
+        models=tuple(args.model) if args.model else None,
+    )
+
+
+def _cmd_diff(args) -> int:
+    """A tested diff between two runs: every dataset x model x metric cell paired by replicate (docs/statistics.md,
+    "Comparing two runs"); exit 1 when ``--fail-on`` says the change fails the gate, 2 on bad input."""
+    from .pipeline import diff
+    from .pipeline.diff import render
+    from .pipeline.params import project_root
+    from .pipeline.paths import inside
+
+    root = project_root()
+    try:
+        result = _run_diff(diff, args, root)
+    except ReplearnError:
+        raise
+    except Exception as exc:  # never a traceback for what the user named; REPLEARN_DEBUG=1 shows it
+        if os.environ.get("REPLEARN_DEBUG"):
+            raise
+        raise ReplearnError(
+            f"replearn diff failed ({type(exc).__name__}: {exc}); REPLEARN_DEBUG=1 shows the traceback"
+        ) from None
+    writers = {
+        "text": lambda: render.text(result, show_all=args.all),
+        "markdown": lambda: render.markdown(result, show_all=args.all),
+        "json": lambda: render.json_text(result, args.fail_on),
+    }
+    out = writers[args.format]()
+    if args.out:
+        from .atomic import write_text
+
+        write_text(inside(root, Path(args.out).absolute(), what="--out"), out)  # whole or not at all
+    sys.stdout.write(out)
+    return result.exit_code(args.fail_on)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="replearn", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -444,9 +616,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("validate", help="validate params.yaml")
     p.add_argument("params", nargs="?", default="params.yaml")
     p.set_defaults(func=_cmd_validate)
-    sub.add_parser("check", help="check dvc.lock, params.yaml and dvc.yaml's deps before a run").set_defaults(
-        func=_cmd_check
-    )
+    p = sub.add_parser("check", help="check dvc.lock, params.yaml and dvc.yaml's deps before a run")
+    p.add_argument("--repair", action="store_true", help="repair what a killed run left behind (make repro does)")
+    p.set_defaults(func=_cmd_check)
     p = sub.add_parser("deps", help="check (or --write) the src/ deps of each stage in dvc.yaml against its imports")
     p.add_argument("--write", action="store_true", help="rewrite them instead of checking")
     p.set_defaults(func=_cmd_deps)
@@ -502,10 +674,61 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, help="experiment seed (default: params.yaml's)")
     p.add_argument("--from", dest="source", help="read results/reproduction.json (reproduce: all) instead of running")
     p.set_defaults(func=_cmd_reproductions)
+    p = sub.add_parser(
+        "diff",
+        help="a tested diff between two runs (git revisions, DVC experiments, the workspace or folders): which "
+        "dataset x model x metric cells changed on these splits, with effect, interval and adjusted p",
+        description="Pair every dataset x model x metric cell of A and B replicate by replicate and test whether the "
+        "change altered the score on this dataset with these splits (exact sign-flip test, corrected over the "
+        "cells). A and B: a git revision, a DVC experiment name, 'workspace' or a folder; as for `dvc metrics diff`, "
+        "A defaults to HEAD and B to the workspace.",
+    )
+    p.add_argument("a", nargs="?", help="the base: a revision, an experiment, 'workspace' or a folder (default: HEAD)")
+    p.add_argument("b", nargs="?", help="the change: as A (default: the workspace)")
+    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--out", help="also write the output to this file (inside the project)")
+    p.add_argument(
+        "--fail-on",
+        choices=["regression", "change", "never"],
+        default="never",
+        help="exit 1 when a cell is worse or fails more (regression), or changed at all (change); default never",
+    )
+    p.add_argument("--alpha", type=float, help="significance level (default: B's stats.alpha)")
+    p.add_argument(
+        "--correction",
+        choices=["maxt", "holm", "bh", "bonferroni", "none"],
+        help="over all tested cells: maxt (default: Holm's step-down over the joint sign flips, the family-wise "
+        "error with the cells' correlation used), holm, bonferroni, or bh (the false discovery rate)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        help="practical margin delta in score units (default: B's stats.rope; relative to A's mean with "
+        "stats.rope_scale: relative); 0: no margin tests",
+    )
+    p.add_argument("--metric", action="append", help="only this metric (repeatable; default: every shared metric)")
+    p.add_argument("--dataset", action="append", help="only this dataset (repeatable)")
+    p.add_argument("--model", action="append", help="only this model key (repeatable)")
+    p.add_argument("--all", action="store_true", help="list identical cells too (text, markdown)")
+    p.add_argument("--no-tracking", action="store_true", help="do not tag B's MLflow run with the outcome")
+    p.set_defaults(func=_cmd_diff)
+    _add_compare_parser(sub)
+    p = sub.add_parser(
+        "check-exercise",
+        help="grade an answer to one of the texts' exercises (replearn.exercises; --list, --show ID)",
+        add_help=False,
+    )
+    p.add_argument("rest", nargs=argparse.REMAINDER)  # handled before parsing (below): replearn.exercises.main
     p = sub.add_parser("services", help="the local PostgreSQL + S3 + MLflow server + Dask stack (make services)")
     p.add_argument("action", choices=["up", "down", "status"])
     p.set_defaults(func=_cmd_services)
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["check-exercise"]:  # its own options (--list, --show): replearn.exercises parses them
+        from .exercises import main as check_exercise
+
+        args = argparse.Namespace(func=lambda _: check_exercise(argv[1:]))
+    else:
+        args = parser.parse_args(argv)
     try:
         return args.func(args)
     except BrokenPipeError:  # `python -m replearn models | head`: the reader has what it wanted

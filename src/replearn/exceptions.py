@@ -47,3 +47,15 @@ class TrackingError(ReplearnError, RuntimeError):
 class ServiceError(ReplearnError, RuntimeError):
     """A service the configuration names (a Dask scheduler, an MLflow server, a local stack program) is missing
     or cannot be reached; the message names it, its address and how to start or install it."""
+
+
+class TableError(ReplearnError, ValueError):
+    """A table of scores given to ``replearn compare`` cannot be compared; the message names the line (or row) and
+    the column."""
+
+
+class PluginModelError(ReplearnError, ValueError):
+    """A plugin model (an installed distribution's entry point) raised in one of its methods: one line naming the
+    plugin model, its distribution and the method, then the plugin's own exception (chained as ``__cause__``).
+    The registry raises a subclass of this and of the original exception's class where the two combine, so
+    ``except TypeError`` around a plugin's ``fit`` still catches its ``TypeError``."""

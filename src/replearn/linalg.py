@@ -10,6 +10,13 @@ Everything here is a thin, careful layer over BLAS/LAPACK (numpy and scipy.linal
 * :func:`sq_euclidean` / :func:`sq_euclidean_chunks` compute squared Euclidean distances with
   the BLAS identity ``||a||^2 - 2 a.b + ||b||^2`` (clipped at 0), in row chunks so that the
   temporaries stay bounded.
+* :func:`euclidean_distances` / :func:`pairwise_distances` / :func:`paired_distances`: Euclidean
+  distances (CIML eq. 3.1) from :func:`sq_euclidean`, with the small ones recomputed directly so that
+  near and equal points keep full relative accuracy; ``pairwise_distances`` returns every pair once
+  (the condensed form of ``scipy.spatial.distance.pdist``).
+* :func:`gaussian_sample` draws x = L n + mu with L L' = S and n ~ N(0, I) (the Cholesky sampler of the
+  CS480/680 notes, seed 003 L1252-1260); :func:`cholesky_transform` is the same map applied to given
+  standard normal draws (the reparametrization a generative model differentiates through).
 * :func:`logsumexp` is :func:`scipy.special.logsumexp`, re-exported so models import numerics
   from one place.
 """
@@ -30,6 +37,12 @@ __all__ = [
     "add_intercept",
     "sq_euclidean",
     "sq_euclidean_chunks",
+    "euclidean_distances",
+    "pairwise_distances",
+    "paired_distances",
+    "cholesky_transform",
+    "p_norm",
+    "gaussian_sample",
     "logsumexp",
 ]
 
@@ -201,3 +214,132 @@ def sq_euclidean(A: np.ndarray, B: np.ndarray, *, chunk_rows: int | None = None)
     for start, stop, D in sq_euclidean_chunks(A, B, chunk_rows=chunk_rows):
         out[start:stop] = D
     return out
+
+
+def _recompute_small(D: np.ndarray, A: np.ndarray, B: np.ndarray) -> None:
+    """Squared distances below 1e-6 of ||a||^2 + ||b||^2 recomputed as sum((a - b)^2) (in place): the BLAS
+    identity loses their relative accuracy (exactly equal points come out exactly 0)."""
+    scale = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+    r, c = np.nonzero(D <= 1e-6 * scale)
+    if r.size:
+        diff = A[r] - B[c]
+        D[r, c] = np.einsum("ij,ij->i", diff, diff)
+
+
+def _as_2d(A, name: str) -> np.ndarray:
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (n, d), got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return A
+
+
+def euclidean_distances(A, B=None) -> np.ndarray:
+    """``D[i, j] = ||A[i] - B[j]||_2`` (``B=None``: ``B = A``), shape ``(len(A), len(B))`` (CIML eq. 3.1).
+
+    One GEMM per row block (:func:`sq_euclidean`); entries small relative to the points' norms are
+    recomputed directly, so ``D[i, i] = 0`` exactly and near points are accurate.
+    """
+    A = _as_2d(A, "A")
+    B = A if B is None else _as_2d(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A has {A.shape[1]} features but B has {B.shape[1]}")
+    D = sq_euclidean(A, B)
+    _recompute_small(D, A, B)
+    return np.sqrt(D, out=D)
+
+
+def pairwise_distances(X) -> np.ndarray:
+    """The distance of every pair ``i < j`` of rows of ``X``, once, in the order of
+    ``scipy.spatial.distance.pdist`` (rows 0-1, 0-2, ..., 1-2, ...): ``n (n - 1) / 2`` values."""
+    X = _as_2d(X, "X")
+    n = X.shape[0]
+    if n < 2:
+        return np.empty(0)
+    out = np.empty(n * (n - 1) // 2)
+    pos = 0
+    for start, stop, D in sq_euclidean_chunks(X, X):
+        block = X[start:stop]
+        _recompute_small(D, block, X)
+        for i in range(start, stop):
+            row = D[i - start, i + 1 :]
+            out[pos : pos + row.size] = row
+            pos += row.size
+    return np.sqrt(out, out=out)
+
+
+def paired_distances(A, B) -> np.ndarray:
+    """``||A[i] - B[i]||_2`` for each row ``i`` (two arrays of the same shape)."""
+    A, B = _as_2d(A, "A"), _as_2d(B, "B")
+    if A.shape != B.shape:
+        raise ValueError(f"A and B must have the same shape, got {A.shape} and {B.shape}")
+    diff = A - B
+    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+
+def _cholesky_factor(cov) -> np.ndarray:
+    S = np.asarray(cov, dtype=np.float64)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"cov must be a square matrix, got shape {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("cov contains NaN or infinite values")
+    if not np.allclose(S, S.T, rtol=1e-10, atol=1e-12 * max(float(np.abs(S).max()), 1e-300)):
+        raise ValueError("cov must be symmetric")
+    L, info = _potrf(S, lower=1, clean=1)
+    if info != 0:
+        raise SingularMatrixError(
+            f"cov is not positive definite (Cholesky failed at column {info}); a degenerate Gaussian has no "
+            "Cholesky factor L with L L' = S -- add a small multiple of the identity or drop the dependent directions"
+        )
+    return L
+
+
+def cholesky_transform(noise, mean, cov) -> np.ndarray:
+    """``x = L n + mu`` for each row ``n`` of ``noise`` (``L L' = cov``, lower Cholesky factor): rows of N(0, I)
+    become rows of N(mean, cov) (CS480/680 notes L1252-1260: E[x] = mu, Cov[x] = L E[n n'] L' = S)."""
+    mu = np.asarray(mean, dtype=np.float64)
+    if mu.ndim != 1:
+        raise ValueError(f"mean must be a 1-D vector, got shape {mu.shape}")
+    L = _cholesky_factor(cov)
+    if L.shape[0] != mu.size:
+        raise ValueError(f"cov is {L.shape[0]} x {L.shape[0]} but mean has {mu.size} entries")
+    Z = np.asarray(noise, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[1] != mu.size:
+        raise ValueError(f"noise must have shape (n, {mu.size}), got {Z.shape}")
+    return Z @ L.T + mu
+
+
+def gaussian_sample(mean, cov, size: int, random_state=None) -> np.ndarray:
+    """``size`` draws of N(mean, cov) as ``x = L n + mu`` with ``n ~ N(0, I)`` (CS480/680 notes L1252-1260).
+
+    The standard normals come from ``random_state`` (``Generator.standard_normal((size, d))``), so for the
+    same generator state this equals ``Generator.multivariate_normal(mean, cov, size, method="cholesky")``.
+    A covariance that is not positive definite raises :class:`SingularMatrixError`.
+    """
+    import numbers
+
+    from .validation import check_random_state, check_scalar
+
+    check_scalar(size, "size", numbers.Integral, low=1)
+    mu = np.asarray(mean, dtype=np.float64)
+    rng = check_random_state(random_state)
+    L_check = _cholesky_factor(cov)  # fail before drawing
+    if mu.ndim != 1 or L_check.shape[0] != mu.size:
+        raise ValueError(f"mean must be a vector of {L_check.shape[0]} entries, got shape {mu.shape}")
+    return cholesky_transform(rng.standard_normal((int(size), mu.size)), mu, cov)
+
+
+def p_norm(w, p: float) -> np.ndarray:
+    """``||w||_p = (sum_d |w_d|^p)^(1/p)`` of each row of ``w`` (CIML eq. 7.10, §7.3; ``p = inf`` is the max norm,
+    ``p = 0`` the count of non-zeros, R^cnt). For ``p < 1`` it is not a norm: its unit ball is not convex (CIML
+    Fig. 7.5's level sets)."""
+    w = np.atleast_2d(np.asarray(w, dtype=np.float64))
+    if not (p >= 0):
+        raise ValueError(f"p must be >= 0 (or inf), got {p!r}")
+    a = np.abs(w)
+    if np.isinf(p):
+        return a.max(axis=1)
+    if p == 0:
+        return np.count_nonzero(a, axis=1).astype(np.float64)
+    return (a**p).sum(axis=1) ** (1.0 / p)

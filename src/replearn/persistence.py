@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_write, write_text
 from .exceptions import ConfigError, ReplearnError
 from .validation import check_is_fitted
 
@@ -35,6 +36,31 @@ FORMAT_VERSION = 2
 
 class ModelFileError(ReplearnError, ValueError):
     """A model file that cannot be loaded safely; the message names the file and the problem."""
+
+
+#: the two files of a saved model or featurizer
+SUFFIXES = (".npz", ".json")
+
+
+def stem_path(stem: str | Path) -> Path:
+    """The stem itself: ``knn.v1`` stays ``knn.v1`` (a dot in a stem is part of its name, never a suffix to
+    replace), and a path naming one of the two files (``knn.v1.npz``, ``knn.v1.json``) gives its stem."""
+    stem = Path(stem)
+    if stem.suffix in SUFFIXES:
+        stem = stem.with_name(stem.name[: -len(stem.suffix)])
+    if not stem.name or stem.name in (".", ".."):
+        raise ValueError(f"{stem}: not a model file stem (it names no file)")
+    return stem
+
+
+def stem_file(stem: str | Path, suffix: str) -> Path:
+    """``<stem><suffix>``, the suffix appended to the whole stem: ``knn.v1`` and ``knn.v2`` name four files, where
+    ``Path.with_suffix`` would send both to ``knn.npz`` / ``knn.json`` and the second save would replace the
+    first's. Every path persistence builds from a stem goes through here."""
+    if suffix not in SUFFIXES:
+        raise ValueError(f"a model file is one of {SUFFIXES}, not {suffix!r}")
+    stem = stem_path(stem)
+    return stem.with_name(stem.name + suffix)
 
 
 def array_digest(array: np.ndarray) -> str:
@@ -194,7 +220,7 @@ def _jsonable(value):
 def save_model(estimator, stem: str | Path, *, registry_name: str, extra: dict | None = None) -> tuple[Path, Path]:
     """Write ``stem.npz`` and ``stem.json`` for a fitted estimator; return both paths."""
     check_is_fitted(estimator)
-    stem = Path(stem)
+    stem = stem_path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     arrays, state = _split_state(estimator)
     meta = {
@@ -206,11 +232,12 @@ def save_model(estimator, stem: str | Path, *, registry_name: str, extra: dict |
         "sha256": {key: array_digest(value) for key, value in arrays.items()},
         **state,
     }
-    npz_path, json_path = stem.with_suffix(".npz"), stem.with_suffix(".json")
-    # np.savez writes zip entries with a fixed timestamp, so the bytes depend only on the arrays.
-    with open(npz_path, "wb") as fh:
+    npz_path, json_path = stem_file(stem, ".npz"), stem_file(stem, ".json")
+    # np.savez writes zip entries with a fixed timestamp, so the bytes depend only on the arrays. Each file whole or
+    # not at all (replearn.atomic), the arrays first: the .json's sha256 of each array tells a mismatched pair.
+    with atomic_write(npz_path, "wb", durable=False) as fh:
         np.savez(fh, **arrays)
-    json_path.write_text(json.dumps(meta, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
+    write_text(json_path, json.dumps(meta, indent=2, sort_keys=True, allow_nan=False) + "\n", durable=False)
     return npz_path, json_path
 
 
@@ -221,8 +248,7 @@ def load_model(stem: str | Path):
     """
     from .models import get_class
 
-    stem = Path(stem)
-    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+    json_path, npz_path = stem_file(stem, ".json"), stem_file(stem, ".npz")
     try:
         raw = json_path.read_bytes()
     except OSError as exc:

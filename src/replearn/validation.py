@@ -123,7 +123,8 @@ def check_array(
         )
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got {arr.ndim}-D with shape {arr.shape}")
-    arr = arr.astype(np.float64, copy=False)
+    # C order always: a DataFrame's values (Fortran order) then take the same BLAS paths, bit for bit, as the array
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not allow_empty and (arr.shape[0] == 0 or (ndim == 2 and arr.shape[1] == 0)):
         raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample and one feature are needed")
     bad_values = np.isinf(arr) if allow_nan else ~np.isfinite(arr)

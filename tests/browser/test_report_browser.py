@@ -67,3 +67,37 @@ def test_dvc_plots_page_draws_a_figure_per_dataset_offline(tmp_path_factory):
     problems, found = check_report.inspect(page, CHROMIUM)
     assert problems == []
     assert found["n_drawings"] >= 2, found  # vega-embed drew both datasets' figures from the local scripts
+
+
+def test_a_benchmark_report_opens_on_the_leaderboard_in_chromium(tmp_path):
+    """Issue 41: a run with >= 8 datasets opens on the leaderboard (report.html and leaderboard.html), whose
+    table and three pictures load offline."""
+    sys.path.insert(0, str(HERE.parent / "pipeline"))
+    try:
+        from test_report_benchmark import STATS, _records
+    finally:
+        sys.path.pop(0)
+    from replearn.pipeline import records
+    from replearn.pipeline.compare import compare_records
+    from replearn.pipeline.report import build_report
+    from replearn.pipeline.report.leaderboard import build_leaderboard_page
+
+    crossval, train = _records(10)
+    sig = records.to_dict(compare_records(crossval, train, STATS, seed=0))
+    cv = {d: records.to_dict(r) for d, r in crossval.items()}
+    art = build_report(
+        crossval=cv,
+        significance=sig,
+        train_metrics={},
+        settings={"title": "bench", "decimals": 3, "dpi": 30, "plots": True},
+        experiment={"name": "bench", "params_hash": "0", "datasets": list(cv), "models": []},
+        out_dir=tmp_path,
+    )
+    page = build_leaderboard_page(
+        crossval=cv, significance=sig, timing={}, order=list(cv), out_dir=tmp_path, title="bench"
+    )
+    for html in (art.html, page.html):
+        problems, found = check_report.inspect(html, CHROMIUM)
+        assert problems == [] and found["n_images"] >= 3, (html, found)
+        text = html.read_text()
+        assert text.index("Leaderboard (4 models, 10 datasets)") < text.index("Critical difference diagram")

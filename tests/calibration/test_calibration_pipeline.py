@@ -28,8 +28,12 @@ def test_harness_runs_every_kind_of_simulation(cheap_gaps):
     only = ["cv/nn_disjoint", "seeds_fixed/bagged_seeds", "family/normal/5", "across/3"]
     res = cp.run(4, seed=7, jobs=1, only=only)
     rows = {r["key"]: r for r in res["results"]}
-    assert set(rows) == set(only)
-    for r in rows.values():
+    # the sealed-test part of the report-level cell, and the fixed and sequential designs of the grid
+    parts = {"sealed", "fixed5", "fixed10", "fixed15", "sequential"}
+    assert set(rows) == set(only) | {f"cv/nn_disjoint/{p}" for p in parts}
+    assert rows["cv/nn_disjoint/sequential"]["mean_fits"] <= rows["cv/nn_disjoint"]["mean_fits"]
+    assert rows["cv/nn_disjoint/sealed"]["size_band"] is None  # documentation: the report-level cell is banded
+    for r in (rows[k] for k in only):
         assert r["replications"] == 4
         assert 0.0 <= r["size"] <= 1.0
         assert r["size_band_widened"][0] <= r["size_band"][0] <= r["size_band"][1] <= r["size_band_widened"][1]
@@ -38,7 +42,7 @@ def test_harness_runs_every_kind_of_simulation(cheap_gaps):
     assert rows["across/3"]["size"] == 0.0 and rows["across/3"]["size_band_widened"] == [0.0, 0.0]
     assert "cv/nn_disjoint" in res["setup"]["true_gaps"]
     table = cp.markdown(res)
-    assert table.count("\n| ") == len(only) + 1  # header + one row per cell
+    assert table.count("\n| ") == len(rows) + 1  # header + one row per cell
     assert cp.run(4, seed=7, jobs=1, only=only)["results"] == res["results"]  # seeded: identical reruns
 
 

@@ -278,6 +278,10 @@ def test_registry_contents():
         "f1",
         "roc_auc",
         "average_precision",
+        "average_precision_minority",
+        "balanced_accuracy",
+        "gmean",
+        "f1_minority",
         "log_loss",
         "brier",
         "mse",
@@ -288,7 +292,7 @@ def test_registry_contents():
     assert required <= set(METRICS)
     for name, m in METRICS.items():
         assert isinstance(m, Metric) and m.name == name
-        assert m.needs in ("label", "proba") and m.task in ("classification", "regression")
+        assert m.needs in ("label", "proba", "score") and m.task in ("classification", "regression")
         assert isinstance(m.greater_is_better, bool) and m.description
     assert available_metrics("regression") == ["mae", "mse", "r2", "rmse"]
     assert available_metrics("classification") == sorted(required - {"mae", "mse", "r2", "rmse"})
@@ -300,11 +304,11 @@ def test_registry_directions():
     assert METRICS["accuracy"].greater_is_better and not METRICS["error"].greater_is_better
     assert not METRICS["log_loss"].greater_is_better and not METRICS["brier"].greater_is_better
     assert METRICS["r2"].greater_is_better and not METRICS["rmse"].greater_is_better
-    assert {n for n, m in METRICS.items() if m.needs == "proba"} == {
+    assert {n for n, m in METRICS.items() if m.needs == "proba"} == {"log_loss", "brier"}
+    assert {n for n, m in METRICS.items() if m.needs == "score"} == {
         "roc_auc",
         "average_precision",
-        "log_loss",
-        "brier",
+        "average_precision_minority",
     }
 
 
@@ -344,7 +348,7 @@ def test_score_predictions_regression():
 
 def test_score_predictions_errors_name_the_metric():
     yt, yp = [0, 1, 2, 1], [0, 1, 1, 1]
-    with pytest.raises(ValueError, match="metric 'roc_auc' needs predicted probabilities"):
+    with pytest.raises(ValueError, match="metric 'roc_auc' ranks the examples by a score, but the model has neither"):
         score_predictions(["accuracy", "roc_auc"], yt, yp)
     with pytest.raises(ValueError, match="metric 'f1'.*binary-only"):
         score_predictions(["f1"], yt, yp)

@@ -97,7 +97,10 @@ def test_wheel_init_repro_experiment_and_csv(tmp_path):
     assert "replearn==0.1.0" in (study / "requirements.txt").read_text()
     assert "src/" not in (study / "dvc.yaml").read_text()
 
+    guard = "from replearn import dvc_guard; print(dvc_guard.is_active())"  # the wheel's .pth: DVC's lock writes atomic
+    assert _run([str(py), "-c", guard], tmp_path, env).stdout.split() == ["True"]
     _run(["dvc", "repro"], study, env)
+    assert (study / ".dvc/tmp/replearn/last-good/dvc.lock").read_bytes() == (study / "dvc.lock").read_bytes()
     report = (study / "reports" / "report.html").read_text()
     assert "data:image/png;base64" in report and "iris" in report and "wine" in report
     (first,) = _parent_runs(study)
@@ -108,6 +111,12 @@ def test_wheel_init_repro_experiment_and_csv(tmp_path):
     _run(["dvc", "exp", "run", "-S", "cv.folds=3"], study, env)
     runs = _parent_runs(study)
     assert [r.data.params["cv.folds"] for r in runs] == ["10", "3"]
+    # replearn diff in the study: the first run (HEAD) against the experiment's other folds is refused with the
+    # reason, and the experiment against itself (the workspace holds its results) is identical
+    other = _run(["replearn", "diff", "HEAD", "workspace", "--no-tracking"], study, env).stdout
+    assert "the replicates differ (cv.folds 10 -> 3)" in other, other
+    same = _run(["replearn", "diff", "workspace", "workspace", "--fail-on", "regression"], study, env).stdout
+    assert "Outcome: identical" in same, same
     bad = _run(["dvc", "exp", "run", "-S", "unknown_key=1"], study, env, ok=False)  # the Hydra plugin is installed too
     assert bad.returncode != 0 and "unknown_key: unknown key; valid keys here: compute, cv, dataset" in bad.stderr
 

@@ -151,3 +151,19 @@ def test_a_constant_feature_is_fitted_as_an_independent_point_mass(algorithm):
         with_it.transform(Xc) @ with_it.components_[:, keep], without.transform(X) @ without.components_, atol=2e-3
     )
     assert np.all(np.isfinite(with_it.score_samples(Xc)))
+
+
+def test_each_factor_has_a_fixed_sign_whatever_the_eigensolver_returns():
+    """A factor's sign leaves the likelihood unchanged and is left by LAPACK to the build and the CPU: the fit fixes
+    it (each factor's largest-magnitude loading is positive), so transform agrees across machines, and a fit on
+    the features in reverse order loads the same factors."""
+    from replearn.models.decomposition.factor_analysis import FactorAnalysis
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((200, 2)) @ rng.standard_normal((2, 5)) + 0.3 * rng.standard_normal((200, 5))
+    fa = FactorAnalysis(n_components=2).fit(X)
+    C = fa.components_
+    assert np.all(C[np.arange(2), np.argmax(np.abs(C), axis=1)] > 0)
+    rev = FactorAnalysis(n_components=2).fit(X[:, ::-1]).components_[:, ::-1]
+    np.testing.assert_allclose(np.abs(rev), np.abs(C), atol=1e-6)
+    np.testing.assert_allclose(rev, C, atol=1e-6)

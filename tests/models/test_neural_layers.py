@@ -353,4 +353,4 @@ def test_initializers_have_the_documented_scale():
     W = initialize((400, 600), 400, 600, "he_uniform", r)
     assert np.max(np.abs(W)) <= np.sqrt(6 / 400) and W.std() == pytest.approx(np.sqrt(2 / 400), rel=0.02)
     with pytest.raises(ValueError, match="init must be one of"):
-        initialize((2, 2), 2, 2, "zeros", r)
+        initialize((2, 2), 2, 2, "ones", r)

@@ -82,7 +82,8 @@ def test_a_registered_plugin_is_a_registry_model_with_its_provenance(fake_plugin
     fake_plugins(majority="fake_plugin_pkg:Majority")
     assert "majority" in models.available() and "majority" in models.available("classification")
     assert "majority" not in models.builtin_names() and "knn" in models.builtin_names()
-    assert models.get_class("majority") is Majority
+    cls = models.get_class("majority")  # the plugin's class, its protocol methods guarded (one line on failure)
+    assert issubclass(cls, Majority) and (cls.__name__, cls.__module__) == ("Majority", Majority.__module__)
     assert models.source("majority") == "plugin fake-plugin 1.2.3" and models.source("knn") == "built-in"
     assert models.hyperparameters("majority") == {"smoothing": 1.0, "strategy": "majority"}
     assert models.create("majority", strategy="x").strategy == "x"
@@ -174,3 +175,54 @@ def test_a_config_naming_an_unregistered_import_path_is_refused(fake_plugins):
     fake_plugins(majority="fake_plugin_pkg:Majority")
     with pytest.raises(ConfigError, match="unknown model 'fake_plugin_pkg:Majority'"):
         models.get_class("fake_plugin_pkg:Majority")
+
+
+class Raises(Majority):
+    """A plugin whose library raises its own exceptions on bad input."""
+
+    def fit(self, X, y):
+        if len(set(y)) < 2:
+            raise ValueError("needs two classes\n(a second line the one-line message leaves out)")
+        return super().fit(X, y)
+
+    def predict(self, X):
+        raise TypeError("cannot predict from a list")
+
+
+def test_a_plugin_models_exception_names_the_plugin_model_and_why_in_one_line(fake_plugins):
+    import numpy as np
+
+    from replearn.exceptions import PluginModelError
+
+    sys.modules["fake_plugin_pkg"].Raises = Raises
+    fake_plugins(raises="fake_plugin_pkg:Raises")
+    X = np.zeros((4, 2))
+    with pytest.raises(PluginModelError) as info:
+        models.create("raises").fit(X, np.zeros(4))
+    assert str(info.value) == (
+        "plugin model 'raises' (fake-plugin 1.2.3, fake_plugin_pkg:Raises) failed in fit: ValueError: needs two classes"
+    )
+    assert isinstance(info.value, ValueError) and isinstance(info.value.__cause__, ValueError)
+    fitted = models.create("raises").fit(X, np.arange(4) % 2)
+    with pytest.raises(TypeError, match=r"^plugin model 'raises' .* failed in predict: TypeError: cannot predict"):
+        fitted.predict(X)  # the original class still catches it (a PluginModelError and a TypeError)
+    with pytest.raises(ConfigError, match="has no hyperparameter"):  # replearn's own errors pass unchanged
+        models.create("raises", nope=1)
+
+
+@pytest.mark.parametrize("name", ["sk_svc", "sk_logistic_regression"])
+def test_the_scikit_learn_plugin_fails_on_a_one_class_target_in_one_line_naming_it(name):
+    """The example plugin (examples/replearn-sklearn, installed by make install-test): scikit-learn's raw
+    exception becomes one line naming the plugin model, its distribution and why."""
+    import numpy as np
+
+    from replearn.exceptions import PluginModelError
+
+    pytest.importorskip("replearn_sklearn")
+    models.reset_plugins()
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(PluginModelError) as info:
+        models.create(name).fit(X, np.zeros(10, dtype=int))
+    message = str(info.value)
+    assert message.startswith(f"plugin model {name!r} (replearn-sklearn ") and " failed in fit: ValueError: " in message
+    assert "class" in message and "\n" not in message

@@ -44,7 +44,9 @@ def test_a_new_import_is_reported_missing_and_write_repairs_it(tmp_path):
     script = tmp_path / "stages" / "prepare.py"
     script.write_text(script.read_text() + "\nfrom replearn.pipeline import lockfile  # noqa: E402,F401\n")
     problems = deps.check(tmp_path)
-    assert problems == {"prepare": {"missing": ["src/replearn/pipeline/lockfile.py"], "superfluous": []}}
+    # lockfile.py and what it imports that prepare did not (the dvc.lock guard)
+    assert list(problems) == ["prepare"] and problems["prepare"]["superfluous"] == []
+    assert "src/replearn/pipeline/lockfile.py" in problems["prepare"]["missing"]
     assert deps.write(tmp_path) == ["prepare"]
     assert deps.check(tmp_path) == {}
     text = (tmp_path / "dvc.yaml").read_text()
@@ -99,16 +101,21 @@ def test_granularity_registries_whole_other_packages_by_file_and_lazy_exports_on
         "src/replearn/lazy/__init__.py",
         "src/replearn/lazy/light.py",
     }
-    # listed by sub-package folder; the registry, never imported, is no dep
+    # a sub-package the stage imports in part is listed file by file (an edit to algo/two.py or lazy/heavy.py,
+    # which this stage never runs, leaves it up to date); the registry, never imported, is no dep
     assert deps.code_deps(Path("stages/light.py"), tmp_path) == [
         "src/replearn/__init__.py",
-        "src/replearn/algo",
+        "src/replearn/algo/__init__.py",
+        "src/replearn/algo/one.py",
         "src/replearn/base.py",
-        "src/replearn/lazy",
+        "src/replearn/lazy/__init__.py",
+        "src/replearn/lazy/light.py",
     ]
     heavy = {p.as_posix() for p in deps.import_closure(Path("stages/heavy.py"), tmp_path)}
     assert {"src/replearn/lazy/heavy.py", "src/replearn/algo/two.py", "src/replearn/reg/member.py"} <= heavy
     assert "src/replearn/reg" in deps.code_deps(Path("stages/heavy.py"), tmp_path)
+    # every module of lazy/ runs (its __init__ imports light.py): the folder stands for them
+    assert "src/replearn/lazy" in deps.code_deps(Path("stages/heavy.py"), tmp_path)
     assert "src/replearn/reg" in deps.code_deps(Path("stages/object.py"), tmp_path)
 
 
@@ -135,10 +142,12 @@ def test_what_a_stage_imports_at_start_is_within_its_code_deps():
     """The modules a stage's script loads when it starts (a check of the static closure against the interpreter)."""
     for stage, script in deps.stage_scripts(ROOT).items():
         module = f"replearn.pipeline.stages.{stage}"
+        # replearn.dvc_guard is loaded by site (its .pth) in every interpreter and acts only inside DVC's own
+        # process: the environment, not the stage's code (a stage that imports it still has it in its closure)
         code = (
             f"import importlib, sys, replearn.pipeline.stage\nimportlib.import_module({module!r})\n"
             "print('\\n'.join(sorted(m.__file__ for n, m in sys.modules.items() "
-            "if n.startswith('replearn') and getattr(m, '__file__', None))))"
+            "if n.startswith('replearn') and n != 'replearn.dvc_guard' and getattr(m, '__file__', None))))"
         )
         res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
         loaded = {Path(f).resolve().relative_to(ROOT).as_posix() for f in res.stdout.split()}
@@ -257,3 +266,39 @@ def test_stage_paths_are_defined_once():
     for path in (ROOT / "src" / "replearn" / "pipeline").rglob("*.py"):
         if path.name != "paths.py":
             assert not pattern.search(path.read_text()), f"{path.name} defines a stage path; use pipeline.paths"
+
+
+#: one algorithm file of each family, and the stages of the default pipeline an edit to it must leave up to date
+#: (stale: exactly the stages whose code runs it; significance compares records and runs no unit of any family)
+FAMILY_FILES = {
+    "generative": "src/replearn/deep/vae.py",
+    "sequence": "src/replearn/deep/transformer.py",
+    "rl": "src/replearn/rl/policy_gradient.py",
+    "structured": "src/replearn/structured/viterbi.py",
+    "theory": "src/replearn/theory/vc.py",
+}
+
+
+def _stale_after_editing(rel: str, stage_deps: dict[str, list[str]]) -> set[str]:
+    """The stages DVC calls changed after an edit of ``rel``: those with a deps entry equal to it or a folder above."""
+    return {s for s, entries in stage_deps.items() if any(rel == e or rel.startswith(e + "/") for e in entries)}
+
+
+def test_an_edit_to_one_file_of_each_family_stales_only_the_stages_that_run_it():
+    """The dep set of each stage (as ``dvc.yaml`` declares it and ``replearn deps`` computes it) against an edit of
+    one file per family: prepare and significance stay up to date for a VAE edit (the family problems import only
+    ``deep/toy_data.py``, the records module no data loader), the fitting stages do not."""
+    from replearn.pipeline import deps
+
+    stage_deps = {s: deps.code_deps(p, ROOT) for s, p in deps.stage_scripts(ROOT).items()}
+    assert stage_deps == deps.declared_code_deps(ROOT)  # what DVC sees is what was computed
+    stale = {family: _stale_after_editing(rel, stage_deps) for family, rel in FAMILY_FILES.items()}
+    for family, stages in stale.items():
+        assert "significance" not in stages, family
+        assert {"train", "crossval"} <= stages, family  # they fit the units
+    assert "prepare" not in stale["generative"] and "prepare" not in stale["sequence"]
+    assert "reproduce" not in stale["generative"]
+    # the data generators the family problems draw from are deps of prepare, file by file
+    assert "src/replearn/deep/toy_data.py" in stage_deps["prepare"]
+    assert "src/replearn/deep" not in stage_deps["prepare"]
+    assert _stale_after_editing("src/replearn/deep/toy_data.py", stage_deps) >= {"prepare"}

@@ -217,3 +217,14 @@ def test_default_design_is_unchanged_cv(project, base_params):
     assert res.replicate_kind == "split" and res.scheme.design == "cv" and len(res.splits) == 6
     assert all(s.point is None for s in res.splits)
     assert np.isfinite(res.models["knn"].scores["accuracy"]).all()
+
+
+def test_automatic_inner_folds_never_exceed_the_main_schemes():
+    """5 inner folds for k-fold splits, at most the main scheme's (2 for 5x2); 3 for seeds; explicit folds win."""
+    from replearn.pipeline.designs import half_sampling_folds
+
+    assert half_sampling_folds({"folds": None}, "split", 10) == 5
+    assert half_sampling_folds({"folds": None}, "split", 2) == 2
+    assert half_sampling_folds({"folds": None}, "split", None) == 5
+    assert half_sampling_folds({"folds": None}, "seed", 2) == 3
+    assert half_sampling_folds({"folds": 4}, "split", 2) == 4

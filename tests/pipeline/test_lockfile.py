@@ -44,12 +44,48 @@ def test_garbage_lock_file(tmp_path):
         check_lock_file(tmp_path)
 
 
-def test_cli_check_exits_nonzero(tmp_path):
+def test_cli_check_exits_nonzero_and_repair_restores(tmp_path):
+    """`replearn check` names what a killed run left (a cut lock, an unfinished write, an unreadable rwlock) and the
+    command that repairs it; `replearn check --repair` (what `make repro` runs first) repairs them."""
     for f in ("dvc.yaml", "params.yaml"):
         (tmp_path / f).write_text((ROOT / f).read_text())
+    (tmp_path / ".dvc" / "tmp").mkdir(parents=True)
+    spare = tmp_path / ".dvc/tmp/replearn/last-good/dvc.lock"
+    spare.parent.mkdir(parents=True)
+    spare.write_text(LOCK)
     (tmp_path / "dvc.lock").write_text("")
-    res = subprocess.run([sys.executable, "-m", "replearn", "check"], cwd=tmp_path, capture_output=True, text=True)
-    assert res.returncode == 2 and "dvc.lock is empty" in res.stderr
+    (tmp_path / ".dvc/tmp/rwlock").write_text('{"read": {"/x": [{"pid"')
+    (tmp_path / "metrics").mkdir()
+    left = tmp_path / "metrics" / ".train.json.4194999.ab12cd34.replearn-partial"  # pid above pid_max: gone
+    left.write_text("{")
+    (tmp_path / "metrics" / "train.json").write_text('{"accuracy": 0.9')  # cut short by a writer outside replearn
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "a.npz").write_bytes(b"PK\x03\x04 cut")
+    check = [sys.executable, "-m", "replearn", "check"]
+    res = subprocess.run(check, cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 1
+    lines = res.stderr.strip().splitlines()
+    assert lines[0] == (
+        "dvc.lock is cut short (0 bytes) by a killed run; `replearn check --repair` restores the last complete lock "
+        "file this workspace wrote (.dvc/tmp/replearn/last-good/dvc.lock)"
+    )
+    assert (
+        "metrics/.train.json.4194999.ab12cd34.replearn-partial); the files they were to replace are intact; "
+        in (lines[1])
+    )
+    assert lines[2].startswith("models/a.npz is cut short (no zip directory at its end") and "aside" in lines[2]
+    assert lines[3].startswith("metrics/train.json is cut short (not complete JSON")
+    assert lines[4].startswith(".dvc/tmp/rwlock is unreadable") and "--repair` removes it" in lines[4]
+    res = subprocess.run([*check, "--repair"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.stdout.count("repaired: ") == 5, res.stdout + res.stderr
+    assert (tmp_path / "dvc.lock").read_text() == LOCK and not left.exists()
+    assert not (tmp_path / "metrics" / "train.json").exists() and not (tmp_path / "models" / "a.npz").exists()
+    assert [p.name[: len("train.json")] for p in (tmp_path / ".dvc/tmp/replearn/damaged/metrics").iterdir()] == [
+        "train.json"
+    ]  # kept aside, not deleted
+    assert not (tmp_path / ".dvc/tmp/rwlock").exists()
+    res = subprocess.run(check, cwd=tmp_path, capture_output=True, text=True)
+    assert "repaired" not in res.stdout and "cut short" not in res.stderr  # nothing left to repair
 
 
 def test_the_final_lock_computed_in_its_own_process_is_the_one_computed_here(tmp_path):

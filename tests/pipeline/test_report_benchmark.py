@@ -160,3 +160,21 @@ def test_the_significance_result_is_the_same_in_one_process_and_shared_over_two(
     monkeypatch.setenv(compare.JOBS_ENV, "two")
     with pytest.raises(ConfigError, match="REPLEARN_SIGNIFICANCE_JOBS='two'"):
         compare.significance_jobs(big)
+
+
+def test_rows_without_a_calibrated_test_print_no_verdict(tmp_path):
+    """These records have no half-sampling fits (the benchmark's cv.half_sampling.subsamples: 0): the corrected
+    resampled t-test rejects up to 11 % of true nulls for 1-NN, so neither the rows nor the digest count wins
+    (issue 39); with the half-sampling question the same rows would."""
+    from replearn.pipeline.report.benchmark import digest_line
+
+    crossval, train = _records(10)
+    sig = records.to_dict(compare_records(crossval, train, STATS, seed=0))
+    cv_dicts = {d: records.to_dict(r) for d, r in crossval.items()}
+    assert {e["question"] for e in sig["datasets"].values()} == {"resampling"}
+    line = digest_line(cv_dicts, sig, sorted(cv_dicts))
+    assert "significantly" not in line and "no per-dataset verdict" in line
+    for e in sig["datasets"].values():
+        e["question"] = "population"
+    line = digest_line(cv_dicts, sig, sorted(cv_dicts))
+    assert "significantly better than every other model" in line and "datasets with a calibrated test" in line

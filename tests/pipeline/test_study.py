@@ -146,3 +146,13 @@ def test_init_refuses_a_non_empty_folder_and_unknown_names_before_writing(tmp_pa
     with pytest.raises(ConfigError, match="is a file"):
         study.init(tmp_path / "full" / "notes.txt", git=False)
     assert sorted(os.listdir(tmp_path)) == ["full"]
+
+
+def test_a_study_gets_the_replearn_diff_ci_jobs_for_its_own_setup(made):
+    from replearn.pipeline import ci_jobs
+
+    for rel, text in ci_jobs.files(ci_jobs.STUDY).items():
+        assert (made / rel).read_text(encoding="utf-8") == text
+    workflow = (made / ci_jobs.GITHUB_PATH).read_text()
+    assert "pip install --quiet -r requirements.txt" in workflow and "make repro" not in workflow
+    assert "replearn diff before after --fail-on regression" in (made / "README.md").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -212,6 +213,51 @@ def test_pending_runs_of_a_killed_attempt_are_marked_failed(tmp_path, monkeypatc
     res = tracking.log_pipeline_run(**kw)
     assert res["status"] == "logged"
     assert MlflowClient(tracking_uri=target.tracking_uri).get_run(killed.info.run_id).info.status == "FAILED"
+
+
+def test_runs_of_a_killed_process_are_marked_failed_and_a_live_ones_are_left(tmp_path, monkeypatch):
+    """A queue worker killed while logging another experiment leaves its parent and child RUNNING; the next run that
+    logs (or `replearn check --repair`) marks them FAILED, by the owner tag's dead process; a run whose process is
+    alive (another worker, logging now) is left alone."""
+    import socket
+    import subprocess
+    import sys
+
+    from mlflow.tracking import MlflowClient
+
+    from replearn.pipeline import recovery
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    cv, sig, train = _results()
+    kw = _kw(tmp_path, cv, sig, train)
+    target = tracking.resolve_target(tmp_path)
+    client, exp_id = tracking._client(target, "replearn-fail")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    host = socket.gethostname()
+    killed = client.create_run(exp_id, tags={tracking.OWNER_TAG: f"{host}:{dead.stdout.strip()}"})
+    child = client.create_run(exp_id, tags={"mlflow.parentRunId": killed.info.run_id})
+    live = client.create_run(exp_id, tags={tracking.OWNER_TAG: f"{host}:{os.getpid()}"})
+    live_child = client.create_run(exp_id, tags={"mlflow.parentRunId": live.info.run_id})
+    elsewhere = client.create_run(exp_id, tags={tracking.OWNER_TAG: "another-host:1"})
+    db = tmp_path / "mlflow.db"
+    assert set(tracking.orphaned_runs(db)) == {killed.info.run_id, child.info.run_id}
+    found = recovery._mlflow(tmp_path, repair=False)
+    assert any("2 run(s) left RUNNING by a killed run" in f.line() for f in found)
+    res = tracking.log_pipeline_run(**kw)
+    assert res["status"] == "logged"
+    status = {
+        r: MlflowClient(tracking_uri=target.tracking_uri).get_run(r).info.status
+        for r in (
+            killed.info.run_id,
+            child.info.run_id,
+            live.info.run_id,
+            live_child.info.run_id,
+            elsewhere.info.run_id,
+        )
+    }
+    assert list(status.values()) == ["FAILED", "FAILED", "RUNNING", "RUNNING", "RUNNING"]
+    assert tracking.orphaned_runs(db) == []
 
 
 def test_run_source_is_the_repository_and_its_commit(tmp_path):
@@ -728,3 +774,97 @@ def test_log_models_false_logs_the_children_without_mlflow_models_and_says_where
         assert f"models/{name}.npz" in child["tags"]["replearn.mlflow_model"]
     with pytest.raises(ConfigError, match="tracking.log_models: expected true/false"):
         config.check_section("tracking", {"enabled": True, "experiment": "x", "tracking_uri": None, "log_models": 1})
+
+
+def test_private_mlflow_uses_are_declared_and_version_checked_failing_loudly():
+    """Each private MLflow name the package touches is a key of ``tracking.MLFLOW_PRIVATE`` reached only through
+    ``mlflow_private``, which checks the installed version and names the use, the version and the fix outside the
+    checked range; no module imports a private MLflow name or reads one as an attribute."""
+    import ast
+    import re
+    from pathlib import Path
+
+    from replearn.exceptions import TrackingError
+
+    src = Path(tracking.__file__).resolve().parents[1]
+    offenders = []
+    attrs = {key.rsplit(".", 1)[1] for key in tracking.MLFLOW_PRIVATE}
+    for path in src.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mlflow"):
+                if any(a.name.startswith("_") for a in node.names) or "._" in node.module:
+                    offenders.append(f"{path.name}:{node.lineno} from {node.module} import _...")
+            elif isinstance(node, ast.Import):
+                offenders += [
+                    f"{path.name}:{node.lineno}" for a in node.names if a.name.startswith("mlflow") and "._" in a.name
+                ]
+            elif isinstance(node, ast.Attribute) and node.attr in attrs:
+                offenders.append(f"{path.name}:{node.lineno} .{node.attr}")
+            elif isinstance(node, ast.Constant) and node.value in attrs:
+                offenders.append(f"{path.name}:{node.lineno} {node.value!r}")
+        offenders += [
+            f"{path.name}: mlflow.…._{m}"
+            for m in re.findall(r"\bmlflow(?:\.\w+)*\._(\w+)", text)
+            if path.name != "tracking.py"
+        ]
+    assert offenders == []
+
+    for name in tracking.MLFLOW_PRIVATE:
+        assert tracking.mlflow_private(name) is not None  # the installed (pinned) MLflow has every one
+        for version in ("4.0.0", "3.6.1", "2.22.0"):
+            with pytest.raises(
+                TrackingError,
+                match=rf"mlflow {re.escape(version)} is installed.*{re.escape(name)}.*checked only for "
+                r"3\.7 <= mlflow < 4\.0",
+            ):
+                tracking.mlflow_private(name, version=version)
+    assert tracking.mlflow_private(next(iter(tracking.MLFLOW_PRIVATE)), version="3.17.2rc1") is not None
+    with pytest.raises(KeyError, match="not a declared private MLflow use"):
+        tracking.mlflow_private("mlflow.tracking._tracking_service.utils._get_store")
+
+
+def test_a_private_mlflow_name_that_is_gone_fails_loudly(monkeypatch):
+    import mlflow.store.db.utils as db_utils
+
+    from replearn.exceptions import TrackingError
+
+    monkeypatch.delattr(db_utils, "_initialize_tables")
+    with pytest.raises(TrackingError, match=r"private mlflow\.store\.db\.utils\._initialize_tables is gone"):
+        tracking.mlflow_private("mlflow.store.db.utils._initialize_tables")
+
+
+def test_a_dataset_another_worker_inserted_meanwhile_is_linked_not_a_failure(tmp_path):
+    """Two worker processes logging children of one dataset: MLflow's store looks the dataset up, then inserts it;
+    the second insert fails on the UNIQUE constraint. log_dataset_input then links the run to the stored dataset;
+    any other store error is raised."""
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+
+    part = tmp_path / "train.npz"
+    np.savez(part, X=np.zeros((4, 2)), y=np.zeros(4))
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'store.db'}")
+    exp = client.create_experiment("race")
+    first, second = (client.create_run(exp).info.run_id for _ in range(2))
+    real = client.log_inputs
+    calls = []
+
+    def racing(run_id, datasets=None, models=None):
+        calls.append(run_id)
+        if len(calls) == 1:  # another worker inserts the same dataset between this one's lookup and its insert
+            real(first, datasets=datasets)
+            raise MlflowException("(sqlite3.IntegrityError) UNIQUE constraint failed: datasets.experiment_id, ...")
+        return real(run_id, datasets=datasets)
+
+    client.log_inputs = racing
+    tracking.log_dataset_input(client, second, "d", part, Path("data/prepared/d/train.npz"))
+    assert calls == [second, second]
+    assert [i.dataset.name for i in client.get_run(second).inputs.dataset_inputs] == ["d"]
+
+    def broken(run_id, datasets=None, models=None):
+        raise MlflowException("the store is read-only")
+
+    client.log_inputs = broken
+    with pytest.raises(MlflowException, match="read-only"):
+        tracking.log_dataset_input(client, second, "d", part, Path("data/prepared/d/train.npz"))

@@ -57,3 +57,25 @@ def test_a_server_that_is_down_fails_fast_and_logs_nothing(no_stack, tmp_path, m
         )
     assert time.monotonic() - start < tracking.HEALTH_TIMEOUT_S + 5
     assert created == [] and not (tmp_path / "mlflow.db").exists() and not (tmp_path / "mlflow.db.lock").exists()
+
+
+def test_two_runs_creating_the_experiment_at_once_share_it(tmp_path, monkeypatch):
+    """A server target has no file lock: when another run creates the experiment between this run's lookup and its
+    create (a `dvc queue start -j 2`), the create's RESOURCE_ALREADY_EXISTS is answered with the other's experiment."""
+    from mlflow.tracking import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'store.db'}"
+    target = tracking.TrackingTarget(tracking_uri=uri, artifact_root=tmp_path / "art", lock_file=None, root=tmp_path)
+    real_lookup = MlflowClient.get_experiment_by_name
+    calls = []
+
+    def racing_lookup(self, name):
+        calls.append(name)
+        if len(calls) == 1:  # the first lookup misses; meanwhile another run creates the experiment
+            MlflowClient(tracking_uri=uri).create_experiment(name)
+            return None
+        return real_lookup(self, name)
+
+    monkeypatch.setattr(MlflowClient, "get_experiment_by_name", racing_lookup)
+    client, experiment_id = tracking._client(target, "raced")
+    assert experiment_id == real_lookup(client, "raced").experiment_id and len(calls) == 2

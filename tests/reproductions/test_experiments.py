@@ -18,9 +18,11 @@ from replearn.reproductions import EXPERIMENTS, run_experiment
 SYNTHETIC = (
     "bias_variance",
     "ciml_figures",
+    "ciml_plots",
     "cs229_control",
     "cs229_examples",
     "cs229_figures",
+    "cs229_plots",
     "double_descent",
     "learning_curves",
     "perceptron_epochs",
@@ -110,3 +112,43 @@ def test_presets_name_exactly_the_registered_modules_and_naming_them_imports_non
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert res.returncode == 0 and res.stdout.strip() == str(len(registering) + 1), res.stderr
+
+
+def _resolve(name: str):
+    """The object a ``measured_by`` name denotes: ``replearn.models:<registry name>`` or a dotted public path."""
+    import importlib
+
+    from replearn import models
+
+    if name.startswith("replearn.models:"):
+        model = name.split(":", 1)[1]
+        assert model in models.available(), f"{name}: no such registry model"
+        return models.create(model)
+    parts = name.split(".")
+    assert parts[0] == "replearn" and not any(p.startswith("_") for p in parts), f"{name}: not a public replearn name"
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise AssertionError(f"{name}: cannot be imported")
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_measured_value_names_the_public_replearn_api_that_measured_it(name, preset_run):
+    """Issue 40: a record is measured through replearn's public API (each name resolves to a public function,
+    class or registry model) or is labelled an arithmetic check of the text, which names none."""
+    for r in preset_run(name).records:
+        if r.provenance == "arithmetic":
+            assert not r.measured_by and "arithmetic check of the text" in r.source, r.id
+            continue
+        assert r.measured_by, r.id
+        for by in r.measured_by:
+            assert _resolve(by) is not None, (r.id, by)
+        if r.provenance == "derived":
+            assert r.derived_from, r.id
+        if r.provenance == "erratum":
+            assert r.erratum is not None and r.rejects_erratum and "erratum" in r.source.lower(), r.id

@@ -7,7 +7,9 @@ import json
 import re
 import subprocess
 import sys
+from html import escape as html_escape
 
+import numpy as np
 import pytest
 
 from replearn import reproductions
@@ -15,7 +17,7 @@ from replearn.cli import main
 from replearn.pipeline import reproduce as service
 from replearn.reproductions import EXPERIMENTS
 from replearn.reproductions.catalogue import CATALOGUE, EXTRAS
-from replearn.reproductions.page import summary, write_page
+from replearn.reproductions.page import counts_sentence, summary, write_page
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +31,11 @@ def test_the_page_shows_every_entry_with_its_verdict_and_the_counts(page):
     runs, paths = page
     text = paths["html"].read_text(encoding="utf-8")
     s = summary(runs)
-    assert s["catalogue"] == 73 and s["reproduced"] >= 60 and not s["failing"] and not s["missing"]
+    assert s["catalogue"] == len(CATALOGUE) and s["reproduced"] >= 60 and not s["failing"] and not s["missing"]
     assert s["records"] == s["records_reproduced"] == sum(len(r["records"]) for r in runs.values())
-    assert f"{s['reproduced']} of 73 catalogue examples reproduced" in text
+    assert s["measured"] + s["arithmetic"] == s["records"] and s["arithmetic"] >= 1
+    assert html_escape(counts_sentence(s)) in text
+    assert text.count("arithmetic check of the text") >= s["arithmetic"]
     for e in CATALOGUE:
         assert f'id="{e.id}"' in text, e.id
     assert text.count("NOT reproduced") == 0
@@ -106,3 +110,32 @@ def test_a_preset_run_imports_only_its_own_module():
     assert out.stdout.strip() == "['cs480_examples']"
     with pytest.raises(KeyError, match="unknown reproduction 'nope'"):
         reproductions.preset("nope")
+
+
+def test_figures_give_every_entry_its_own_colour_and_frame_the_data_not_the_lines():
+    """Issue 40's figures: a contour never shares its colour with the other class's points, a curve leaving the
+    frame (None) is a gap and not a flat stretch, a straight 2-point separator does not widen the frame, and a
+    sampled decision boundary is drawn as small dark dots."""
+    from matplotlib.colors import to_hex
+
+    from replearn.reproductions.page import _figure
+
+    fig = _figure(
+        "t",
+        {
+            "paths": {"class 0 contour": [[0, 0], [1, 0], [1, 1], [0, 0]], "separator": [[-50, -50], [50, 50]]},
+            "points": {"y = 0": [[0.2, 0.2], [0.8, 0.4]], "y = 1": [[0.4, 0.9]], "a boundary": [[0.5, 0.5]]},
+            "equal_axes": True,
+        },
+    )
+    ax = fig.axes[0]
+    colours = [to_hex(line.get_color()) for line in ax.get_lines()]
+    colours += [to_hex(c.get_facecolor()[0]) for c in ax.collections if c.get_label() != "a boundary"]
+    assert len(colours) == 4 and len(set(colours)) == 4, colours
+    (boundary,) = [c for c in ax.collections if c.get_label() == "a boundary"]
+    assert boundary.get_sizes()[0] <= 4
+    assert -1 < ax.get_xlim()[0] < 0 < 1 < ax.get_xlim()[1] < 5 and ax.get_ylim()[1] < 5  # not the separator's +-50
+    curve = _figure("t", {"x": [0.0, 1.0, 2.0, 3.0], "fit": [0.0, 1.0, None, None]})
+    (line,) = curve.axes[0].get_lines()
+    assert np.isnan(np.asarray(line.get_ydata(), dtype=float)[2:]).all()
+    assert _figure("t", {"x": [1, 2]}) is None

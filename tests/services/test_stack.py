@@ -245,30 +245,63 @@ def test_dvc_push_then_pull_into_a_fresh_clone_restores_the_outputs(stack, proje
     assert "Running stage" not in again.stdout + again.stderr, again.stdout
 
 
-def test_four_queued_experiments_against_the_server_appear_once_each(stack, project):
-    proj, env = project
-    experiment = unique("queue")
-    seeds = [11, 12, 13, 14]
-    for seed in seeds:
-        run(
-            DVC
-            + ["exp", "run", "--queue", "-S", "+experiment=smoke", "-S", "tracking=server", "-S", "compute=dask"]
-            + ["-S", f"tracking.experiment={experiment}", "-S", "cv.repeats=1", "-S", f"seed={seed}"],
-            proj,
-            env,
-        )
-    run(DVC + ["queue", "start", "-j", "2"], proj, env)
+def drain_queue(proj: Path, env: dict, jobs: int) -> str:
+    """`dvc queue start -j jobs`, then `dvc queue status` until nothing is queued or running (8 minutes at most)."""
+    run(DVC + ["queue", "start", "-j", str(jobs)], proj, env)
     deadline = time.monotonic() + 480
     try:
         while True:
             status = run(DVC + ["queue", "status"], proj, env).stdout
             if not re.search(r"\b(Queued|Running)\b", status):
-                break
+                return status
             assert time.monotonic() < deadline, f"the queue did not finish in 8 minutes:\n{status}"
             time.sleep(3)
     finally:
         subprocess.run(DVC + ["queue", "stop"], cwd=proj, env=env, capture_output=True, timeout=120)
-    assert status.count("Success") == len(seeds), status
+
+
+def queue_failures(proj: Path, env: dict, status: str) -> dict[str, str]:
+    """Each failed task's name and the tail of its log (`dvc queue logs`; empty when DVC kept none)."""
+    # "Task  Name  Created  Status" rows; a task DVC failed early may have no name: its id is what logs takes
+    names = re.findall(r"^([0-9a-f]{7,})\s+(?:\S+\s+)?\S+(?:\s+[AP]M)?\s+Failed\b", status, flags=re.M)
+    logs = {}
+    for name in names:
+        res = subprocess.run(DVC + ["queue", "logs", name], cwd=proj, env=env, capture_output=True, text=True)
+        logs[name] = (res.stdout + res.stderr)[-4000:]
+    return logs
+
+
+def queue(proj: Path, env: dict, experiment: str, seed: int) -> None:
+    run(
+        DVC
+        + ["exp", "run", "--queue", "-S", "+experiment=smoke", "-S", "tracking=server", "-S", "compute=dask"]
+        + ["-S", f"tracking.experiment={experiment}", "-S", "cv.repeats=1", "-S", f"seed={seed}"],
+        proj,
+        env,
+    )
+
+
+def test_four_queued_experiments_against_the_server_appear_once_each(stack, project):
+    proj, env = project
+    experiment = unique("queue")
+    seeds = [11, 12, 13, 14]
+    for seed in seeds:
+        queue(proj, env, experiment, seed)
+    status = drain_queue(proj, env, jobs=2)
+    failures = queue_failures(proj, env, status)
+    # DVC's own worker race (treeverse/dvc#10673, open: with -j > 1 a task can fail inside DVC before any stage
+    # starts, with no log or a lock error): such a task ran none of replearn's code, so it is queued again and run
+    # by one worker. A task that failed after a stage started is a failure of replearn and fails the test.
+    ours = {name: log for name, log in failures.items() if "Running stage" in log}
+    assert not ours, f"{status}\n" + "\n".join(f"--- {name}\n{log}" for name, log in ours.items())
+    if failures:
+        _, runs = server_runs(stack, experiment)
+        logged = {int(params_of(r)["seed"]) for r in runs if "mlflow.parentRunId" not in tags(r)}
+        for seed in sorted(set(seeds) - logged):
+            queue(proj, env, experiment, seed)
+        status = drain_queue(proj, env, jobs=1)
+        again = queue_failures(proj, env, status)
+        assert set(again) == set(failures), f"{status}\n" + "\n".join(again.values())
 
     _, runs = server_runs(stack, experiment)
     parents = [r for r in runs if "mlflow.parentRunId" not in tags(r)]

@@ -68,6 +68,35 @@ def test_signed_rank_thetas_match_the_double_sum():
     assert r.probabilities == pytest.approx(tuple(winners))
 
 
+@pytest.mark.parametrize("decimals", [2, 3, 6])
+def test_signed_rank_shortcut_decides_every_draw_as_the_explicit_double_sum(decimals):
+    # the cumulative-sum shortcut (bayesian._signed_rank_thetas) against w' M w by matrix products, on differences
+    # with ties (rounded), on the ROPE's edge and of both signs: the same winner in every draw, ~1e-16 apart
+    from replearn.stats.bayesian import _signed_rank_thetas
+
+    rng = np.random.default_rng(decimals)
+    for n, rope in [(1, 0.01), (5, 0.0), (20, 0.005), (43, 0.01)]:
+        d = np.round(rng.normal(0, 0.02, n), decimals)
+        d[: n // 3] = 0.01  # differences exactly on the ROPE's edge (z_i + z_j = 2 rope)
+        z = np.r_[0.0, d]
+        w = rng.dirichlet(np.r_[0.5, np.ones(n)], 3000)
+        pair = z[:, None] + z[None, :]
+        masks = (pair < -2 * rope, np.abs(pair) <= 2 * rope, pair > 2 * rope)
+        explicit = np.stack([((w @ m.astype(np.float64)) * w).sum(axis=1) for m in masks], axis=1)
+        fast = _signed_rank_thetas(w, z, masks)
+        np.testing.assert_allclose(fast, explicit, rtol=0, atol=1e-13)
+        np.testing.assert_array_equal(fast.argmax(axis=1), explicit.argmax(axis=1))
+    # a draw whose two largest thetas are near-tied is decided by the double sum itself (a near-tie threshold
+    # above every gap makes every draw one)
+    import replearn.stats.bayesian as bayes
+
+    old, bayes._NEAR_TIE = bayes._NEAR_TIE, 10.0
+    try:
+        np.testing.assert_array_equal(_signed_rank_thetas(w, z, masks), explicit)
+    finally:
+        bayes._NEAR_TIE = old
+
+
 def test_signed_rank_invariants():
     rng = np.random.default_rng(3)
     a, b = rng.normal(0.8, 0.05, 12), rng.normal(0.79, 0.05, 12)

@@ -237,3 +237,26 @@ def test_selected_neighbours_holds_its_level_on_a_flat_curve_and_finds_a_peak():
     assert best == 2 and max(p.values()) < 0.001
     best, p = stats.selected_neighbours(-peak, cov, 19.0, maximize=False, seed=1)
     assert best == 2 and max(p.values()) < 0.001
+
+
+def test_one_partition_takes_its_within_term_from_the_inner_repeats():
+    """One repeat of k-fold (issue 39): the folds of one partition are not independent given the data set, and
+    var(folds) / K counts the test-sample noise the between term already holds. The within term is then the
+    inner repeats' partition variance scaled to n, R * S2 * m / n, on S2's degrees of freedom."""
+    rng = np.random.default_rng(5)
+    h = rng.normal(size=(20, 6, 1))
+    x = rng.normal(size=(10, 1)) * 10.0  # a huge fold spread: it must not enter
+    noise = np.mean(h[:, :, 0].var(axis=1, ddof=1)) / 6
+    mc = stats.mean_covariance(x, repeat=np.zeros(10), half_scores=h, n_examples=150, subsample_size=50)
+    assert mc.within[0, 0] == pytest.approx(6 * noise * 50 / 150)
+    assert mc.df_within == 20 * 5 and mc.within_noise == pytest.approx(2.0)
+    assert mc.cov[0, 0] == pytest.approx(mc.between[0, 0] + mc.within[0, 0])
+    # two repeats: the repeat means are independent given D, as before
+    mc2 = stats.mean_covariance(x, repeat=np.repeat([0, 1], 5), half_scores=h, n_examples=150, subsample_size=50)
+    assert mc2.within_noise is None and mc2.df_within == 1
+    # Satterthwaite on the combined coefficient of S2 (within and the noise term are one mean square)
+    f, k = 0.5, mc.noise_factor
+    s1, s2 = f * mc.spread[0, 0], mc.noise[0, 0]
+    if mc.between[0, 0] > 0:
+        df = mc.cov[0, 0] ** 2 / (s1**2 / 19 + ((2.0 - f * k) * s2) ** 2 / 100)
+        assert mc.contrast_df([1.0]) == pytest.approx(max(df, stats.halfsampling.MIN_DF))

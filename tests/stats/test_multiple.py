@@ -79,3 +79,43 @@ def test_adjust_dispatch():
     assert adjust(p, "shaffer").shape == (3,)  # 3 = all pairs of 3 models
     with pytest.raises(ValueError, match="unknown p-value adjustment 'sidak'"):
         adjust(p, "sidak")
+
+
+# ----------------------------------------------------------------------------- the graphical procedure (issue 39)
+from replearn.stats import graphical  # noqa: E402
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_graphical_holm_graph_is_holm(seed):
+    """Equal weights with every rejected hypothesis passing its level equally to the others: Holm exactly."""
+    p = np.random.default_rng(seed).uniform(0, 0.2, size=5)
+    g = (np.ones((5, 5)) - np.eye(5)) / 4
+    assert np.allclose(graphical(p, np.full(5, 0.2), g), holm(p))
+
+
+def test_graphical_fixed_sequence_and_gate():
+    """A chain 1 -> 2 with all the weight on 1: hypothesis 2 is never rejected before 1 (its adjusted p-value
+    is at least 1's), and once 1 is rejected 2 gets the full level."""
+    g = np.array([[0.0, 1.0], [0.0, 0.0]])
+    adj = graphical([0.2, 0.001], [1.0, 0.0], g)
+    assert adj.tolist() == [0.2, 0.2]
+    adj = graphical([0.01, 0.04], [1.0, 0.0], g)
+    assert adj.tolist() == [0.01, 0.04]
+
+
+def test_graphical_controls_the_familywise_error_under_the_global_null():
+    """Two gated pairs (cv -> sealed, sealed -> the other cv): rejections of independent true nulls <= alpha."""
+    rng = np.random.default_rng(0)
+    w = np.array([0.5, 0.5, 0.0, 0.0])
+    g = np.array([[0, 0.5, 0.5, 0], [0.5, 0, 0, 0.5], [0, 1.0, 0, 0], [1.0, 0, 0, 0]])
+    any_rej = [np.any(graphical(rng.uniform(size=4), w, g) <= 0.05) for _ in range(4000)]
+    assert np.mean(any_rej) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
+
+
+def test_graphical_rejects_invalid_graphs():
+    with pytest.raises(ValueError, match="weights"):
+        graphical([0.1, 0.2], [0.7, 0.7], np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="transitions"):
+        graphical([0.1, 0.2], [0.5, 0.5], np.array([[0.5, 0.5], [0.0, 0.0]]))
+    with pytest.raises(ValueError, match="shape"):
+        graphical([0.1, 0.2], [0.5], np.zeros((2, 2)))

@@ -12,27 +12,55 @@
 """
 
 from .._lazy import lazy_exports
-from .attention import (
-    MultiHeadAttention,
-    MultiHeadCrossAttention,
-    causal_mask,
-    scaled_dot_product_attention,
-    sinusoidal_positional_encoding,
-)
-from .fgan import DIVERGENCES, FGAN, f_divergence, optimal_critic, variational_bound
-from .flow import RealNVP
-from .gan import GAN
-from .layers import ELU, BatchNorm, Embedding, LayerNorm, Linear, Module, Sequential, mlp
-from .losses import binary_cross_entropy_with_logits, cross_entropy, gaussian_kl, gaussian_log_likelihood, nt_xent
-from .ngram import NGramLM
-from .sequences import CharVocabulary, make_copy_task, sequence_accuracy, strided_windows
-from .toy_data import gaussian_ring_log_density, make_gaussian_ring, mode_coverage, ring_centers
-from .transformer import CausalTransformer, EncoderDecoderTransformer, Seq2SeqTransformer, TransformerLM
-from .vae import VAE
 
-#: SimCLR's linear probe fits a model of the registry: loaded when one of these names is first used
-#: (:mod:`replearn._lazy`), so the data generators and the other models do not import every model
-LAZY_EXPORTS = {"SimCLR": "contrastive", "augment_images": "contrastive", "linear_probe_accuracy": "contrastive"}
+#: Every export is loaded when first used (:mod:`replearn._lazy`): importing one member (the data generators a
+#: family's problems use, say) loads that module only, so neither the other models (SimCLR's linear probe fits a
+#: model of the registry) are imported nor do the stages that use one member depend on the others'
+#: code (``replearn deps``: an edit to vae.py reruns only the stages that fit a VAE)
+LAZY_EXPORTS = {
+    "MultiHeadAttention": "attention",
+    "MultiHeadCrossAttention": "attention",
+    "causal_mask": "attention",
+    "scaled_dot_product_attention": "attention",
+    "sinusoidal_positional_encoding": "attention",
+    "SimCLR": "contrastive",
+    "augment_images": "contrastive",
+    "linear_probe_accuracy": "contrastive",
+    "DIVERGENCES": "fgan",
+    "FGAN": "fgan",
+    "f_divergence": "fgan",
+    "optimal_critic": "fgan",
+    "variational_bound": "fgan",
+    "RealNVP": "flow",
+    "GAN": "gan",
+    "BatchNorm": "layers",
+    "ELU": "layers",
+    "Embedding": "layers",
+    "LayerNorm": "layers",
+    "Linear": "layers",
+    "Module": "layers",
+    "Sequential": "layers",
+    "mlp": "layers",
+    "binary_cross_entropy_with_logits": "losses",
+    "cross_entropy": "losses",
+    "gaussian_kl": "losses",
+    "gaussian_log_likelihood": "losses",
+    "nt_xent": "losses",
+    "NGramLM": "ngram",
+    "CharVocabulary": "sequences",
+    "make_copy_task": "sequences",
+    "sequence_accuracy": "sequences",
+    "strided_windows": "sequences",
+    "gaussian_ring_log_density": "toy_data",
+    "make_gaussian_ring": "toy_data",
+    "mode_coverage": "toy_data",
+    "ring_centers": "toy_data",
+    "CausalTransformer": "transformer",
+    "EncoderDecoderTransformer": "transformer",
+    "Seq2SeqTransformer": "transformer",
+    "TransformerLM": "transformer",
+    "VAE": "vae",
+}
 __getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
 

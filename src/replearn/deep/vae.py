@@ -26,13 +26,12 @@ property is tested on a linear-Gaussian model, where ``log p(x)`` has a closed f
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Boolean, Interval, IntSequence, Options
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features, check_random_state
 from .layers import ACTIVATIONS, mlp
 from .losses import LOG_2PI, binary_cross_entropy_with_logits, gaussian_kl, gaussian_log_likelihood
 from .training import train_epochs
@@ -69,6 +68,21 @@ class VAE(TransformerMixin, BaseEstimator):
         Mean negative ELBO (nats per example) of each epoch.
     """
 
+    #: the valid values, declared once: read by fit (_validate_params), by the generative family's vae unit
+    #: (pipeline/units/generative.py takes its table from here) and so by the configuration check
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "hidden_layer_sizes": IntSequence(1, None),
+        "activation": Options(set(ACTIVATIONS)),
+        "likelihood": Options({"bernoulli", "gaussian"}),
+        "decoder_variance": (Options({"learned"}), Interval(float, 0.0, None, closed="neither")),
+        "batchnorm": Boolean(),
+        "n_samples": Interval(int, 1, None),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+    }
+
     def __init__(
         self,
         n_components=2,
@@ -95,20 +109,6 @@ class VAE(TransformerMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        for h in self.hidden_layer_sizes:
-            check_scalar(h, "hidden_layer_sizes entries", numbers.Integral, low=1)
-        check_scalar(self.activation, "activation", str, choices=tuple(ACTIVATIONS))
-        check_scalar(self.likelihood, "likelihood", str, choices=("bernoulli", "gaussian"))
-        if self.decoder_variance != "learned":
-            check_scalar(self.decoder_variance, "decoder_variance", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.batchnorm, "batchnorm", bool, choices=(True, False))
-        check_scalar(self.n_samples, "n_samples", numbers.Integral, low=1)
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-
     def _check_X(self, X) -> np.ndarray:
         X = check_array(X)
         if self.likelihood == "bernoulli" and (X.min() < 0 or X.max() > 1):
@@ -120,7 +120,7 @@ class VAE(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Maximize the mean ELBO of the rows of ``X``; ``y`` is ignored."""
-        self._check_params()
+        self._validate_params()
         X = self._check_X(X)
         rng = check_random_state(self.random_state)
         d, k = X.shape[1], int(self.n_components)

@@ -4,7 +4,8 @@ and model selection.
 * :mod:`~replearn.evaluation.metrics` and :mod:`~replearn.evaluation.curves` (ROC, PR, AP);
 * :mod:`~replearn.evaluation.splits` and :mod:`~replearn.evaluation.resampling` (hold-out,
   k-fold, stratified, grouped, leave-one-out, repeated, 5x2, bootstrap);
-* :mod:`~replearn.evaluation.model_selection` (grid search on shared folds, nested CV),
+* :mod:`~replearn.evaluation.model_selection` (grid search on shared folds, nested CV, the number of
+  k-means clusters by CIML's BIC/AIC),
   :mod:`~replearn.evaluation.learning_curve`, :mod:`~replearn.evaluation.bias_variance` and
   :mod:`~replearn.evaluation.bootstrap_error` (.632 / .632+).
 
@@ -14,6 +15,7 @@ The statistics used to compare the resulting scores live in :mod:`replearn.stats
 
 from .._lazy import lazy_exports
 from .curves import auc, average_precision, precision_recall_curve, roc_curve
+from .fold_summary import FoldSummary, fold_summary
 from .metrics import (
     METRICS,
     Metric,
@@ -46,7 +48,10 @@ LAZY_EXPORTS = {
     "loo_bootstrap_error": "bootstrap_error",
     "no_information_error": "bootstrap_error",
     "learning_curve": "learning_curve",
+    "ClusterCountSelection": "model_selection",
     "GridSearchResult": "model_selection",
+    "cluster_count_penalty": "model_selection",
+    "select_n_clusters": "model_selection",
     "expand_grid": "model_selection",
     "grid_search": "model_selection",
     "nested_cross_validate": "model_selection",
@@ -56,7 +61,11 @@ __getattr__, __dir__ = lazy_exports(__name__, LAZY_EXPORTS, globals())
 
 __all__ = [
     "ALL_SCHEMES",
+    "ClusterCountSelection",
+    "FoldSummary",
     "GridSearchResult",
+    "cluster_count_penalty",
+    "select_n_clusters",
     "auc",
     "average_precision",
     "bias_variance_decomposition",
@@ -64,6 +73,7 @@ __all__ = [
     "bootstrap_splits",
     "error_632",
     "expand_grid",
+    "fold_summary",
     "grid_search",
     "group_kfold_splits",
     "learning_curve",

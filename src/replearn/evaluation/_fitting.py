@@ -37,8 +37,15 @@ def resolve_metric(metric, greater_is_better=None):
         m = METRICS[metric]
 
         def score(est, X, y, classes):
-            if m.needs == "proba":
+            if m.needs == "proba" or (m.needs == "score" and hasattr(est, "predict_proba")):
                 return float(m.func(y, aligned_proba(est, X, classes), classes))
+            if m.needs == "score":  # only the order counts: a decision function will do
+                if not hasattr(est, "decision_function"):
+                    raise ValueError(
+                        f"metric {metric!r} ranks the examples by a score, but {type(est).__name__} has neither "
+                        "predict_proba nor decision_function"
+                    )
+                return float(m.func(y, est.decision_function(X), classes))
             return float(m.func(y, est.predict(X), classes))
 
         return metric, score, m.greater_is_better

@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..exceptions import ConfigError, ReplearnError
+from ..exceptions import ConfigError, PluginModelError, ReplearnError
 
 REASONS = ("error", "diverged", "timeout")
 #: at most this many characters of an exception's message are kept in a failure record
@@ -88,6 +88,8 @@ def one_line(exc: BaseException) -> str:
         return exc.message
     if isinstance(exc, FitTimeout):
         return str(exc)
+    if isinstance(exc, PluginModelError) and exc.__cause__ is not None:  # the record's cell names the model already
+        return one_line(exc.__cause__)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + "..."

@@ -30,7 +30,7 @@ import numpy as np
 from ..exceptions import ConvergenceWarning, DivergenceError
 from ..features import FeaturePipeline
 from . import budget
-from .metrics import score_predictions
+from .metrics import METRICS, score_predictions
 from .splits import Split
 from .unsupervised import score_unsupervised
 
@@ -98,11 +98,13 @@ def _fit_and_score(spec, params, Xtr, ytr, Xte, yte, metrics, task, labels):
     else:
         pred = model.predict(Xte)
         _check_finite("predictions", pred)
-        proba = None
-        if task == "classification" and hasattr(model, "predict_proba"):
-            proba = align_proba(model.predict_proba(Xte), model.classes_, labels)
-            _check_finite("predicted probabilities", proba)
-        scores = dict(score_predictions(metrics, yte, pred, proba=proba, classes=labels))
+        proba, ranking = (None, None)
+        if task == "classification":
+            proba, ranking = ranking_inputs(model, Xte, labels, metrics)
+            _check_finite("predicted probabilities", proba if proba is not None else ranking)
+        scores = dict(
+            score_predictions(metrics, yte, pred, proba=proba, classes=labels, scores=ranking, model=spec.name)
+        )
         entry = {"scores": scores, "n_iter": n_iter_of(model), "converged": converged}
         if task == "classification":
             entry["correct"] = (pred == yte).astype(int).tolist()
@@ -213,6 +215,27 @@ def align_proba(proba: np.ndarray, model_classes, labels) -> np.ndarray:
     full = np.zeros((proba.shape[0], len(labels)))
     full[:, np.searchsorted(labels, model_classes)] = proba
     return full
+
+
+def ranking_inputs(model, X, labels, metrics) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(proba, scores)`` of a fitted classifier on ``X`` for the metrics named: its ``predict_proba`` aligned to
+    ``labels`` when it has one; otherwise, when a ranking metric (``needs == "score"``: ROC AUC, average precision)
+    is asked for, its ``decision_function`` (binary: the score of ``classes_[1]``; multiclass: one column per class,
+    which must then be ``labels``). A model with neither gives ``(None, None)``: the metric refuses it by name."""
+    if hasattr(model, "predict_proba"):
+        return align_proba(model.predict_proba(X), model.classes_, labels), None
+    if not hasattr(model, "decision_function") or not any(METRICS[m].needs == "score" for m in metrics if m in METRICS):
+        return None, None
+    s = np.asarray(model.decision_function(X), dtype=np.float64)
+    model_classes = np.asarray(model.classes_)
+    if labels is not None and not (len(model_classes) == len(labels) and np.array_equal(model_classes, labels)):
+        raise ValueError(
+            f"decision_function scores cover the classes {model_classes.tolist()} of the training part, not all "
+            f"{len(labels)} classes: a ranking metric needs a training part with every class (stratify the splits)"
+        )
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s.ravel()
+    return None, s
 
 
 def n_iter_of(model):

@@ -25,6 +25,17 @@ Conventions (each one matches scikit-learn, which the tests use as the reference
 * ``brier_score``: the mean over examples of ``sum_k (p_k - 1[y = k])^2``; for two classes this
   is halved, i.e. the usual binary ``mean (p_pos - 1[y = pos])^2`` in [0, 1] (scikit-learn's
   ``brier_score_loss``); with three or more classes the range is [0, 2].
+* **Imbalance** (Kubat & Matwin 1997; He & Garcia 2009): ``balanced_accuracy`` is the mean over the classes
+  present in ``y_true`` of their recall (scikit-learn's ``balanced_accuracy_score``); ``gmean`` the geometric mean
+  of the same recalls (binary: ``sqrt(TPR * TNR)``, imbalanced-learn's ``geometric_mean_score``); ``f1_minority``
+  the F1 of the **minority class** and ``average_precision_minority`` its average precision. The minority class is
+  the least frequent class of ``y_true`` among ``classes`` (ties: the first in ``classes``' order) -- on stratified
+  folds that is the dataset's minority class. A class of ``classes`` absent from ``y_true`` makes the ranking
+  metrics undefined and is refused (stratified splits keep every class in every test fold, or refuse).
+* **Scores**: the ranking metrics (``needs == "score"``: ``roc_auc``, ``average_precision``,
+  ``average_precision_minority``) depend only on the order of the scores, so they take predicted probabilities or,
+  for a model without ``predict_proba``, its ``decision_function``; a model with neither is refused with its
+  name. ``log_loss`` and ``brier`` (``needs == "proba"``) need probabilities.
 * ``r2``: when the targets are constant (total sum of squares 0), R^2 is 1.0 for a perfect
   prediction and 0.0 otherwise (scikit-learn's ``force_finite=True``).
 """
@@ -44,6 +55,11 @@ __all__ = [
     "Metric",
     "accuracy",
     "available_metrics",
+    "balanced_accuracy",
+    "gmean",
+    "minority_class",
+    "f1_minority",
+    "average_precision_minority",
     "brier_score",
     "confusion_matrix",
     "error_rate",
@@ -398,19 +414,103 @@ def r2(y_true, y_pred) -> float:
     return 1.0 - ss_res / ss_tot
 
 
+# ----------------------------------------------------------------------------- imbalance
+def _recalls_present(y_true, y_pred, labels=None) -> np.ndarray:
+    """Per-class recall over the classes that occur in ``y_true`` (in ``labels``' order when given)."""
+    yt, yp = _check_pair(y_true, y_pred)
+    labels = _check_labels(labels, yt, yp)
+    cm = confusion_matrix(yt, yp, labels)
+    true = cm.sum(axis=1)
+    present = true > 0
+    return np.diag(cm)[present] / true[present]
+
+
+def balanced_accuracy(y_true, y_pred, *, labels=None) -> float:
+    """Mean recall over the classes present in ``y_true``: ``(TPR + TNR) / 2`` for two classes.
+
+    Chance level is ``1 / K`` whatever the class proportions (accuracy rewards predicting the majority). Equals
+    ``sklearn.metrics.balanced_accuracy_score`` (a class only predicted, never true, is left out as there).
+    """
+    return float(np.mean(_recalls_present(y_true, y_pred, labels)))
+
+
+def gmean(y_true, y_pred, *, labels=None) -> float:
+    """Geometric mean of the recalls of the classes present in ``y_true`` (Kubat & Matwin 1997).
+
+    Binary: ``sqrt(sensitivity * specificity)``; 0 as soon as one class is never recognised, which is the point:
+    a classifier that ignores the minority class scores 0 however accurate it is. Multiclass: the K-th root of the
+    product of the K recalls (imbalanced-learn's ``geometric_mean_score``, ``average="multiclass"``).
+    """
+    r = _recalls_present(y_true, y_pred, labels)
+    if np.any(r == 0):
+        return 0.0
+    return float(np.exp(np.mean(np.log(r))))
+
+
+def minority_class(y_true, classes=None):
+    """The least frequent class of ``y_true`` among ``classes`` (default: its sorted labels); ties: the first.
+
+    ``ValueError`` when a class of ``classes`` does not occur in ``y_true``: a test part without the minority
+    class gives no minority-class score (stratified splits keep one in every test fold or refuse).
+    """
+    yt = _as_1d(y_true, "y_true")
+    classes = np.unique(yt) if classes is None else np.asarray(classes)
+    if classes.size < 2:
+        raise ValueError(f"a minority class needs at least 2 classes, got {classes.tolist()}")
+    counts = np.array([int(np.sum(yt == c)) for c in classes])
+    if np.any(counts == 0):
+        absent = classes[counts == 0].tolist()
+        raise ValueError(
+            f"class(es) {absent} of {classes.tolist()} do not occur in this test part ({yt.size} examples); "
+            "the minority-class scores are undefined: use a stratified scheme with at most as many folds as the "
+            "smallest class has examples"
+        )
+    return classes[int(np.argmin(counts))]
+
+
+def f1_minority(y_true, y_pred, *, classes=None) -> float:
+    """F1 of the minority class (:func:`minority_class`): ``2 TP / (2 TP + FP + FN)`` of that class, 0/0 = 0."""
+    yt, yp = _check_pair(y_true, y_pred)
+    if classes is None:
+        classes = _union_labels(yt, yp)
+    m = minority_class(yt, classes)
+    tp = int(np.sum((yt == m) & (yp == m)))
+    wrong = int(np.sum((yt == m) != (yp == m)))  # false positives + false negatives
+    return 0.0 if tp + wrong == 0 else 2.0 * tp / (2.0 * tp + wrong)
+
+
+def average_precision_minority(y_true, y_score, *, classes=None) -> float:
+    """Average precision of the minority class (:func:`minority_class`), ranking by its score column.
+
+    ``y_score``: ``(n, K)`` probabilities or scores with columns in the order of ``classes``; for two classes a
+    1-D score of ``classes[1]`` (a decision function) is accepted, its negation ranking ``classes[0]``.
+    """
+    yt, s, classes = _check_scores(y_true, y_score, classes)
+    m = minority_class(yt, classes)
+    j = int(np.flatnonzero(classes == m)[0])
+    if s.ndim == 1:
+        if classes.size != 2:
+            raise ValueError(f"1-D y_score needs exactly 2 classes, got {classes.tolist()}")
+        col = s if j == 1 else -s
+    else:
+        col = s[:, j]
+    return float(average_precision(yt == m, col, pos_label=True))
+
+
 # ----------------------------------------------------------------------------- registry
 @dataclass(frozen=True)
 class Metric:
     """One registered metric.
 
     ``func(y_true, y, classes)`` returns a float, where ``y`` is the predicted labels (or values)
-    when ``needs == "label"`` and the ``(n, n_classes)`` probability matrix (columns in the
-    order of ``classes``) when ``needs == "proba"``; ``classes`` may be ``None``.
+    when ``needs == "label"``, the ``(n, n_classes)`` probability matrix (columns in the
+    order of ``classes``) when ``needs == "proba"``, and probabilities or decision scores (1-D: the
+    score of ``classes[1]``) when ``needs == "score"``; ``classes`` may be ``None``.
     """
 
     name: str
     func: Callable[..., float]
-    needs: str  # "label" | "proba"
+    needs: str  # "label" | "proba" | "score" (probabilities, or decision scores: only their order counts)
     task: str  # "classification" | "regression"
     greater_is_better: bool
     description: str
@@ -486,7 +586,7 @@ def _registry() -> dict[str, Metric]:
         Metric(
             "roc_auc",
             lambda yt, p, classes=None: roc_auc(yt, p, classes=classes),
-            "proba",
+            "score",
             c,
             True,
             "area under the ROC curve (Mann-Whitney); multiclass: one-vs-rest macro mean",
@@ -494,10 +594,42 @@ def _registry() -> dict[str, Metric]:
         Metric(
             "average_precision",
             lambda yt, p, classes=None: average_precision(yt, p, classes=classes),
-            "proba",
+            "score",
             c,
             True,
             "area under the precision-recall steps (sum of P_n (R_n - R_n-1)); multiclass: OvR macro",
+        ),
+        Metric(
+            "balanced_accuracy",
+            lambda yt, yp, classes=None: balanced_accuracy(yt, yp),
+            "label",
+            c,
+            True,
+            "mean recall over the classes present (chance: 1/K whatever the imbalance)",
+        ),
+        Metric(
+            "gmean",
+            lambda yt, yp, classes=None: gmean(yt, yp),
+            "label",
+            c,
+            True,
+            "geometric mean of the per-class recalls (binary: sqrt(TPR x TNR)); 0 when a class is never found",
+        ),
+        Metric(
+            "f1_minority",
+            lambda yt, yp, classes=None: f1_minority(yt, yp, classes=classes),
+            "label",
+            c,
+            True,
+            "F1 of the minority class (the least frequent in the test part); 0/0 = 0",
+        ),
+        Metric(
+            "average_precision_minority",
+            lambda yt, p, classes=None: average_precision_minority(yt, p, classes=classes),
+            "score",
+            c,
+            True,
+            "average precision of the minority class, ranked by its probability or score",
         ),
         Metric(
             "log_loss",
@@ -535,11 +667,14 @@ def available_metrics(task: str | None = None) -> list[str]:
     return sorted(name for name, m in METRICS.items() if m.task == task)
 
 
-def score_predictions(metric_names, y_true, y_pred, *, proba=None, classes=None) -> dict[str, float]:
+def score_predictions(
+    metric_names, y_true, y_pred, *, proba=None, classes=None, scores=None, model=None
+) -> dict[str, float]:
     """Compute the named metrics on one set of predictions (typically one test fold).
 
     ``y_pred`` holds predicted labels (any dtype) or numbers for regression; ``proba`` is
-    ``(n, n_classes)`` with columns in the order of ``classes``.  Non-decomposable metrics
+    ``(n, n_classes)`` with columns in the order of ``classes``; ``scores`` the decision scores of a model without
+    ``predict_proba`` (used by the ranking metrics only; ``model`` names it in the refusal).  Non-decomposable metrics
     (F, AUC) are computed on the whole set passed in, so per-fold values are obtained by calling
     this once per fold.  Macro averages run over the labels observed in ``y_true`` and
     ``y_pred`` (``classes`` is used for the probability columns and the positive class of
@@ -556,9 +691,20 @@ def score_predictions(metric_names, y_true, y_pred, *, proba=None, classes=None)
     out: dict[str, float] = {}
     for name in names:
         m = METRICS[name]
-        if m.needs == "proba":
+        who = f"model {model!r}" if model else "the model"
+        if m.needs == "score":
+            arg = proba if proba is not None else scores
+            if arg is None:
+                raise ValueError(
+                    f"metric {name!r} ranks the examples by a score, but {who} has neither predict_proba nor "
+                    "decision_function; drop the metric or the model"
+                )
+        elif m.needs == "proba":
             if proba is None:
-                raise ValueError(f"metric {name!r} needs predicted probabilities, but proba is None")
+                extra = (
+                    " (it has only decision_function scores, which are not probabilities)" if scores is not None else ""
+                )
+                raise ValueError(f"metric {name!r} needs predicted probabilities, but {who} gives none{extra}")
             arg = proba
         else:
             if y_pred is None:

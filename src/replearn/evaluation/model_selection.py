@@ -194,3 +194,70 @@ def nested_cross_validate(
         "splits": [s.meta() for s in outer_splits],
         "inner": {"scheme": inner_scheme, "folds": inner_folds, "repeats": inner_repeats, "seed": seed},
     }
+
+
+#: CIML's information criteria for k-means (§15.1, eqs. 15.2-15.3): the penalty added to the objective L_K
+_K_CRITERIA = ("bic", "aic")
+
+
+@dataclass(frozen=True)
+class ClusterCountSelection:
+    """What :func:`select_n_clusters` returns: for each K of ``ks``, the k-means objective ``objective``
+    (L-hat_K, the sum of squared distances, eq. 15.1), the ``penalty`` and ``scores = objective + penalty``;
+    ``best_k`` minimizes the score (ties: the smallest K); ``criterion`` names the rule."""
+
+    ks: tuple[int, ...]
+    objective: np.ndarray
+    penalty: np.ndarray
+    scores: np.ndarray
+    best_k: int
+    criterion: str
+
+
+def cluster_count_penalty(k: int, n_features: int, criterion: str) -> float:
+    """CIML's penalty for K clusters in D dimensions: ``K log D`` (BIC, eq. 15.2) or ``2 K D`` (AIC, eq. 15.3).
+
+    These are the book's forms -- not the Gaussian-likelihood BIC/AIC of ``gmm.bic``/``gmm.aic``: the objective
+    is read as bits to send the data given the centres (L4585-4587), so both terms must be in the same units
+    and the choice depends on the scale of the features. ``log`` is natural (the text does not say; at D = 1
+    the BIC penalty is 0 and the criterion always prefers more clusters).
+    """
+    if criterion not in _K_CRITERIA:
+        raise ValueError(f"criterion must be one of {list(_K_CRITERIA)}, got {criterion!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"K must be a positive integer, got {k!r}")
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
+        raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+    return float(k * np.log(n_features)) if criterion == "bic" else float(2 * k * n_features)
+
+
+def select_n_clusters(X, ks, *, criterion: str = "bic", n_init: int = 10, max_iter: int = 300, random_state=0):
+    """Choose the number of k-means clusters by CIML's information criteria (§15.1, eqs. 15.2-15.3).
+
+    ``argmin_K L-hat_K + K log D`` (``criterion="bic"``) or ``argmin_K L-hat_K + 2 K D`` (``"aic"``), where
+    ``L-hat_K`` is the objective (15.1) of the best of ``n_init`` k-means++ runs (``kmeans`` of the registry,
+    ``inertia_``) for each K of ``ks``. "Increasing K is going to make L_K go down. However, if it doesn't go
+    down 'by enough' then it's not worth doing" (L4583). Returns a :class:`ClusterCountSelection`.
+    """
+    from .. import models
+    from ..validation import check_array
+
+    X = check_array(X, name="X")
+    ks = tuple(int(k) for k in ks)
+    if not ks or any(k < 1 or k > X.shape[0] for k in ks):
+        raise ValueError(f"ks must be cluster counts between 1 and n_samples = {X.shape[0]}, got {list(ks)}")
+    if len(set(ks)) != len(ks):
+        raise ValueError(f"ks has repeated values: {list(ks)}")
+    D = X.shape[1]
+    penalty = np.array([cluster_count_penalty(k, D, criterion) for k in ks])
+    objective = np.array(
+        [
+            models.create("kmeans", n_clusters=k, n_init=n_init, max_iter=max_iter, random_state=random_state)
+            .fit(X)
+            .inertia_
+            for k in ks
+        ]
+    )
+    scores = objective + penalty
+    best = min(range(len(ks)), key=lambda i: (scores[i], ks[i]))
+    return ClusterCountSelection(ks, objective, penalty, scores, ks[best], criterion)

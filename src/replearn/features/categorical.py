@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._constraints import Options
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features
 
 _UNKNOWN = ("error", "ignore")
 
@@ -38,12 +39,14 @@ class OneHot(TransformerMixin, BaseEstimator):
     ``ColumnTransformer`` when only some columns are encoded).
     """
 
+    _constraints = {"handle_unknown": Options(_UNKNOWN)}
+
     def __init__(self, columns=None, handle_unknown: str = "ignore"):
         self.columns = columns
         self.handle_unknown = handle_unknown
 
     def fit(self, X, y=None):
-        check_scalar(self.handle_unknown, "handle_unknown", str, choices=_UNKNOWN)
+        self._validate_params()
         X = check_array(X)
         d = X.shape[1]
         cols = np.arange(d) if self.columns is None else np.asarray(self.columns, dtype=np.int64).ravel()

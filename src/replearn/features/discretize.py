@@ -8,12 +8,11 @@ are learned on the training data only.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features
 
 _STRATEGIES = ("quantile", "uniform")
 _ENCODINGS = ("onehot", "ordinal")
@@ -52,6 +51,13 @@ class Binning(TransformerMixin, BaseEstimator):
     strategy=..., quantile_method=...)`` (same edges and assignments).
     """
 
+    _constraints = {
+        "n_bins": Interval(int, 2, None),
+        "strategy": Options(_STRATEGIES),
+        "encode": Options(_ENCODINGS),
+        "quantile_method": Options(_QUANTILE_METHODS),
+    }
+
     def __init__(
         self,
         n_bins: int = 5,
@@ -65,10 +71,7 @@ class Binning(TransformerMixin, BaseEstimator):
         self.quantile_method = quantile_method
 
     def fit(self, X, y=None):
-        check_scalar(self.n_bins, "n_bins", numbers.Integral, low=2)
-        check_scalar(self.strategy, "strategy", str, choices=_STRATEGIES)
-        check_scalar(self.encode, "encode", str, choices=_ENCODINGS)
-        check_scalar(self.quantile_method, "quantile_method", str, choices=_QUANTILE_METHODS)
+        self._validate_params()
         X = check_array(X)
         d = X.shape[1]
         nb = int(self.n_bins)

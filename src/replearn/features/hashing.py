@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse
 
+from .._constraints import Boolean, Interval, Options
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features
 from .text import _token_ids
 
 _INPUTS = ("columns", "token_ids")
@@ -69,6 +68,14 @@ class FeatureHasher(TransformerMixin, BaseEstimator):
     scikit-learn equivalent: ``FeatureHasher(n_features, alternate_sign=...)`` (different hash).
     """
 
+    _constraints = {
+        "n_features": Interval(int, 1, None),
+        "alternate_sign": Boolean(),
+        "input": Options(_INPUTS),
+        "seed": Interval(int, 0, None),
+        "pad": Interval(int),
+    }
+
     def __init__(
         self, n_features: int = 1024, alternate_sign: bool = True, input: str = "columns", seed: int = 0, pad: int = -1
     ):
@@ -88,11 +95,7 @@ class FeatureHasher(TransformerMixin, BaseEstimator):
         return bucket, sign
 
     def fit(self, X, y=None):
-        check_scalar(self.n_features, "n_features", numbers.Integral, low=1)
-        check_scalar(self.alternate_sign, "alternate_sign", bool, choices=(True, False))
-        check_scalar(self.input, "input", str, choices=_INPUTS)
-        check_scalar(self.seed, "seed", numbers.Integral, low=0)
-        check_scalar(self.pad, "pad", numbers.Integral)
+        self._validate_params()
         if self.input == "token_ids":
             ids = _token_ids(X, self.pad)
             self.n_features_in_ = ids.shape[1]

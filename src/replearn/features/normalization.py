@@ -14,12 +14,11 @@ against centering sparse data (it destroys sparsity, L1439); the scalings alone 
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features
 
 _NORMS = ("l1", "l2", "max")
 
@@ -68,11 +67,13 @@ class VarianceScale(_Fitted):
 
     _state = "scale_"
 
+    _constraints = {"ddof": Interval(int, 0, 1)}
+
     def __init__(self, ddof: int = 1):
         self.ddof = ddof
 
     def fit(self, X, y=None):
-        check_scalar(self.ddof, "ddof", numbers.Integral, choices=None, low=0, high=1)
+        self._validate_params()
         X = check_array(X)
         if X.shape[0] <= self.ddof:
             raise ValueError(f"ddof={self.ddof} needs at least {self.ddof + 1} training examples")
@@ -118,11 +119,13 @@ class Normalize(_Fitted):
     scikit-learn equivalent: ``Normalizer(norm=norm)``.
     """
 
+    _constraints = {"norm": Options(_NORMS)}
+
     def __init__(self, norm: str = "l2"):
         self.norm = norm
 
     def fit(self, X, y=None):
-        check_scalar(self.norm, "norm", str, choices=_NORMS)
+        self._validate_params()
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         return self
@@ -146,11 +149,13 @@ class LogTransform(_Fitted):
     then only rescaled). Stateless apart from the number of features.
     """
 
+    _constraints = {"base": Interval(float, 1.0, None, closed="neither")}
+
     def __init__(self, base: float = 2.0):
         self.base = base
 
     def fit(self, X, y=None):
-        check_scalar(self.base, "base", numbers.Real, low=1.0, low_inclusive=False)
+        self._validate_params()
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         return self

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import atomic_write, write_text
 from ..validation import check_array
 
 #: version of the featurizer file format (1: per-array SHA-256 in the JSON)
@@ -62,9 +63,9 @@ class FeaturePipeline:
     # -- safe persistence: one npz with step-prefixed arrays, one JSON --------------------------
     def save(self, stem: str | Path) -> None:
         """Write ``stem.npz`` (the arrays of every step) and ``stem.json`` (steps, SHA-256 of each array)."""
-        from ..persistence import _split_state, array_digest
+        from ..persistence import _split_state, array_digest, stem_file, stem_path
 
-        stem = Path(stem)
+        stem = stem_path(stem)
         stem.parent.mkdir(parents=True, exist_ok=True)
         arrays, meta_steps = {}, []
         for i, (spec, t) in enumerate(zip(self.steps, self.transformers_)):
@@ -76,19 +77,18 @@ class FeaturePipeline:
             "sha256": {key: array_digest(value) for key, value in arrays.items()},
             "steps": meta_steps,
         }
-        with open(stem.with_suffix(".npz"), "wb") as fh:
+        with atomic_write(stem_file(stem, ".npz"), "wb", durable=False) as fh:  # whole or not at all
             np.savez(fh, **arrays)
-        stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        write_text(stem_file(stem, ".json"), json.dumps(meta, indent=2, sort_keys=True) + "\n", durable=False)
 
     @classmethod
     def load(cls, stem: str | Path) -> FeaturePipeline:
         """Recreate a pipeline saved by :meth:`save`; any problem raises ``ModelFileError`` naming the file."""
         from ..exceptions import ConfigError
-        from ..persistence import ModelFileError, _checked_params, _restore, array_digest
+        from ..persistence import ModelFileError, _checked_params, _restore, array_digest, stem_file
         from . import get_class
 
-        stem = Path(stem)
-        json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
+        json_path, npz_path = stem_file(stem, ".json"), stem_file(stem, ".npz")
         try:
             meta = json.loads(json_path.read_bytes().decode("utf-8"))
         except OSError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._constraints import Boolean
 from ..base import BaseEstimator, TransformerMixin
 from ..validation import check_array, check_is_fitted, check_n_features
 
@@ -18,11 +19,14 @@ from ..validation import check_array, check_is_fitted, check_n_features
 class Standardize(TransformerMixin, BaseEstimator):
     """Centre (``with_mean``) and scale to unit variance (``with_std``), fitted on training data."""
 
+    _constraints = {"with_mean": Boolean(), "with_std": Boolean()}
+
     def __init__(self, with_mean: bool = True, with_std: bool = True):
         self.with_mean = with_mean
         self.with_std = with_std
 
     def fit(self, X, y=None):
+        self._validate_params()
         X = check_array(X)
         self.n_features_in_ = X.shape[1]
         self.mean_ = X.mean(axis=0) if self.with_mean else np.zeros(X.shape[1])

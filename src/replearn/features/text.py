@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from .._constraints import Boolean, Interval
 from ..base import BaseEstimator, TransformerMixin
 from ..validation import check_array, check_is_fitted, check_n_features, check_scalar
 
@@ -87,6 +88,14 @@ class BagOfWords(TransformerMixin, BaseEstimator):
     to the documents as strings of word tokens (it has no UNK column).
     """
 
+    _constraints = {
+        "binary": Boolean(),
+        "min_df": Interval(int, 1, None),
+        "max_features": (None, Interval(int, 1, None)),
+        "unk": Boolean(),
+        "pad": Interval(int),
+    }
+
     def __init__(self, binary: bool = False, min_df: int = 1, max_features=None, unk: bool = True, pad: int = -1):
         self.binary = binary
         self.min_df = min_df
@@ -95,12 +104,7 @@ class BagOfWords(TransformerMixin, BaseEstimator):
         self.pad = pad
 
     def fit(self, X, y=None):
-        check_scalar(self.binary, "binary", bool, choices=(True, False))
-        check_scalar(self.min_df, "min_df", numbers.Integral, low=1)
-        if self.max_features is not None:
-            check_scalar(self.max_features, "max_features", numbers.Integral, low=1)
-        check_scalar(self.unk, "unk", bool, choices=(True, False))
-        check_scalar(self.pad, "pad", numbers.Integral)
+        self._validate_params()
         ids = _token_ids(X, self.pad)
         vocab, df, total = _document_frequency(ids)
         keep = df >= int(self.min_df)
@@ -166,12 +170,20 @@ class DocumentFrequencyPrune(TransformerMixin, BaseEstimator):
     ``VarianceThreshold(threshold=min_variance)``.
     """
 
+    _constraints = {
+        # an int is a number of documents, a float in [0, 1] a fraction of them (_df_threshold)
+        "min_df": (Interval(int, 0, None), Interval(float, 0.0, 1.0)),
+        "max_df": (Interval(int, 0, None), Interval(float, 0.0, 1.0)),
+        "min_variance": (None, Interval(float, 0.0, None)),
+    }
+
     def __init__(self, min_df=1, max_df=1.0, min_variance=None):
         self.min_df = min_df
         self.max_df = max_df
         self.min_variance = min_variance
 
     def fit(self, X, y=None):
+        self._validate_params()
         X = check_array(X)
         n = X.shape[0]
         lo = _df_threshold(self.min_df, n, "min_df")
@@ -179,7 +191,6 @@ class DocumentFrequencyPrune(TransformerMixin, BaseEstimator):
         df = np.count_nonzero(X, axis=0)
         keep = (df >= lo) & (df <= hi)
         if self.min_variance is not None:
-            check_scalar(self.min_variance, "min_variance", numbers.Real, low=0.0)
             keep &= X.var(axis=0) > float(self.min_variance)
         if not np.any(keep):
             raise ValueError(

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Boolean, Interval
 from ..base import BaseEstimator, TransformerMixin
 from ..validation import (
     check_array,
     check_is_fitted,
     check_n_features,
-    check_scalar,
     check_X_y,
 )
 
@@ -46,6 +44,12 @@ class TreeLeaves(TransformerMixin, BaseEstimator):
     scikit-learn's closest tool is one-hot encoding ``DecisionTreeClassifier.apply`` (leaves only).
     """
 
+    _constraints = {
+        "max_depth": Interval(int, 1, None),
+        "path_length": (None, Interval(int, 1, None)),
+        "include_original": Boolean(),
+    }
+
     def __init__(
         self,
         max_depth=3,
@@ -68,10 +72,7 @@ class TreeLeaves(TransformerMixin, BaseEstimator):
 
         if y is None:
             raise ValueError("tree_leaves is supervised: fit(X, y) needs the targets the tree is grown on")
-        check_scalar(self.max_depth, "max_depth", numbers.Integral, low=1)
-        if self.path_length is not None:
-            check_scalar(self.path_length, "path_length", numbers.Integral, low=1)
-        check_scalar(self.include_original, "include_original", bool, choices=(True, False))
+        self._validate_params()
         X, y = check_X_y(X, y, y_numeric=self.task == "regression")
         self.tree_ = DecisionTree(
             task=self.task, criterion=self.criterion, max_depth=self.max_depth, random_state=self.random_state

@@ -17,13 +17,14 @@ check fails raises one ``ConfigError`` naming the entry point; neither ever hide
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import warnings
 from dataclasses import dataclass
 
 from ..base import BASE_LEARNER_REGISTRY, _init_parameters
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, PluginModelError, ReplearnError
 
 #: The entry-point group through which installed distributions register models.
 ENTRY_POINT_GROUP = "replearn.models"
@@ -252,8 +253,69 @@ def _load_plugin(plugin: Plugin) -> type:
             f"plugin model {plugin.name!r} ({plugin.describe()}) does not follow replearn's estimator protocol: "
             + "; ".join(problems)
         )
-    _PLUGIN_CLASSES[plugin.name] = obj
-    return obj
+    _PLUGIN_CLASSES[plugin.name] = _guarded(plugin, obj)
+    return _PLUGIN_CLASSES[plugin.name]
+
+
+#: the protocol's methods whose exceptions the registry names (:func:`_guarded`)
+_GUARDED_METHODS = (
+    "fit",
+    "partial_fit",
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "decision_function",
+    "transform",
+    "fit_transform",
+    "fit_predict",
+    "inverse_transform",
+    "score",
+    "score_samples",
+    "sample",
+)
+
+
+def _plugin_error(plugin: Plugin, method: str, exc: BaseException) -> PluginModelError:
+    """One line: which plugin model failed, where, and why (the plugin's first line; the whole exception is the
+    cause), as an instance of PluginModelError and, where the two combine, of the original exception's class."""
+    why = (str(exc).strip().splitlines() or [""])[0].strip()
+    if len(why) > 300:
+        why = why[:297] + "..."
+    message = (
+        f"plugin model {plugin.name!r} ({plugin.dist} {plugin.version}, {plugin.value}) failed in {method}: "
+        f"{type(exc).__name__}" + (f": {why}" if why else "")
+    )
+    try:
+        kind = type(f"PluginModelError[{type(exc).__name__}]", (PluginModelError, type(exc)), {})
+        return kind(message)
+    except TypeError:  # the classes do not combine (layout, a custom __init__): the registry's own class
+        return PluginModelError(message)
+
+
+def _guard(plugin: Plugin, method: str, function):
+    @functools.wraps(function)
+    def guarded(self, *args, **kwargs):
+        try:
+            return function(self, *args, **kwargs)
+        except ReplearnError:  # replearn's own checks (inside the plugin, or a nested guarded call) say it already
+            raise
+        except Exception as exc:
+            raise _plugin_error(plugin, method, exc) from exc
+
+    return guarded
+
+
+def _guarded(plugin: Plugin, cls: type) -> type:
+    """``cls`` with each protocol method guarded: an exception the plugin's library raises (scikit-learn's on a
+    one-class target, say) surfaces as one :class:`PluginModelError` line naming the plugin model and why, not as
+    the library's raw exception. A subclass of the same name, module and constructor, so hyperparameters, model
+    files and ``isinstance`` see the plugin's class."""
+    namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__}
+    for method in _GUARDED_METHODS:
+        function = getattr(cls, method, None)
+        if callable(function):
+            namespace[method] = _guard(plugin, method, function)
+    return type(cls.__name__, (cls,), namespace)
 
 
 def get_class(name: str) -> type:

@@ -14,7 +14,9 @@ CS229 notes §9.1 L3845-3915 only names the L1 surrogate). The sparse *stochasti
 followed by soft thresholding -- is CIML's truncated gradient (§14.3, seed 001 L4412-4428) with its
 erratum 16 corrected: the book's eq. 14.8 zeroes the *gradient* coordinate, which lands on 0 only
 when ``eta g_d = w_d``; the intent (L4424) is to set the *weight* to 0 when the step would cross
-zero, which is exactly :func:`soft_threshold`.
+zero. :func:`truncated_gradient_step` is that step for any (sub)gradient ``g``; when the part of ``g``
+that crosses zero is the L1 term ``lam sign(w)`` it equals :func:`soft_threshold` of the loss step
+(what ``linear_classifier(solver="truncated_gradient")`` applies after each loss step).
 """
 
 from __future__ import annotations
@@ -29,12 +31,33 @@ from ..exceptions import ConvergenceWarning, DivergenceError
 from ..validation import check_scalar
 from .gradient import OptimizeResult
 
-__all__ = ["soft_threshold", "proximal_gradient"]
+__all__ = ["soft_threshold", "truncated_gradient_step", "proximal_gradient"]
 
 
 def soft_threshold(v: np.ndarray, a) -> np.ndarray:
     """``sign(v) * max(|v| - a, 0)`` elementwise (``a`` a scalar or an array like ``v``)."""
     return np.sign(v) * np.maximum(np.abs(v) - a, 0.0)
+
+
+def truncated_gradient_step(w, g, learning_rate: float = 1.0, *, truncate: bool = True) -> np.ndarray:
+    """One (sub)gradient step ``w - eta g``, truncated at zero (CIML §14.3, eq. 14.8 corrected, L4412-4424).
+
+    "If you have a gradient that would step you over w_d = 0, then just set w_d = 0": coordinates with
+    ``w_d > 0`` whose step would end below 0, or ``w_d < 0`` ending above 0, become exactly 0; the others
+    take the plain step (a coordinate at 0 takes it too: no zero is crossed). The book's eq. 14.8 sets the
+    *gradient* to 0 instead, which leaves the weight where it was (erratum 16 of the catalogue); this is the
+    intent the text states. ``truncate=False`` is the plain step (the text's "overstep" example:
+    0.6 - 0.8 = -0.2, then -0.2 + 0.3 = 0.1).
+    """
+    check_scalar(learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
+    w = np.asarray(w, dtype=np.float64)
+    g = np.asarray(g, dtype=np.float64)
+    if w.shape != g.shape:
+        raise ValueError(f"w and g must have the same shape, got {w.shape} and {g.shape}")
+    new = w - learning_rate * g
+    if truncate:
+        new = np.where(((w > 0) & (new < 0)) | ((w < 0) & (new > 0)), 0.0, new)
+    return new
 
 
 def proximal_gradient(

@@ -18,6 +18,13 @@ The tests follow the design of the comparison (docs/statistics.md, "Which test w
   Iman-Davenport F, the Nemenyi critical difference for the CD diagram, and the post-hoc
   procedure ``stats.posthoc`` on the average ranks (all pairs, or against ``stats.control``).
 
+The analyses over datasets are functions of a plain score table (datasets x models, NaN for a missing score):
+:func:`across_datasets` and :func:`across_pairs`; the stage calls them on the mean CV scores (:func:`score_table`,
+through :func:`compare_across` and :func:`compare_across_pairs`), ``replearn compare`` (:mod:`.tables`) on a table
+it is given, so both give the same numbers for the same table. One dataset's pairs over its replicates are
+:func:`compare_replicates` (:func:`compare_cv` and :func:`compare_bayesian`), which ``replearn compare`` calls on
+records built from a table's replicates.
+
 The resampling tests (permutation, bootstrap, Bayesian signed-rank) draw from seeds derived from
 the cross-validation seed recorded in the results, so reruns give identical numbers.
 
@@ -41,11 +48,12 @@ import itertools
 import numpy as np
 
 from .. import stats
-from ..evaluation.metrics import METRICS
 from ..stats import registry
 from ..stats.registry import is_significant
-from . import records
+from . import designs, records
 from .seeding import derive_seed
+from .sequential import compare_cv_sequential, complete, sequential_plan
+from .verdicts import add_detectable, gate_sealed_tests
 
 MAX_K_BERGMANN_HOMMEL = 10
 _DECOMPOSABLE = {  # metric -> per-example score whose mean is the metric
@@ -85,12 +93,9 @@ def question(cv: records.EvaluationResult) -> str:
     ``"split"`` (seeds on one fixed held-out part: these training and held-out examples only), ``"problem"``
     (an experiment family: this problem, over seeds) or ``"resampling"`` (resampling splits without
     half-sampling: the corrected resampled t-test's heuristic stands in for the data-sampling variance)."""
-    if cv.family:
-        return "problem"
-    if cv.variance:
-        return "population"
-    kind = _replicates_of(cv)
-    return "split" if kind == "seed" and not resampled_split(cv) else "resampling"
+    return designs.of_record(cv).question(
+        one_problem=bool(cv.family), variance=bool(cv.variance), resampled=resampled_split(cv)
+    )
 
 
 def resampled_split(cv: records.EvaluationResult) -> bool:
@@ -111,30 +116,11 @@ def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
     * splits of resampling without half-sampling: :func:`resolve_pairwise_test`.
     """
     cfg = settings(cfg)
-    if cv.variance and cfg["pairwise_test"] in ("auto", "half_sampling_ttest"):
-        return "half_sampling_ttest"
-    kind = _replicates_of(cv)
-    if kind == "seed" and not cv.variance:
-        if resampled_split(cv) and not cv.family:
-            return "corrected_resampled_ttest"
-        return cfg["replicate_test"]
-    return resolve_pairwise_test(cfg, cv.scheme.name)
+    facts = dict(one_problem=bool(cv.family), variance=bool(cv.variance), resampled=resampled_split(cv))
+    return designs.of_record(cv).test(cfg, scheme=cv.scheme.name, **facts)
 
 
-def resolve_pairwise_test(cfg: dict, scheme_name: str | None) -> str:
-    """The per-dataset CV test without half-sampling fits: "auto" is the 5x2cv t-test for the 5x2 scheme, else
-    the corrected t-test."""
-    test = cfg["pairwise_test"]
-    if test == "auto":
-        return "cv52_ttest" if scheme_name == "5x2" else "corrected_resampled_ttest"
-    if test == "half_sampling_ttest":
-        raise ValueError(
-            "stats.pairwise_test half_sampling_ttest needs the half-sampling fits (cv.half_sampling.subsamples > 0 "
-            "and a design that resamples the data: design=cv, or design=seeds with resample_split: true)"
-        )
-    if test.startswith("cv52") and scheme_name != "5x2":
-        raise ValueError(f"stats.pairwise_test {test} needs cv.scheme 5x2, got {scheme_name!r}")
-    return test
+resolve_pairwise_test = designs.resolve_pairwise_test  # the design module's rule (re-exported: the stage's API)
 
 
 def half_scores(cv: records.EvaluationResult, metric: str, point=None) -> dict[str, np.ndarray | None]:
@@ -262,6 +248,13 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
     test = resolve_test(cfg, cv)
+    if (
+        test == "half_sampling_ttest"
+        and sequential_plan(cv)
+        and complete(cv)
+        and getattr(cv, "_sweep_origin", None) is None
+    ):
+        return compare_cv_sequential(cv, cfg)  # the subsets were run in planned looks (pipeline/sequential.py)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows: list[dict] = []
     for a, b in itertools.combinations(testable_models(cv), 2):
@@ -326,6 +319,7 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
             }
         )
     _finish_rows(rows, cfg, hib)
+    add_detectable(rows, cfg)  # what a "not significant" could have found (verdicts.py)
     origin = getattr(cv, "_sweep_origin", None)
     if origin is not None:
         rows = compare_sweep_models(origin[0], origin[1], rows, cfg)
@@ -382,6 +376,20 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     return rows
 
 
+def compare_replicates(cv: records.EvaluationResult, cfg: dict, *, gate=None) -> tuple[list[dict], list[dict]]:
+    """One dataset's pairs over its replicates: the frequentist rows (:func:`compare_cv`) and the Bayesian ones
+    (:func:`compare_bayesian`), a Bayesian "better" standing only where the frequentist row names the same winner.
+    ``gate(rows)`` runs on the frequentist rows before the Bayesian rows are checked against them (the stage's
+    sealed tests gated by the cross-validation verdict, :func:`~.verdicts.gate_sealed_tests`). The significance
+    stage and ``replearn compare`` (on a table's replicates, which has no sealed test set) both call it."""
+    rows = compare_cv(cv, cfg)
+    if gate is not None:
+        gate(rows)
+    bayes = compare_bayesian(cv, cfg)
+    _nest_bayesian(bayes, rows)
+    return rows, bayes
+
+
 def bayesian_decisions(rows: list[dict], cfg: dict) -> None:
     """The Bayesian verdict of every pair, with the same multiplicity control as the p-values.
 
@@ -422,6 +430,16 @@ def _rope(cfg: dict, scores: np.ndarray) -> float:
     return float(cfg["rope"])
 
 
+def role_function(role: str, name: str):
+    """The function of the registered test ``name`` of ``role`` (:mod:`replearn.stats.registry`): every test a
+    command runs is dispatched here, so a registered test either runs or is refused by the configuration (whose
+    choices are the registry's names of the role), never replaced by another one."""
+    proc = registry.get(name)
+    if proc.role != role:
+        raise ValueError(f"{name!r} is a {proc.role} procedure, not a {role} one")
+    return proc.func
+
+
 def _final_fits(train_results: records.TrainResult) -> dict[str, records.TrainedModel]:
     """The models whose final fit succeeded (a failed one has no test-set predictions to compare)."""
     return {k: m for k, m in train_results.models.items() if m.failure is None}
@@ -433,16 +451,17 @@ def compare_test_set(train_results: records.TrainResult, cfg: dict) -> list[dict
     if train_results.task != "classification" or cfg["test_set_test"] == "none":
         return []
     models = _final_fits(train_results)
+    test = role_function("test_set", cfg["test_set_test"])
     rows = []
     for a, b in itertools.combinations(sorted(models), 2):
         ca = np.asarray(models[a].correct, dtype=bool)
         cb = np.asarray(models[b].correct, dtype=bool)
-        res = stats.mcnemar(ca, cb, method=cfg["mcnemar_method"]).to_dict()
+        res = test(ca, cb, method=cfg["mcnemar_method"]).to_dict()
         rows.append(
             {
                 "model_a": a,
                 "model_b": b,
-                "test": "mcnemar",
+                "test": cfg["test_set_test"],
                 "method": cfg["mcnemar_method"],
                 "n01": int(np.sum(~ca & cb)),
                 "n10": int(np.sum(ca & ~cb)),
@@ -466,6 +485,8 @@ def compare_test_set_metric(train_results: records.TrainResult, metric: str, cfg
     any other label metric (e.g. f1_macro) is recomputed on every resample.  Returns
     ``{"ran", "reason", "test", "metric", "n_resamples", "rows"}``.
     """
+    from ..evaluation.metrics import METRICS  # here: the registry imports every metric and curve
+
     cfg = settings(cfg)
     kind = cfg["test_set_metric_test"]
     if getattr(train_results, "family", None):
@@ -481,7 +502,7 @@ def compare_test_set_metric(train_results: records.TrainResult, metric: str, cfg
     if METRICS[metric].needs != "label":
         return {
             "ran": False,
-            "reason": f"{metric} needs probabilities, which the train stage does not keep",
+            "reason": f"{metric} needs probabilities or scores, which the train stage does not keep",
             "rows": [],
         }
     models = _final_fits(train_results)
@@ -490,7 +511,7 @@ def compare_test_set_metric(train_results: records.TrainResult, metric: str, cfg
     y = np.asarray(train_results.y_true)
     hib = METRICS[metric].greater_is_better
     n_resamples = int(cfg["resamples"])
-    test = stats.permutation_test if kind == "permutation" else stats.paired_bootstrap_test
+    test = role_function("test_set_metric", kind)
     rows = []
     for a, b in itertools.combinations(sorted(models), 2):
         pa, pb = np.asarray(models[a].pred), np.asarray(models[b].pred)
@@ -544,7 +565,7 @@ def _common(crossval: dict[str, records.EvaluationResult]):
     return datasets, common, metrics
 
 
-def _score_table(
+def score_table(
     crossval: dict[str, records.EvaluationResult], datasets: list[str], models: list[str], metric: str
 ) -> np.ndarray:
     """The mean score of each model (column) on each dataset (row); NaN where a fit failed (no mean)."""
@@ -584,40 +605,71 @@ def _nan_to_none(table: np.ndarray) -> list[list[float | None]]:
 
 
 def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> dict:
-    """Friedman + Nemenyi + post-hoc over datasets, on the mean CV score of each model.
-
-    Needs >= 3 models run on every dataset and ``stats.min_datasets`` datasets (default 5): with fewer,
-    the average ranks are reported and no test is run (with N = 2-3 a verdict would rest on the ranks
-    alone; the Iman-Davenport approximation rejects 17-19 % of true nulls there). For N <= 10 the
-    Friedman p-value is exact (the permutation distribution of the ranks); the post-hoc comparisons run
-    only when Friedman's test rejects. Every result records N.
-    """
+    """Friedman + Nemenyi + post-hoc over datasets, on the mean CV score of each model: :func:`across_datasets`
+    on the table of the models run on every dataset (:func:`score_table`; a failed fit has no mean there)."""
     cfg = settings(cfg)
-    if cfg["across_datasets"] == "none":
-        return {"ran": False, "reason": "switched off (stats.across_datasets: none)"}
     datasets, common, metrics = _common(crossval)
     n = len(datasets)
-    if n < 2 or len(common) < 3:
-        reason = f"needs at least 2 datasets and 3 models run on all of them (got {n} and {len(common)})"
-        if n >= 2 and len(common) == 2:
-            reason += "; the two models are compared over the datasets in the pairwise section instead"
-        return {"ran": False, "reason": reason, "n_datasets": n}
-    if len(metrics) != 1:
+    if cfg["across_datasets"] != "none" and n >= 2 and len(common) >= 3 and len(metrics) != 1:
         return {
             "ran": False,
             "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
             "n_datasets": n,
         }
-    metric = metrics.pop()
+    metric = next(iter(metrics)) if len(metrics) == 1 else None
+    if metric is None or n < 2 or len(common) < 3:  # switched off or too small: nothing read from the records
+        return across_datasets(np.empty((n, len(common))), datasets, common, metric=metric, cfg=cfg)
     hib = crossval[datasets[0]].greater_is_better[metric]
+    return across_datasets(
+        score_table(crossval, datasets, common, metric), datasets, common, metric=metric, higher_is_better=hib, cfg=cfg
+    )
+
+
+def _stats_option(name: str) -> str:
+    """How the significance stage's messages name a setting: its key in ``params.yaml``."""
+    return f"stats.{name}"
+
+
+def across_datasets(
+    scores,
+    datasets: list[str],
+    models: list[str],
+    *,
+    metric: str | None,
+    higher_is_better: bool = True,
+    cfg: dict,
+    option=_stats_option,
+) -> dict:
+    """k models over N datasets on a score table (rows ``datasets``, columns ``models``, NaN where a model has no
+    score): average ranks, and on enough datasets Friedman's test, the Nemenyi critical difference and the post-hoc
+    procedure. The one implementation of the across-datasets analysis: the significance stage calls it on the mean
+    CV scores (:func:`compare_across`), ``replearn compare`` on a table it is given.
+
+    Needs >= 3 models and ``stats.min_datasets`` datasets (default 5): with fewer, the average ranks are reported
+    and no test is run (with N = 2-3 a verdict would rest on the ranks alone; the Iman-Davenport approximation
+    rejects 17-19 % of true nulls there). A missing score takes its dataset's worst rank (:func:`impute_worst`).
+    For N <= 10 the Friedman p-value is exact (the permutation distribution of the ranks); the post-hoc
+    comparisons run only when Friedman's test rejects. Every result records N. ``option(name)`` is how a
+    message names the setting ``name`` (``stats.min_datasets`` in the pipeline).
+    """
+    cfg = settings(cfg)
+    if cfg["across_datasets"] == "none":
+        return {"ran": False, "reason": f"switched off ({option('across_datasets')}: none)"}
+    n, common = len(datasets), list(models)
+    if n < 2 or len(common) < 3:
+        reason = f"needs at least 2 datasets and 3 models run on all of them (got {n} and {len(common)})"
+        if n >= 2 and len(common) == 2:
+            reason += "; the two models are compared over the datasets in the pairwise section instead"
+        return {"ran": False, "reason": reason, "n_datasets": n}
+    hib = bool(higher_is_better)
     decimals = cfg["round_before_ranking"]
-    observed = _score_table(crossval, datasets, common, metric)
+    observed = np.asarray(scores, dtype=np.float64)
     scores, imputed = impute_worst(observed, hib)  # a failed fit: that dataset's worst rank (docs/statistics.md)
     avg = stats.rank_scores(scores, higher_is_better=hib, decimals=decimals).mean(axis=0)
     ranks = dict(zip(common, (float(r) for r in avg)))
     base = {
         "metric": metric,
-        "datasets": datasets,
+        "datasets": list(datasets),
         "models": common,
         "n_datasets": n,
         "scores": _nan_to_none(observed),
@@ -629,12 +681,12 @@ def compare_across(crossval: dict[str, records.EvaluationResult], cfg: dict) -> 
         return {
             "ran": False,
             **base,
-            "reason": f"only N = {n} datasets (stats.min_datasets = {cfg['min_datasets']}): the average ranks "
+            "reason": f"only N = {n} datasets ({option('min_datasets')} = {cfg['min_datasets']}): the average ranks "
             "are shown, but no across-datasets test is run, because with so few datasets a verdict "
             "would rest on the ranks alone (Demšar 2006 recommends N > 10 for the chi-square "
-            "approximation); lower stats.min_datasets to run the exact Friedman test anyway",
+            f"approximation); lower {option('min_datasets')} to run the exact Friedman test anyway",
         }
-    fr = stats.friedman(scores, higher_is_better=hib, decimals=decimals)
+    fr = role_function("across_datasets", cfg["across_datasets"])(scores, higher_is_better=hib, decimals=decimals)
     cd = float(stats.nemenyi_cd(len(common), n, alpha=cfg["alpha"]))
     significant = is_significant(fr.pvalue, cfg["alpha"])
     posthoc = (
@@ -694,12 +746,44 @@ def _posthoc(scores: np.ndarray, models: list[str], cfg: dict, hib: bool) -> dic
 
 
 def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dict, *, seed: int = 0) -> dict:
-    """Two models on many datasets: every pair by the Wilcoxon signed-rank (or sign) test over the datasets."""
+    """Two models on many datasets: :func:`across_pairs` on the mean CV scores of the models run on every dataset."""
+    cfg = settings(cfg)
+    datasets, common, metrics = _common(crossval)
+    if cfg["across_pairs_test"] != "none" and len(datasets) >= 2 and len(common) >= 2 and len(metrics) != 1:
+        return {
+            "ran": False,
+            "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
+            "rows": [],
+        }
+    metric = next(iter(metrics)) if len(metrics) == 1 else None
+    if metric is None or len(datasets) < 2 or len(common) < 2:
+        return across_pairs(np.empty((len(datasets), len(common))), datasets, common, metric=metric, cfg=cfg)
+    hib = crossval[datasets[0]].greater_is_better[metric]
+    table = score_table(crossval, datasets, common, metric)
+    return across_pairs(table, datasets, common, metric=metric, higher_is_better=hib, cfg=cfg, seed=seed)
+
+
+def across_pairs(
+    scores,
+    datasets: list[str],
+    models: list[str],
+    *,
+    metric: str | None,
+    higher_is_better: bool = True,
+    cfg: dict,
+    seed: int = 0,
+    option=_stats_option,
+) -> dict:
+    """Two models on many datasets, for every pair of ``models`` on a score table (rows ``datasets``, NaN where a
+    model has no score): the Wilcoxon signed-rank (or sign) test over the datasets where both have a score,
+    adjusted over the pairs, with wins, effect sizes and the Bayesian signed-rank test (from ``min_datasets``
+    datasets; seeded by ``seed`` and the pair's names). The one implementation: the significance stage calls it
+    through :func:`compare_across_pairs`, ``replearn compare`` on its table."""
     cfg = settings(cfg)
     test = cfg["across_pairs_test"]
     if test == "none":
-        return {"ran": False, "reason": "switched off (stats.across_pairs_test: none)", "rows": []}
-    datasets, common, metrics = _common(crossval)
+        return {"ran": False, "reason": f"switched off ({option('across_pairs_test')}: none)", "rows": []}
+    common = list(models)
     if len(datasets) < 2 or len(common) < 2:
         return {
             "ran": False,
@@ -707,16 +791,9 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
             f"{len(datasets)} and {len(common)})",
             "rows": [],
         }
-    if len(metrics) != 1:
-        return {
-            "ran": False,
-            "reason": f"datasets use different primary metrics ({', '.join(sorted(metrics))})",
-            "rows": [],
-        }
-    metric = metrics.pop()
-    hib = crossval[datasets[0]].greater_is_better[metric]
+    hib = bool(higher_is_better)
     decimals = cfg["round_before_ranking"]
-    scores = _score_table(crossval, datasets, common, metric)
+    scores = np.asarray(scores, dtype=np.float64)
     sign = 1.0 if hib else -1.0
     rows = []
     for ia, ib in itertools.combinations(range(len(common)), 2):
@@ -739,10 +816,9 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
                 }
             )
             continue
-        main = (
-            stats.wilcoxon(a, b, decimals=decimals) if test == "wilcoxon" else stats.sign_test(a, b, decimals=decimals)
-        )
-        st = stats.sign_test(a, b, decimals=decimals)
+        st = stats.sign_test(a, b, decimals=decimals, interval=False)  # the counts and p (no interval is recorded)
+        func = role_function("across_pairs", test)
+        main = st if func is stats.sign_test else func(a, b, decimals=decimals)
         row = {
             "model_a": common[ia],
             "model_b": common[ib],
@@ -799,12 +875,12 @@ def compare_across_pairs(crossval: dict[str, records.EvaluationResult], cfg: dic
         "bayesian_withheld": (
             None
             if not cfg["bayesian"] or len(datasets) >= int(cfg["min_datasets"])
-            else f"only N = {len(datasets)} datasets (stats.min_datasets = {cfg['min_datasets']}): no Bayesian "
-            "signed-rank probabilities, as no frequentist test runs there"
+            else f"only N = {len(datasets)} datasets ({option('min_datasets')} = {cfg['min_datasets']}): no "
+            "Bayesian signed-rank probabilities, as no frequentist test runs there"
         ),
         "test": test,
         "metric": metric,
-        "datasets": datasets,
+        "datasets": list(datasets),
         "models": common,
         # exact two-sided Wilcoxon and sign tests cannot go below 2 / 2^N on N datasets
         "smallest_possible_pvalue": min(1.0, 2.0 / 2 ** len(datasets)),
@@ -833,8 +909,8 @@ def compare(
     metric = first.primary_metric
     if seed is None:
         seed = int(first.scheme.seed or 0)
-    resolved = {resolve_test(cfg, cv if cv.replicate_kind != "sweep" else _inner_view(cv)) for cv in crossval.values()}
-    sweeps = {d: compare_sweep(crossval[d], cfg) for d in crossval if crossval[d].replicate_kind == "sweep"}
+    resolved = {resolve_test(cfg, _inner_view(cv) if _swept(cv) else cv) for cv in crossval.values()}
+    sweeps = {d: compare_sweep(crossval[d], cfg) for d in crossval if _swept(crossval[d])}
     swept = {d: crossval[d] for d in sweeps}
     crossval = {d: best_point_view(crossval[d], sweeps[d]) if d in sweeps else cv for d, cv in crossval.items()}
     names = sorted(crossval)
@@ -889,10 +965,14 @@ def _dataset_entry(
     """One dataset's part of :func:`compare`: its pairs over the replicates (on a sweep's best-point view ``cv``:
     selection-aware), on the sealed test set and in the Bayesian analysis, with the design, the question and the
     failed fits. ``swept``: the sweep's full result when ``cv`` is its best-point view (``sweep``: its summary)."""
-    rows = compare_cv(cv, cfg)
-    entry: dict = {"cv": rows, "test_set": compare_test_set(train, cfg)}
-    entry["bayesian"] = compare_bayesian(cv, cfg)
-    _nest_bayesian(entry["bayesian"], rows)
+    entry: dict = {"test_set": compare_test_set(train, cfg)}
+    entry["test_set_metric"] = compare_test_set_metric(train, cv.primary_metric, cfg, seed=seed)
+
+    def gate(rows: list[dict]) -> None:  # the sealed tests confirm the pair's CV verdict: one gated family
+        entry["cv"] = rows
+        gate_sealed_tests(entry, cfg, cv.greater_is_better[cv.primary_metric])
+
+    _, entry["bayesian"] = compare_replicates(cv, cfg, gate=gate)
     entry["design"] = cv.scheme.design
     entry["replicates"] = cv.replicate_kind
     entry["question"] = question(swept if swept is not None else cv)
@@ -905,7 +985,6 @@ def _dataset_entry(
     entry["failed_final_fit"] = sorted(k for k, m in train.models.items() if m.failure is not None)
     if sweep is not None:
         entry["sweep"] = sweep
-    entry["test_set_metric"] = compare_test_set_metric(train, cv.primary_metric, cfg, seed=seed)
     return entry
 
 
@@ -1007,11 +1086,17 @@ def compare_records(
 # -- sweeps -----------------------------------------------------------------------------------------
 def _replicates_of(cv: records.EvaluationResult) -> str:
     """The kind of replicate the tests see: "split" or "seed" (for a sweep, those at every point)."""
-    return cv.replicate_kind if cv.replicate_kind != "sweep" else _inner_kind(cv)
+    return designs.of_record(cv).tested_kind(cv.replicate_kind)
 
 
 def _inner_kind(cv: records.EvaluationResult) -> str:
-    return "seed" if cv.scheme.name in ("seeds", "unit_seeds") else "split"  # unit_seeds: experiment families
+    """The kind of the replicates at one point of the design (a family's unit seeds: "seed")."""
+    return designs.of_record(cv).inner.replicate_kind
+
+
+def _swept(cv: records.EvaluationResult) -> bool:
+    """Whether the record is a raw sweep (replicates at every point), not a view of one point."""
+    return designs.of_record(cv).has_points and cv.replicate_kind == designs.SWEEP_KIND
 
 
 def _inner_view(cv: records.EvaluationResult) -> records.EvaluationResult:
@@ -1252,7 +1337,7 @@ def best_point_view(cv: records.EvaluationResult, sweep: dict) -> records.Evalua
     n = min(len(v) for v in idx.values())
     idx = {k: v[:n] for k, v in idx.items()}
     view = _select(cv, idx, points)
-    view = dataclasses.replace(view, scheme=dataclasses.replace(cv.scheme, design="sweep"))
+    view = dataclasses.replace(view, scheme=dataclasses.replace(cv.scheme, design=designs.Sweep.name))
     # the view remembers the sweep it was chosen from (not a record field: never serialised), so that
     # compare_cv and compare_bayesian on it redo the choice of the best points inside their null
     object.__setattr__(view, "_sweep_origin", (cv, sweep))
@@ -1303,6 +1388,8 @@ def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: l
         r["pvalue"] = sel.pvalue
         r["statistic"] = _finite(sel.statistic)
         r["df"] = sel.df
+        r["standard_error"] = sel.se
+        r["_widen"] = max(sel.upper, sel.lower) - stats.t_quantile(1 - float(cfg["alpha"]) / 2, sel.df)
         r["ci"] = [float(x) for x in sel.interval]
         r["selection"] = (
             f"best points chosen again in every draw of the null ({len(pa)} x {len(pb)} point combination(s)); "
@@ -1310,4 +1397,9 @@ def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: l
         )
         rows.append(r)
     _finish_rows(rows, cfg, hib)
+    add_detectable(rows, cfg)
+    for r in rows:  # the selection's bounds are wider than Student's: the detectable difference grows with them
+        widen = r.pop("_widen", 0.0)
+        if r.get("detectable_difference") is not None and widen > 0:
+            r["detectable_difference"] += widen * float(r["standard_error"])
     return rows

@@ -18,7 +18,8 @@ from pathlib import Path
 import yaml
 
 from ..exceptions import ConfigError
-from .designs import AUTO_INNER_FOLDS, half_sampling_applies, inner_replicates
+from . import designs
+from .designs import AUTO_INNER_FOLDS, half_sampling_applies
 from .params import PARAMS_FILE, SCHEMA_VERSION, load_params, project_root
 from .schema import (
     AnyMapping,
@@ -43,23 +44,27 @@ def compose(overrides: list[str] | None = None, *, root: Path | None = None, out
     configuration replaces ``output`` (atomically), so a rejected one never overwrites the last good file.
     A Hydra error about an unknown option of a config group is rewritten to name the group and its options.
     """
-    import tempfile
-
     from dvc.utils.hydra import compose_and_dump  # the same function `dvc exp run -S` calls
+
+    from ..atomic import commit, sweep, temp_name
 
     root = Path(root or project_root())
     output = Path(output or root / PARAMS_FILE)
     output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".params-", suffix=".yaml", dir=output.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    sweep(output)  # what a killed compose left behind
+    tmp = output.parent / temp_name(output, output.suffix)  # .yaml: Hydra's writer; .gitignore'd, swept
     try:
         try:
             compose_and_dump(tmp, str(root / CONF_DIR), None, CONFIG_NAME, str(root), list(overrides or []))
-        except Exception as exc:  # Hydra's own errors: rewrite the common ones, keep the rest verbatim
+        except Exception as exc:
+            # A full disk or a read-only folder (an OSError with an errno): the caller words it
+            # (stage.describe_fault). Hydra's own errors (its ConfigLoadError is an IOError without an errno):
+            # rewrite the common ones, keep the rest verbatim.
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise
             raise ConfigError(hydra_error_message(exc, root / CONF_DIR)) from exc
         validate(load_params(tmp), root=root)
-        os.replace(tmp, output)
+        commit(tmp, output)
     finally:
         tmp.unlink(missing_ok=True)
     return output
@@ -121,7 +126,9 @@ def restore_after_rejected_experiment(params_file: str | os.PathLike = PARAMS_FI
         except (ConfigError, yaml.YAMLError):
             committed = None
     if committed is not None:
-        path.write_text(committed, encoding="utf-8")
+        from ..atomic import write_text
+
+        write_text(path, committed)
         return (
             f"the rejected parameters were moved to {REJECTED_FILE}; params.yaml was restored to the committed version"
         )
@@ -218,8 +225,7 @@ def _schemes():
 REPORT_FORMATS = ("html", "markdown")
 #: report.per_dataset: a section per dataset, or the benchmark view (pipeline.report.benchmark)
 REPORT_PER_DATASET = ("auto", "full", "compact")
-DESIGNS = ("cv", "seeds", "sweep")
-SWEEP_DATA_AXES = ("n_train", "n_features")
+DESIGNS = tuple(designs.DESIGNS)  # the designs registry (pipeline.designs)
 _TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
 _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
 
@@ -255,6 +261,7 @@ SCHEMA = {
     "experiment_name": str,
     "reproduce": Optional_(Choice(lambda: _reproductions(), "worked example")),
     "seed": Range(int, 0, 2**32 - 1, why="numpy seeds are 32-bit"),
+    "model_seed": Optional_(Range(int, 0, 2**32 - 1, why="numpy seeds are 32-bit; null: derived from seed")),
     "split": {"test_size": Range(float, 0.0, 1.0, open_lo=True, open_hi=True), "stratify": bool},
     "metrics": {
         "classification": ListOf(Choice(_metrics, "metric")),
@@ -298,6 +305,10 @@ SCHEMA = {
                 "repeats": Range(int, 2, 100, why="inner repeats; 2 or more estimate the inner split noise"),
                 "folds": Optional_(Range(int, 2, 100, why="null: 5 for k-fold splits, 3 for resampled seeds")),
                 "fraction": Optional_(Range(float, 0.2, 0.8, why="subsample size over the training part")),
+                # the sequential design (pipeline/sequential.py): run the subsets in planned looks, stop once
+                # every pair is decided; `looks`: the subset counts of the early looks (the last is subsamples)
+                "sequential": Optional_(bool),
+                "looks": Optional_(ListOf(int)),
             }
         ),
     },
@@ -378,6 +389,7 @@ def validate(params: dict, *, root: Path | None = None) -> dict:
         _check_features(params, errors, root)
         _check_values(params, errors)
         _check_resources(params, errors)
+        _check_sequential(params, errors)
     if errors:
         raise ConfigError("invalid configuration (params.yaml):\n  - " + "\n  - ".join(errors))
     return params
@@ -516,19 +528,7 @@ def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str]
             f"{key}: no configured model can run on this {fam.NAME} dataset "
             f"({', '.join(only if only is not None else params['models'])}); units that can: {', '.join(able)}"
         )
-    design = params.get("design") or {"name": "cv"}
-    inner = design.get("replicates") or "cv" if design.get("name") == "sweep" else design.get("name")
-    if inner == "cv":
-        what = "design.replicates" if design.get("name") == "sweep" else "design"
-        errors.append(
-            f"{what}: cv on dataset {name!r}, a {fam.NAME} problem ({fam.TASK}), which has no examples to split "
-            f"into folds; use design=seeds (or design.replicates=seeds for a sweep)"
-        )
-    elif design.get("name") == "sweep" and design.get("axis") in SWEEP_DATA_AXES:
-        errors.append(
-            f"design.axis: {design['axis']} needs a table; dataset {name!r} is a {fam.NAME} problem: sweep over "
-            "<model key>.<hyperparameter> instead"
-        )
+    errors.extend(designs.of_params(params).family_errors(name, fam.NAME, fam.TASK))
 
 
 def _unit_runs_on(fam_units, unit_name, spec: dict) -> bool:
@@ -660,6 +660,17 @@ def _check_feature_widths(params: dict, errors: list[str], root: Path | None = N
                 break
 
 
+def _check_sequential(params: dict, errors: list[str]) -> None:
+    """``cv.half_sampling.looks``: increasing subset counts of at least 2 (those at or above ``subsamples``, the
+    last look, are not taken: a preset with fewer subsets keeps the default looks below its own)."""
+    hs = params["cv"].get("half_sampling") or {}
+    looks = hs.get("looks")
+    if looks is None:
+        return
+    if any(v < 2 for v in looks) or list(looks) != sorted(set(looks)):
+        errors.append(f"cv.half_sampling.looks: {list(looks)} must be increasing subset counts of at least 2")
+
+
 def _check_resources(params: dict, errors: list[str]) -> None:
     """Refuse, before any work, settings whose cost is far beyond an experiment (limits documented above)."""
     cv = params["cv"]
@@ -737,46 +748,47 @@ def _check_values(params: dict, errors: list[str]) -> None:
         primary = params["metrics"]["primary"][task]
         if primary not in listed:
             errors.append(f"metrics.primary.{task}: {primary!r} must be one of metrics.{task} ({', '.join(listed)})")
+    _check_score_metrics(params, errors)
+
+
+def _check_score_metrics(params: dict, errors: list[str]) -> None:
+    """A ranking metric (ROC AUC, average precision) needs ``predict_proba`` or ``decision_function``, a
+    probability metric (log loss, Brier) ``predict_proba``: a configured classifier without them is refused here,
+    naming it, rather than on its first fit."""
+    from .. import models
+    from ..evaluation.metrics import METRICS
+
+    wanted = [m for m in params["metrics"]["classification"] if m in METRICS and METRICS[m].needs != "label"]
+    if not wanted:
+        return
+    for key, spec in params["models"].items():
+        name = spec.get("name") if isinstance(spec, dict) else None
+        if name not in models.available() or not models.supports(name, "classification"):
+            continue
+        cls = models.get_class(name)
+        has_proba, has_score = hasattr(cls, "predict_proba"), hasattr(cls, "decision_function")
+        for m in wanted:
+            if METRICS[m].needs == "proba" and not has_proba:
+                errors.append(
+                    f"metrics.classification: {m!r} needs predicted probabilities, but models.{key} ({name}) has no "
+                    "predict_proba; drop the metric or the model"
+                )
+            elif METRICS[m].needs == "score" and not (has_proba or has_score):
+                errors.append(
+                    f"metrics.classification: {m!r} ranks examples by a score, but models.{key} ({name}) has neither "
+                    "predict_proba nor decision_function; drop the metric or the model"
+                )
 
 
 def _check_design(params: dict, errors: list[str]) -> None:
     """What the schema alone cannot check of ``design`` (see conf/design/*.yaml)."""
-    from .. import models
 
-    d = params.get("design") or {"name": "cv"}
-    if d["name"] != "sweep":
-        return
-    axis, values = d.get("axis"), d.get("values")
-    if not axis:
-        errors.append("design.axis: a sweep needs an axis: n_train, n_features or <model key>.<hyperparameter>")
-        return
-    if not values or len(values) < 2:
-        errors.append(f"design.values: a sweep needs at least 2 points, got {values!r}")
-        return
-    if len(set(map(repr, values))) != len(values):
-        errors.append(f"design.values: the points must differ, got {values!r}")
-    if axis in SWEEP_DATA_AXES:
-        for i, v in enumerate(values):
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, numbers.Real)
-                or v <= 0
-                or (axis == "n_features" and not isinstance(v, numbers.Integral))
-                or (isinstance(v, float) and v > 1)
-            ):
-                errors.append(
-                    f"design.values[{i}]: {axis} points are positive "
-                    + ("integers" if axis == "n_features" else "counts or fractions in (0, 1]")
-                    + f", got {v!r}"
-                )
-        return
-    key, _, hp = axis.partition(".")
-    if key not in params["models"] or not hp:
-        errors.append(
-            f"design.axis: {axis!r} is not n_train, n_features or <model key>.<hyperparameter> "
-            f"with a configured model key ({', '.join(params['models'])})"
-        )
-        return
+    designs.of_params(params).check(params, errors, check_hyperparameter=_check_axis_hyperparameter)
+
+
+def _check_axis_hyperparameter(params: dict, key: str, hp: str, values: list, errors: list[str]) -> None:
+    """A sweep over ``<model key>.<hyperparameter>``: the hyperparameter exists and the points look like it."""
+    from .. import models
     from .units import family_of_unit, units
 
     unit_name = params["models"][key]["name"]
@@ -856,14 +868,13 @@ def _check_replicate_test(params: dict, errors: list[str]) -> None:
     from ..stats.registry import replicates_needed
     from . import families
 
-    st, design = params["stats"], params.get("design") or {"name": "cv"}
+    st, design = params["stats"], designs.of_params(params)
     test = st.get("replicate_test") or "replicate_ttest"
-    inner = inner_replicates(design)
-    if inner != "seeds" or test not in fewruns.RANK_TESTS:
+    if not design.independent or test not in fewruns.RANK_TESTS:
         return
-    n = int(design.get("n_seeds") or 10)
+    n = design.n_seeds
     alpha, correction = float(st["alpha"]), st["correction"]
-    tabular_uses_it = not _half_sampling_applies(params, inner)
+    tabular_uses_it = not _half_sampling_applies(params)
     worst = None  # (pairs, dataset) with the most pairs among the datasets the test runs on
     for name, spec in params["dataset"].items():
         family = isinstance(spec, dict) and families.is_family_source(spec.get("source"))

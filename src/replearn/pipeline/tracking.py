@@ -51,6 +51,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import designs
+
 if TYPE_CHECKING:
     import tempfile
 
@@ -58,6 +60,7 @@ RUN_KEY_TAG = "replearn.run_key"  # set when a run is completely logged
 PENDING_KEY_TAG = "replearn.pending_run_key"  # set when logging starts
 EXPERIMENT_KIND = "custom_model_development"  # MLflow 3's classic-ML view (not the GenAI view)
 PARAMS_HASH_TAG = "replearn.params_hash"
+OWNER_TAG = "replearn.owner"  # "<host>:<pid>" of the process logging a parent run (orphaned runs: stale_runs)
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,14 @@ def params_hash(params: dict) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def pipeline_run_key(params: dict, crossval: dict, significance: dict) -> str:
+    """The key of a pipeline run: a hash of its parameters and results (crossval and significance records as plain
+    data). The report stage tags a completely logged parent run with it; ``replearn diff`` finds a side's run by
+    it."""
+    text = json.dumps({"params": params, "crossval": crossval, "significance": significance}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
 def flatten(d: dict, prefix: str = "") -> dict[str, str]:
     """``{"cv": {"folds": 5}}`` -> ``{"cv.folds": "5"}`` (lists become JSON strings)."""
     out = {}
@@ -257,10 +268,52 @@ def check_server(uri: str, timeout: float | None = None) -> None:
     )
 
 
+class _QuietEnvironmentFaults:
+    """A logging filter for MLflow's SQL store: a full disk or a read-only database is not logged with its traceback
+    (replearn words it in one line naming the store: :func:`_store_faults`); every other record passes."""
+
+    def filter(self, record) -> bool:
+        from .stage import describe_fault
+
+        exc = record.exc_info[1] if record.exc_info else None
+        return exc is None or describe_fault(exc) is None
+
+
+def _store_faults(method):
+    """A :class:`PipelineRun` method whose environment faults (a full disk, a read-only store:
+    :func:`~replearn.pipeline.stage.describe_fault`) become one :class:`TrackingError` naming the store."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        from ..exceptions import TrackingError
+        from .stage import describe_fault
+
+        try:
+            return method(self, *args, **kwargs)
+        except TrackingError:
+            raise
+        except Exception as exc:
+            fault = describe_fault(exc)
+            if fault is None:
+                raise
+            raise TrackingError(
+                f"{fault}; the MLflow store is {self.tracking_uri} (this run's outputs are written; its MLflow run is "
+                "not complete, and the next run logs it again)"
+            ) from exc
+
+    return wrapper
+
+
 def _client(target: TrackingTarget, experiment: str):
     """An MlflowClient and the experiment id, creating database and experiment once under a lock."""
     http_timeouts()
+    import logging
+
     import mlflow  # noqa: F401  (lazy: only the report stage pays for the import)
+
+    store_log = logging.getLogger("mlflow.store.db.utils")
+    if not any(isinstance(f, _QuietEnvironmentFaults) for f in store_log.filters):
+        store_log.addFilter(_QuietEnvironmentFaults())
     from filelock import FileLock
     from mlflow.tracking import MlflowClient
 
@@ -277,15 +330,95 @@ def _client(target: TrackingTarget, experiment: str):
         location = target.artifact_root.as_uri() if target.artifact_root else None
         if target.artifact_root:
             target.artifact_root.mkdir(parents=True, exist_ok=True)
-        return client, client.create_experiment(
-            experiment, artifact_location=location, tags={"mlflow.experimentKind": EXPERIMENT_KIND}
-        )
+        from mlflow.exceptions import MlflowException
+
+        try:
+            return client, client.create_experiment(
+                experiment, artifact_location=location, tags={"mlflow.experimentKind": EXPERIMENT_KIND}
+            )
+        except MlflowException as exc:
+            # A tracking server has no file lock: two runs (a `dvc queue` with -j 2) may both find no experiment
+            # and both create it; the second's create fails with RESOURCE_ALREADY_EXISTS; it then uses the first's.
+            if exc.error_code != "RESOURCE_ALREADY_EXISTS":
+                raise
+            exp = client.get_experiment_by_name(experiment)
+            if exp is None:
+                raise
+            return client, exp.experiment_id
 
     if target.lock_file is None:
         return get_or_create()
     target.lock_file.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target.lock_file), timeout=300):
         return get_or_create()
+
+
+#: The MLflow releases this module's private MLflow uses were checked against (pyproject.toml's range; the constraints
+#: file pins the one CI runs). Outside it, each private use fails loudly (:func:`mlflow_private`) instead of guessing.
+MLFLOW_CHECKED = ((3, 7), (4, 0))
+
+#: Every private MLflow name this module touches, and why no public API serves (one place to review on an upgrade).
+MLFLOW_PRIVATE = {
+    "mlflow.store.db.utils._initialize_tables": "build a fresh SQLite store's schema with durability off "
+    "(prepare_database); MLflow's public API creates it only through a store that syncs every DDL commit",
+    "mlflow.models.utils._save_example": "write a model's input example as log_model does "
+    "(input_example.json + serving_input_example.json, _save_input_example); public only inside log_model",
+    "mlflow.store.tracking.sqlalchemy_store.SqlAlchemyStore._engine_map": "dispose the engines MLflow's tracking "
+    "store cached (close_stores); MLflow has no public call that closes a store's connections",
+    "mlflow.store.model_registry.sqlalchemy_store.SqlAlchemyStore._engine_map": "dispose the engines MLflow's "
+    "model-registry store cached (close_stores); MLflow has no public call that closes a store's connections",
+}
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit()) if piece[:1].isdigit() else ""
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def mlflow_private(name: str, version: str | None = None):
+    """The private MLflow object ``name`` (a key of :data:`MLFLOW_PRIVATE`), after checking that the installed
+    MLflow is one of :data:`MLFLOW_CHECKED`; any other version, or the name missing, raises :class:`TrackingError`
+    naming the private use, the version and the fix: nothing falls back silently."""
+    import importlib
+
+    from ..exceptions import TrackingError
+
+    if name not in MLFLOW_PRIVATE:
+        raise KeyError(f"{name!r} is not a declared private MLflow use (tracking.MLFLOW_PRIVATE)")
+    if version is None:
+        import mlflow
+
+        version = mlflow.__version__
+    (lo, hi), have = MLFLOW_CHECKED, _version_tuple(version)
+    span = f"{'.'.join(map(str, lo))} <= mlflow < {'.'.join(map(str, hi))}"
+    if not (lo <= have < hi):
+        raise TrackingError(
+            f"mlflow {version} is installed; replearn's tracking uses MLflow's private {name} (to "
+            f"{MLFLOW_PRIVATE[name].split(';')[0]}), checked only for {span}: install a checked version "
+            "(pip install -c requirements/constraints.txt mlflow) or run with tracking.enabled=false"
+        )
+    module, _, attr = name.rpartition(".")
+    owner = None
+    try:
+        owner = importlib.import_module(module)
+    except ImportError:
+        mod, _, cls = module.rpartition(".")
+        try:
+            owner = getattr(importlib.import_module(mod), cls)
+        except (ImportError, AttributeError):
+            owner = None
+    if owner is None or not hasattr(owner, attr):
+        raise TrackingError(
+            f"mlflow {version}: MLflow's private {name} is gone (replearn's tracking needs it to "
+            f"{MLFLOW_PRIVATE[name].split(';')[0]}); install the pinned version: pip install -c "
+            "requirements/constraints.txt mlflow"
+        )
+    return getattr(owner, attr)
 
 
 def _sqlite_path(uri: str) -> Path:
@@ -300,8 +433,9 @@ def prepare_database(path: Path) -> None:
       the rollback journal in memory): those ~1,700 DDL statements and 70 commits took 6 s of fsyncs,
       and take well under a second without. Nobody can see the file until it is complete; it is then
       synced and renamed into place (atomic), so a crash leaves no half-migrated store. MLflow checks
-      the schema revision when it opens the file, as it does for any database. Should MLflow's schema
-      helper be missing (another MLflow version), MLflow creates the database itself, as before.
+      the schema revision when it opens the file, as it does for any database. The schema helper is private
+      MLflow API: :func:`mlflow_private` checks the MLflow version first and fails loudly outside the checked
+      range, never falling back silently.
     * **Write-ahead logging** (``journal_mode=WAL``, stored in the file): a commit costs one append and
       one fsync instead of the rollback journal's create/sync/delete (19 ms -> 4 ms per commit here; a
       warm pipeline run makes ~100 commits, reads included). Readers (``mlflow ui``) no longer block the
@@ -313,14 +447,13 @@ def prepare_database(path: Path) -> None:
             _set_wal(path)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        from mlflow.store.db.utils import _initialize_tables
-    except ImportError:  # pragma: no cover - another MLflow layout: let MLflow create the store itself
-        return
+    _initialize_tables = mlflow_private("mlflow.store.db.utils._initialize_tables")  # version-checked, loud
     import sqlalchemy
 
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
+    from ..atomic import sweep, temp_name
+
+    sweep(path)  # a private file a killed creation left behind
+    tmp = path.with_name(temp_name(path))
     engine = sqlalchemy.create_engine(f"sqlite:///{tmp}")
 
     @sqlalchemy.event.listens_for(engine, "connect")
@@ -416,6 +549,65 @@ def logged_run_id(db: Path, experiment: str, run_key: str) -> str | None:
     return str(row[0]) if row else None
 
 
+def _owner() -> str:
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def stale_runs(running: list[tuple[str, dict]], run_key: str | None = None) -> list[str]:
+    """The RUNNING runs (``(run_id, tags)``) that no process will finish: a parent tagged as pending ``run_key``
+    (an earlier attempt at this very run), or one whose logging process (:data:`OWNER_TAG`) is gone from this
+    machine -- killed, e.g. with a queue worker --, then every child of a parent that is no longer running."""
+    from ..atomic import process_alive
+
+    host = _owner().rpartition(":")[0]
+
+    def gone(tags: dict) -> bool:
+        where, _, pid = str(tags.get(OWNER_TAG, "")).rpartition(":")
+        return where == host and pid.isdigit() and not process_alive(int(pid))
+
+    parents = {rid: tags for rid, tags in running if "mlflow.parentRunId" not in tags}
+    stale = [rid for rid, tags in parents.items() if (run_key and tags.get(PENDING_KEY_TAG) == run_key) or gone(tags)]
+    alive = set(parents) - set(stale)
+    children = [rid for rid, tags in running if tags.get("mlflow.parentRunId", rid) not in alive | {rid}]
+    return stale + children
+
+
+def orphaned_runs(db: Path) -> list[str]:
+    """:func:`stale_runs` of the project's SQLite store, read-only with the standard library (``replearn check``)."""
+    import sqlite3
+
+    if not db.is_file():
+        return []
+    try:
+        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            rows = con.execute(
+                "SELECT r.run_uuid, t.key, t.value FROM runs r LEFT JOIN tags t ON t.run_uuid = r.run_uuid "
+                "WHERE r.status = 'RUNNING' AND r.lifecycle_stage = 'active'"
+            ).fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return []
+    tags: dict[str, dict] = {}
+    for rid, key, value in rows:
+        tags.setdefault(rid, {})
+        if key is not None:
+            tags[rid][key] = value
+    return stale_runs(list(tags.items()))
+
+
+def fail_runs(tracking_uri: str, run_ids: list[str]) -> None:
+    """Mark ``run_ids`` FAILED (:func:`orphaned_runs`, for ``replearn check --repair``)."""
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=tracking_uri)
+    for run_id in run_ids:
+        client.set_terminated(run_id, status="FAILED")
+
+
 def read_only_row(db: Path, sql: str, params: tuple = ()) -> tuple | None:
     """The first row of ``sql`` on the SQLite file ``db`` opened read-only with the standard library (no mlflow
     import); None when the file is missing, the query finds nothing or SQLite refuses (not an MLflow database,
@@ -461,9 +653,10 @@ def close_stores() -> None:
     import sys
 
     for name in ("mlflow.store.tracking.sqlalchemy_store", "mlflow.store.model_registry.sqlalchemy_store"):
-        module = sys.modules.get(name)
-        store = getattr(module, "SqlAlchemyStore", None)
-        for engine in list(getattr(store, "_engine_map", {}).values()):
+        if name not in sys.modules:
+            continue  # that store was never opened in this process
+        # each store's engine cache (private MLflow: version-checked, fails loudly)
+        for engine in list(mlflow_private(f"{name}.SqlAlchemyStore._engine_map").values()):
             engine.dispose()
 
 
@@ -549,9 +742,7 @@ def start_pipeline_run(
     if cfg.get("server"):
         check_server(target.tracking_uri)  # a server that is down: a clear error before any run is created
     phash = params_hash(params)
-    run_key = hashlib.sha256(
-        json.dumps({"params": params, "crossval": crossval, "significance": significance}, sort_keys=True).encode()
-    ).hexdigest()[:24]
+    run_key = pipeline_run_key(params, crossval, significance)
     if target.lock_file is not None:  # the project's SQLite file: an unchanged rerun needs no MLflow at all
         done = logged_run_id(_sqlite_path(target.tracking_uri), cfg["experiment"], run_key)
         if done:
@@ -603,6 +794,7 @@ class PipelineRun:
         self._jobs: list[dict] = []
         self._frame: dict = {}
 
+    @_store_faults
     @_gc_paused()
     def _begin(self) -> None:
         """Start the workers, open the store, create the parent run with its params and overview, and hand the
@@ -623,9 +815,9 @@ class PipelineRun:
             loggers.cancel()
             self.status, self.run_id = "exists", existing[0].info.run_id
             return
-        for stale in client.search_runs([exp_id], filter_string=f"tags.`{PENDING_KEY_TAG}` = '{run_key}'"):
-            if stale.info.status == "RUNNING":  # an earlier attempt was killed while logging
-                client.set_terminated(stale.info.run_id, status="FAILED")
+        running = client.search_runs([exp_id], filter_string="attributes.status = 'RUNNING'", max_results=5000)
+        for run_id in stale_runs([(r.info.run_id, r.data.tags) for r in running], run_key):
+            client.set_terminated(run_id, status="FAILED")  # an earlier attempt was killed while logging
 
         exp_name = os.environ.get("DVC_EXP_NAME")
         commit = git_commit(project_root)
@@ -633,6 +825,7 @@ class PipelineRun:
         tags = {
             PENDING_KEY_TAG: run_key,
             PARAMS_HASH_TAG: phash,
+            OWNER_TAG: _owner(),
             "mlflow.runName": exp_name or f"{params.get('experiment_name', 'run')}-{phash[:8]}",
             "replearn.experiment_name": str(params.get("experiment_name")),
             **source,
@@ -641,6 +834,8 @@ class PipelineRun:
             tags["dvc.exp_name"] = exp_name
         if commit:
             tags["git.commit"] = commit
+        verdicts = _verdict_tags(a["crossval"], a["significance"], params)
+        tags.update(verdicts["parent"])
         try:
             parent = client.create_run(exp_id, tags=tags)
         except BaseException:
@@ -653,7 +848,7 @@ class PipelineRun:
         try:
             crossval, train_metrics = a["crossval"], a["train_metrics"]
             self._jobs = [
-                _child_job(d, key, res, train_metrics, a["train_results"])
+                _child_job(d, key, res, train_metrics, a["train_results"], verdicts["children"].get((d, key)))
                 for d, res in crossval.items()  # datasets in the configured order
                 for key in sorted(res["models"])
             ]
@@ -675,6 +870,7 @@ class PipelineRun:
     def _result(self, status: str) -> dict:
         return {"status": status, "run_id": self.run_id, "tracking_uri": self.tracking_uri}
 
+    @_store_faults
     @_gc_paused()
     def finish(self, artifacts=(), extra_files: dict | None = None) -> dict:
         """Log ``artifacts`` (files and folders) to the parent, the child runs no worker has taken yet, then
@@ -762,8 +958,29 @@ def _child_workers(n_children: int) -> int:
     return processes(WORKERS_ENV, n_children, default)
 
 
-def _child_job(d: str, key: str, res: dict, train_metrics: dict, train_results: dict | None) -> dict:
-    """Everything one child run logs, as plain JSON (a worker process receives it in a file)."""
+#: MLflow keeps tag values up to this length (mlflow.utils.validation.MAX_TAG_VAL_LENGTH is 8000)
+MAX_TAG_TEXT = 5000
+
+
+def _verdict_tags(crossval: dict, significance: dict, params: dict) -> dict:
+    """The report's verdict lines as tags (:func:`replearn.pipeline.report.summary.verdict_tags`), cut to
+    :data:`MAX_TAG_TEXT` characters."""
+    from .report.summary import verdict_tags
+
+    decimals = int((params.get("report") or {}).get("decimals", 3))
+    out = verdict_tags(crossval, significance, decimals)
+    cut = lambda text: text if len(text) <= MAX_TAG_TEXT else text[: MAX_TAG_TEXT - 1] + "…"  # noqa: E731
+    return {
+        "parent": {k: cut(v) for k, v in out["parent"].items()},
+        "children": {dk: {k: cut(v) for k, v in tags.items()} for dk, tags in out["children"].items()},
+    }
+
+
+def _child_job(
+    d: str, key: str, res: dict, train_metrics: dict, train_results: dict | None, tags: dict | None = None
+) -> dict:
+    """Everything one child run logs, as plain JSON (a worker process receives it in a file); ``tags``: its verdict
+    tags."""
     m = res["models"][key]
     trained = (train_results or {}).get(d, {}).get("models", {}).get(key, {})
     curves = trained.get("figures", {}).get("curves", {})
@@ -777,6 +994,7 @@ def _child_job(d: str, key: str, res: dict, train_metrics: dict, train_results: 
         "train_results": {d: {"models": {key: {"figures": {"curves": curves}}}}},
         # the final fit's predictions on the first test rows: the logged model's output example (write_model_dir)
         "example_output": pred[:N_EXAMPLE_ROWS] if isinstance(pred, list) else None,
+        "tags": dict(tags or {}),
     }
 
 
@@ -795,6 +1013,7 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
             **frame["source"],
             **_family_tags(res, m),
             **_unlogged_model_tag(frame, res, d, key),
+            **(job.get("tags") or {}),
         },
     )
     current.append(child.info.run_id)
@@ -1037,7 +1256,7 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results, ext
                 metrics.append(Metric(f"cv.{metric}.{stat}", value, now, 0))
         metrics.extend(Metric(f"cv.{metric}", float(v), now, i) for i, v in enumerate(values) if v is not None)
         # a sweep: the mean at each point of the axis, as a step metric along the axis (step = point index)
-        if (res.get("scheme") or {}).get("design") == "sweep":
+        if designs.of_scheme(res.get("scheme")).has_points:
             points = list(res["scheme"].get("values") or [])
             at = [s.get("point") for s in res.get("splits") or []]
             for j, point in enumerate(points):
@@ -1156,14 +1375,6 @@ MODEL_CODE = Path(__file__).with_name("tracking_model.py")
 N_EXAMPLE_ROWS = 5
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _log_dataset_and_model(
     client,
     run_id,
@@ -1178,6 +1389,7 @@ def _log_dataset_and_model(
 ) -> None:
     """The dataset as a run input, the fitted model as an MLflow Model (where the pipeline's files exist; not with
     ``model=False``, ``tracking.log_models: false``)."""
+    from ..persistence import SUFFIXES, stem_file
     from . import paths
 
     prepared = root / paths.PREPARED / d / "train.npz"
@@ -1185,7 +1397,7 @@ def _log_dataset_and_model(
         log_dataset_input(client, run_id, d, prepared, paths.PREPARED / d / "train.npz")
     stem = root / paths.MODELS / d / key
     features = root / paths.FEATURES / d / "test.npz"
-    if model and stem.with_suffix(".npz").is_file() and stem.with_suffix(".json").is_file() and features.is_file():
+    if model and all(stem_file(stem, sfx).is_file() for sfx in SUFFIXES) and features.is_file():
         log_model(client, run_id, exp_id, stem, features, params=cparams, example_output=example_output, root=root)
 
 
@@ -1194,7 +1406,9 @@ def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) 
     import numpy as np
     from mlflow.entities import Dataset, DatasetInput, InputTag
 
-    digest = _sha256(path)
+    from .paths import sha256_file
+
+    digest = sha256_file(path)
     with np.load(path, allow_pickle=False) as data:
         X = data["X"]
         profile = {"num_rows": int(X.shape[0]), "num_features": int(X.shape[1]) if X.ndim == 2 else 1}
@@ -1205,12 +1419,16 @@ def log_dataset_input(client, run_id: str, name: str, path: Path, source: Path) 
         source=json.dumps({"uri": source.as_posix()}),
         profile=json.dumps(profile),
     )
-    client.log_inputs(
-        run_id,
-        datasets=[
-            DatasetInput(ds, tags=[InputTag("mlflow.data.context", "train"), InputTag("replearn.sha256", digest)])
-        ],
-    )
+    inputs = [DatasetInput(ds, tags=[InputTag("mlflow.data.context", "train"), InputTag("replearn.sha256", digest)])]
+    try:
+        client.log_inputs(run_id, datasets=inputs)
+    except Exception as exc:  # noqa: BLE001 - only the store's unique-dataset race is retried, the rest re-raised
+        # MLflow's store looks a dataset up by (experiment, name, digest) and inserts it when absent, in two steps:
+        # two worker processes logging children of one dataset at once can both insert, and the second fails on
+        # the UNIQUE constraint. The dataset is then in the store; logging again links this run to it.
+        if "UNIQUE constraint failed: datasets." not in str(exc) and "dataset_pk" not in str(exc):
+            raise
+        client.log_inputs(run_id, datasets=inputs)
 
 
 def log_model(
@@ -1295,14 +1513,13 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
     ``allow_pickle=False``) for the output schema, unless ``output`` holds its predictions on the example rows
     already (the train stage's ``pred``: loading a forest of 100 trees to predict five rows cost ~15 ms a model).
     """
-    import shutil
-
     import mlflow
     import numpy as np
     import scipy
     from mlflow.models import Model, infer_signature
 
-    from ..persistence import load_model
+    from ..atomic import copy_file
+    from ..persistence import load_model, stem_file
 
     with np.load(features, allow_pickle=False) as data:
         example = np.asarray(data["X"][:N_EXAMPLE_ROWS], dtype=float)
@@ -1315,10 +1532,10 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
     (path / "artifacts").mkdir(parents=True, exist_ok=True)  # a fresh directory (or an empty one: _local_artifact_dir)
     artifacts = {}
     for name, suffix in (("npz", ".npz"), ("json", ".json")):  # the names tracking_model.load_context reads
-        src = stem.with_suffix(suffix)
-        shutil.copyfile(src, path / "artifacts" / src.name)
+        src = stem_file(stem, suffix)
+        copy_file(src, path / "artifacts" / src.name)  # each file whole or not at all (replearn.atomic)
         artifacts[name] = {"path": f"artifacts/{src.name}", "uri": str(src)}
-    shutil.copyfile(MODEL_CODE, path / MODEL_CODE.name)
+    copy_file(MODEL_CODE, path / MODEL_CODE.name)
 
     # as MLflow's log_model: the LoggedModel's location and id, which is the model's uuid too
     logged = {}
@@ -1339,7 +1556,7 @@ def write_model_dir(path: Path, stem: Path, features: Path, *, run_id=None, mode
         path, [f"mlflow=={mlflow.__version__}", f"numpy=={np.__version__}", f"scipy=={scipy.__version__}"]
     )
     mlmodel.model_size_bytes = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    _save_mlmodel(mlmodel, path / "MLmodel")
+    _save_mlmodel(mlmodel, path / "MLmodel")  # last: a model folder with an MLmodel file is complete
     return path
 
 
@@ -1352,14 +1569,18 @@ def _save_mlmodel(mlmodel, path: Path) -> None:
     if dumper is None:  # PyYAML built without libyaml
         mlmodel.save(str(path))
         return
-    with open(path, "w") as out:
+    from ..atomic import atomic_write
+
+    with atomic_write(path, "w", durable=False) as out:
         yaml.dump(mlmodel.to_dict(), out, Dumper=dumper, default_flow_style=False)
 
 
 def _write_environment(path: Path, requirements: list[str]) -> None:
     """``requirements.txt``, ``python_env.yaml`` and ``conda.yaml`` as MLflow writes them for pinned requirements."""
+    from ..atomic import write_text
+
     for name, text in _environment_files(tuple(requirements)).items():
-        (path / name).write_text(text)
+        write_text(path / name, text, durable=False)
 
 
 @functools.cache
@@ -1388,10 +1609,7 @@ def _environment_files(requirements: tuple[str, ...]) -> dict[str, str]:
 
 def _save_input_example(mlmodel, example, path: Path) -> None:
     """The input example as MLflow writes it (``input_example.json`` + ``serving_input_example.json``)."""
-    try:
-        from mlflow.models.utils import _save_example
-    except ImportError:  # pragma: no cover - another MLflow layout: the model loads without an example
-        return
+    _save_example = mlflow_private("mlflow.models.utils._save_example")  # version-checked, loud
     _save_example(mlmodel, example, str(path))
 
 
@@ -1424,6 +1642,58 @@ def _log_batch(client, run_id: str, params: dict, metrics: list) -> None:
         room = 1000 - len(batch)
         client.log_batch(run_id, params=batch, metrics=metrics[:room])
         metrics = metrics[room:]
+
+
+DIFF_OUTCOME_TAG = "replearn.diff.outcome"
+
+
+def log_diff(result, project_root: Path, as_dict: dict, markdown: str) -> str:
+    """Tag the MLflow run of the diff's side B with the diff's outcome and log the diff (JSON and Markdown) as its
+    artifacts ``diff/against-<A>.json`` / ``.md``. The run is B's parent run, found by its run key (its params,
+    crossval and significance records, as the report stage computed it). Returns what was done, or why nothing
+    was (tracking off in B's params, no store, no run of B in it) -- never an error: the diff stands without it."""
+    b = result.b
+    params = b.params or {}
+    cfg = params.get("tracking") or {}
+    if not cfg.get("enabled"):
+        return "not logged (tracking off in B's params)"
+    if b.significance is None or not b.plain:
+        return "not logged (B has no significance record, so no pipeline run was logged for it)"
+    wanted = list(params.get("dataset") or b.plain)
+    if set(wanted) != set(b.plain):
+        return "not logged (B's records are not those of its params' datasets)"
+    key = pipeline_run_key(params, {d: b.plain[d] for d in wanted}, b.significance)
+    try:
+        target = resolve_target(project_root, cfg.get("tracking_uri"), server=bool(cfg.get("server")))
+    except Exception as exc:  # an unusable store: say so, keep the diff
+        return f"not logged ({exc})"
+    if target.lock_file is not None:
+        run_id = logged_run_id(_sqlite_path(target.tracking_uri), cfg["experiment"], key)
+        if run_id is None:
+            return (
+                f"not logged (no complete run of B with run key {key} in {target.tracking_uri}; `dvc repro` logs one)"
+            )
+    try:
+        client, exp_id = _client(target, cfg["experiment"])
+        if target.lock_file is None:
+            found = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{key}'", max_results=1)
+            if not found:
+                return f"not logged (no complete run of B with run key {key} in {target.tracking_uri})"
+            run_id = found[0].info.run_id
+        against = result.a.label.replace("/", "_").replace(" ", "_") or "A"
+        counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
+        client.set_tag(run_id, DIFF_OUTCOME_TAG, as_dict["outcome"])
+        client.set_tag(run_id, "replearn.diff.against", result.a.describe())
+        client.set_tag(run_id, "replearn.diff.summary", counts[:4900])
+        client.log_text(run_id, json.dumps(as_dict, indent=2, sort_keys=True), f"diff/against-{against}.json")
+        client.log_text(run_id, markdown, f"diff/against-{against}.md")
+    except Exception as exc:  # the store failed: the diff is still printed
+        return f"not logged ({type(exc).__name__}: {exc})"
+    finally:
+        close_stores()
+    return (
+        f"run {run_id} of B tagged {DIFF_OUTCOME_TAG}={as_dict['outcome']}, the diff logged as diff/against-{against}"
+    )
 
 
 def ui_command(project_root: Path, port: int = 5000) -> list[str]:

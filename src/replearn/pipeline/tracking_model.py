@@ -27,9 +27,10 @@ NPZ, JSON = "npz", "json"
 
 def _stem(artifacts: dict) -> Path:
     npz, meta = Path(artifacts[NPZ]), Path(artifacts[JSON])
+    # the suffix removed from the whole name (persistence.stem_file appends it: a dot in a stem is part of its name)
     if npz.suffix != ".npz" or meta.suffix != ".json" or npz.with_suffix("") != meta.with_suffix(""):
         raise ValueError(f"a replearn model needs <stem>.npz and <stem>.json side by side; got {npz} and {meta}")
-    return npz.with_suffix("")
+    return npz.with_name(npz.name[: -len(".npz")])
 
 
 class ReplearnModel(mlflow.pyfunc.PythonModel):  # type: ignore[name-defined]  # mlflow exports it lazily

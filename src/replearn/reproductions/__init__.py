@@ -24,10 +24,14 @@ cs229_examples         CS229 notes and summaries: the worked examples that are a
                        Hoeffding's n = 530, VC = 3, GDA's logistic posterior, ICA, the split example, ...)
 cs229_control          CS229 Part V: the 4x3 world's V*, value iteration's contraction, LQR, Kalman, REINFORCE
 cs229_figures          CS229 Figs. 8.10/8.12 (model-wise double descent), 9.2 (implicit regularization), §6.6
+cs229_plots            CS229's redrawable figures: GD and coordinate-ascent paths, Gaussian and GDA contours,
+                       Figs. 8.1-8.7 (the bias-variance running example), Fig. 10.1 (k-means iterations)
 ciml_examples          CIML: 19 worked examples (distances, F-measure tables, t table, AdaBoost, Viterbi, ...)
 ciml_figures           CIML Figs. 3.18, 4.4, 10.3 and 13.3
+ciml_plots             CIML's other redrawable figures: Figs. 3.9-3.14, 5.14, 7.1-7.12, 13.2, 15.1-15.2, 16.1
 cs480_examples         Waterloo CS480/680: spam table, perceptron on OR/XOR, kernels, XOR ReLU net, convolution
 epfl_examples          EPFL CS-433: step sizes, one SVM dual coordinate step, test-set bounds, a kernel
+epfl_project1          EPFL CS-433 project 1: the public grading tests' numbers by replearn.courses.epfl
 =====================  =============================================================================
 
 :mod:`.catalogue` lists the texts' 73 worked examples, tables and figures and what reproduces each;
@@ -48,16 +52,19 @@ PRESETS = (
     "ciml_course_ratings",
     "ciml_examples",
     "ciml_figures",
+    "ciml_plots",
     "cs229_control",
     "cs229_examples",
     "cs229_figures",
     "cs229_housing",
     "cs229_logistic",
     "cs229_lwr",
+    "cs229_plots",
     "cs229_spam",
     "cs480_examples",
     "double_descent",
     "epfl_examples",
+    "epfl_project1",
     "kmeans_em",
     "learning_curves",
     "perceptron_epochs",

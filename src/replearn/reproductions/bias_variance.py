@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import models
+from ..features.polynomial import PolynomialFeatures
 from .record import ExperimentResult, Recorder, register
 
 PRESET = "bias_variance"
@@ -83,7 +84,12 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
         train_error.append(float(np.mean(rss) / N_TRAIN))
         noise_estimate.append(float(np.mean(rss) / (N_TRAIN - degree - 1)))
 
-    rec = Recorder(PRESET, example="cs229.bias-variance")
+    rec = Recorder(
+        PRESET,
+        example="cs229.bias-variance",
+        provenance="invariant",
+        measured_by=("replearn.models:linear_regression", "replearn.features.polynomial.PolynomialFeatures"),
+    )
     for k, degree in enumerate(DEGREES):
         if degree < 2:  # the line cannot fit h*: its residuals hold bias, not just noise
             continue
@@ -96,6 +102,8 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
             SIGMA**2,
             noise_estimate[k],
             4 * se,
+            provenance="derived",
+            derived_from="the generator's noise variance sigma^2 = 0.09 (the notes' y = h*(x) + noise)",
         )
     rec.add(
         "CS229 notes §8.1 Fig. 8.2 (a line underfits): the least-squares line through h* under U[-1, 1] is "
@@ -104,6 +112,8 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
         16.0 / 45.0,
         bias2[DEGREES.index(1)],
         0.02,
+        provenance="derived",
+        derived_from="the least-squares line through h* = 1 - x/2 - 2x^2 under x ~ U[-1, 1]: bias^2 = 16/45",
     )
     rec.add(
         "CS229 notes §8.1: h* is quadratic, so a degree-2 model has no bias; tolerance sigma^2 / 90",
@@ -152,5 +162,5 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
 
 
 def _poly(x: np.ndarray, degree: int) -> np.ndarray:
-    """Columns ``x, x^2, ..., x^degree`` (the intercept is the model's)."""
-    return np.vander(x, degree + 1, increasing=True)[:, 1:]
+    """Columns ``x, x^2, ..., x^degree`` (the intercept is the model's): replearn's polynomial feature map."""
+    return PolynomialFeatures(degree=degree, include_bias=False).fit(x[:, None]).transform(x[:, None])

@@ -1,8 +1,8 @@
 """The worked numeric examples, tables and figures of the five course texts, and what reproduces each.
 
 The project's method catalogue (one inventory per text, kept outside the repository) lists, beside
-the algorithms, the numbers and figures each text works out. :data:`CATALOGUE` is that list: 73
-entries, in text order -- every worked example with a number, every table and every figure a run
+the algorithms, the numbers and figures each text works out. :data:`CATALOGUE` is that list, in text
+order -- every worked example with a number, every table and every figure a run
 can redraw, leaving out trivia (vocabulary sizes, model sizes of GPT-3, ...), statements with no
 number and pure arithmetic that exercises no algorithm. Each entry names the text, section and
 source lines (the line numbers of the catalogue's copy of the text), describes what the text shows,
@@ -69,6 +69,17 @@ def _e(id_, section, lines, kind, title, description, reason=None, figure=None) 
 CATALOGUE: tuple[Example, ...] = (
     # ---------------------------------------------------------------- CS229 lecture notes (seed 000)
     _e(
+        "cs229.fig-gd-path",
+        "§1.1",
+        "L236-244",
+        "figure",
+        "Gradient descent's path on the contours of J",
+        "Caption (prose): 'The ellipses shown above are the contours of a quadratic function. Also shown is the "
+        "trajectory taken by gradient descent, which was initialized at (48,30).' Redrawn on the Portland J(theta) "
+        "(theta1 per 1000 sq ft).",
+        figure=("cs229_plots", "gd_path"),
+    ),
+    _e(
         "cs229.portland-area",
         "§1.1",
         "L246",
@@ -104,6 +115,48 @@ CATALOGUE: tuple[Example, ...] = (
         reason="the function is not printed (only the iterates are), so there is nothing to rerun: any f with a "
         "root near 1.3 would be fitted to the figure, not reproduced. Newton's quadratic convergence is "
         "reproduced instead (cs229s.newton-quadratic).",
+    ),
+    _e(
+        "cs229.fig-gaussian-scale",
+        "§4.1.1",
+        "L1063-1076",
+        "figure",
+        "Gaussian densities: Sigma = I, 0.6 I, 2 I",
+        "'Here are some examples of what the density of a Gaussian distribution looks like': mean 0 and Sigma = I "
+        "(the standard normal), 0.6 I (taller, narrower), 2 I (wider, flatter). Drawn as contours.",
+        figure=("cs229_plots", "fig-gaussian-scale"),
+    ),
+    _e(
+        "cs229.fig-gaussian-correlation",
+        "§4.1.1",
+        "L1078-1098",
+        "figure",
+        "Gaussian densities: correlated covariances",
+        "Mean 0 and Sigma with off-diagonal 0.5, 0.8 (the density 'compressed towards the 45° line'), -0.5, -0.8 "
+        "(the other diagonal) and [[3, 0.8], [0.8, 1]]: 'more generally the contours will form ellipses'.",
+        figure=("cs229_plots", "fig-gaussian-correlation"),
+    ),
+    _e(
+        "cs229.fig-gaussian-mean",
+        "§4.1.1",
+        "L1100-1106",
+        "figure",
+        "Gaussian densities: moving the mean",
+        "'Fixing Sigma = I, by varying mu, we can also move the mean of the density around': mu = (1, 0), (-0.5, "
+        "0), (-1, -1.5).",
+        figure=("cs229_plots", "fig-gaussian-mean"),
+    ),
+    _e(
+        "cs229.fig-gda",
+        "§4.1.2",
+        "L1181-1190",
+        "figure",
+        "GDA: two Gaussians with a shared covariance",
+        "'Shown in the figure are the training set, as well as the contours of the two Gaussian distributions that "
+        "have been fit to the data in each of the two classes. Note that the two Gaussians have contours that are "
+        "the same shape and orientation, since they share a covariance matrix Sigma ... Also shown ... is the "
+        "straight line giving the decision boundary at which p(y = 1|x) = 0.5.'",
+        figure=("cs229_plots", "gda"),
     ),
     _e(
         "cs229.gda-logistic",
@@ -167,9 +220,86 @@ CATALOGUE: tuple[Example, ...] = (
         figure=("cs229_figures", "max_margin"),
     ),
     _e(
+        "cs229.fig-coordinate-ascent",
+        "§6.8.1",
+        "L2405-2411",
+        "figure",
+        "Coordinate ascent's path",
+        "'The ellipses in the figure are the contours of a quadratic function that we want to optimize. Coordinate "
+        "ascent was initialized at (2, -2) ... Notice that on each step, coordinate ascent takes a step that's "
+        "parallel to one of the axes.'",
+        figure=("cs229_plots", "coordinate_ascent"),
+    ),
+    _e(
+        "cs229.fig-8.1",
+        "§8.1",
+        "L3316",
+        "figure",
+        "Training and test data of the running example",
+        "Fig. 8.1: 'A running example of training and test dataset for this section.'",
+        figure=("cs229_plots", "fig_8_1"),
+    ),
+    _e(
+        "cs229.fig-8.2",
+        "§8.1",
+        "L3318-3332",
+        "figure",
+        "The best line underfits",
+        "Fig. 8.2: 'The best fit linear model has large training and test errors.'",
+        figure=("cs229_plots", "fig_8_2"),
+    ),
+    _e(
+        "cs229.fig-8.3",
+        "§8.1",
+        "L3334-3346",
+        "figure",
+        "The best line on a much larger dataset",
+        "Fig. 8.3: 'The best fit linear model on a much larger dataset still has a large training error.'",
+        figure=("cs229_plots", "fig_8_3"),
+    ),
+    _e(
+        "cs229.fig-8.4",
+        "§8.1",
+        "L3348-3350",
+        "figure",
+        "The best line on noiseless data",
+        "Fig. 8.4: 'The best fit linear model on a noiseless dataset also has a large training/test error.'",
+        figure=("cs229_plots", "fig_8_4"),
+    ),
+    _e(
+        "cs229.fig-8.5",
+        "§8.1",
+        "L3352-3357",
+        "figure",
+        "The degree-5 fit overfits",
+        "Fig. 8.5: 'Best fit 5-th degree polynomial has zero training error, but still has a large test error and "
+        "does not recover the ground truth. This is a classic situation of overfitting.'",
+        figure=("cs229_plots", "fig_8_5"),
+    ),
+    _e(
+        "cs229.fig-8.6",
+        "§8.1",
+        "L3359-3373",
+        "figure",
+        "The degree-5 fit on a huge dataset",
+        "Fig. 8.6: 'The best fit 5-th degree polynomial on a huge dataset nearly recovers the ground-truth -- "
+        "suggesting that the culprit in Figure 8.5 is the variance (or lack of data) but not bias.'",
+        figure=("cs229_plots", "fig_8_6"),
+    ),
+    _e(
+        "cs229.fig-8.7",
+        "§8.1",
+        "L3375-3380",
+        "figure",
+        "Degree-5 fits on three datasets",
+        "Fig. 8.7: 'The best fit 5-th degree models on three different datasets generated from the same "
+        "distribution behave quite differently, suggesting the existence of a large variance.'",
+        figure=("cs229_plots", "fig_8_7"),
+    ),
+    _e(
         "cs229.bias-variance",
         "§8.1",
-        "Figs. 8.1-8.9, L3311-3511",
+        "Figs. 8.8-8.9, L3311-3511",
         "figure",
         "Bias and variance against the polynomial degree",
         "Quadratic h* plus noise: the line underfits (high bias), the degree-5 fit overfits (high variance), "
@@ -252,6 +382,17 @@ CATALOGUE: tuple[Example, ...] = (
         figure=("kmeans_em", "kmeans_distortion: ex7 (init [3 3; 6 2; 8 5])"),
     ),
     _e(
+        "cs229.fig-10.1",
+        "§10",
+        "L4170",
+        "figure",
+        "k-means: data, random initial centroids, two iterations",
+        "Fig. 10.1: 'K-means algorithm. Training examples are shown as dots, and cluster centroids are shown as "
+        "crosses. (a) Original dataset. (b) Random initial cluster centroids (in this instance, not chosen to be "
+        "equal to two training examples). (c-f) Illustration of running two iterations of k-means.'",
+        figure=("cs229_plots", "kmeans_fig_10_1"),
+    ),
+    _e(
         "cs229.em-gmm",
         "§11.1-11.4",
         "L4580-4596, L4706",
@@ -269,15 +410,6 @@ CATALOGUE: tuple[Example, ...] = (
         "ICA: ambiguities and the density of x = As",
         "Sources are recoverable only up to permutation and scale (A -> 2A, s -> 0.5 s gives the same x); for "
         "s ~ Uniform[0, 1] and A = 2, p_x(x) = p_s(Wx)|W| = 0.5 on [0, 2] (not p_s(Wx) = 1).",
-    ),
-    _e(
-        "cs229.gridworld-4x3",
-        "§15.1-15.2",
-        "AIMA Fig. 17.3 (CS229 lectures' 4x3 world)",
-        "table",
-        "V* of the 4x3 world",
-        "Value iteration on Russell & Norvig's 4x3 world (gamma = 1, living reward -0.04, noise 0.2) gives the "
-        "utilities AIMA prints: 0.812 0.868 0.918 / 0.762 0.660 / 0.705 0.655 0.611 0.388.",
     ),
     _e(
         "cs229.value-iteration-contraction",
@@ -362,7 +494,7 @@ CATALOGUE: tuple[Example, ...] = (
     _e(
         "cs229s.bootstrap-632",
         "Ensembles / bagging",
-        "L1588",
+        "L1590",
         "example",
         "A bootstrap sample holds 63.2% of the examples",
         "The expected fraction of distinct examples in a bootstrap sample is 1 - (1 - 1/n)^n -> 1 - 1/e = 0.632 "
@@ -397,6 +529,52 @@ CATALOGUE: tuple[Example, ...] = (
         "Fig. 3.2: sqrt(0.6^2 + 0.6^2 + 0.3^2) = 0.9.",
     ),
     _e(
+        "ciml.fig-3.9",
+        "§3.3",
+        "L745-753",
+        "figure",
+        "Decision boundary of 1-NN",
+        "Fig. 3.9: 'decision boundary for 1nn' -- 'a solid line separating the positive regions from the negative "
+        "regions'.",
+        figure=("ciml_plots", "fig_3_9"),
+    ),
+    _e(
+        "ciml.fig-3.10",
+        "§3.3",
+        "L747-755",
+        "figure",
+        "Decision boundary of 3-NN",
+        "Fig. 3.10: 'decision boundary for knn with k=3' (a smoother, less complex boundary).",
+        figure=("ciml_plots", "fig_3_10"),
+    ),
+    _e(
+        "ciml.fig-3.12",
+        "§3.3",
+        "L757-777",
+        "figure",
+        "Decision boundary of a decision tree",
+        "Fig. 3.12: 'decision boundary for dt in previous figure': 'Their decision boundaries are axis-aligned cuts.'",
+        figure=("ciml_plots", "fig_3_12"),
+    ),
+    _e(
+        "ciml.fig-3.13",
+        "§3.4",
+        "L765-782",
+        "figure",
+        "Three clusters",
+        "Fig. 3.13: 'simple clustering data... clusters in UL, UR and BC' (upper left, upper right, bottom centre).",
+        figure=("ciml_plots", "fig_3_13"),
+    ),
+    _e(
+        "ciml.fig-3.14",
+        "§3.4",
+        "L784-795",
+        "figure",
+        "The first iterations of k-means",
+        "Fig. 3.14: 'first few iterations of k-means running on previous data set'.",
+        figure=("ciml_plots", "fig_3_14"),
+    ),
+    _e(
         "ciml.spheres-in-a-cube",
         "§3.5",
         "L847-867",
@@ -426,7 +604,7 @@ CATALOGUE: tuple[Example, ...] = (
     _e(
         "ciml.perceptron-passes",
         "§4.2-4.6",
-        "Fig. 4.3, Thm. 2 (L1149), L1249",
+        "Fig. 4.3, Thm. 2 (L1149), L1251",
         "figure",
         "Perceptron error against passes, the mistake bound, averaging",
         "Training and test error against the number of passes (Fig. 4.3); at most (R/gamma)^2 mistakes on "
@@ -471,6 +649,15 @@ CATALOGUE: tuple[Example, ...] = (
         "P = 0.1, R = 0.9 gives F = 0.18; Table 5.2 lists F on the grid P, R in {0, 0.2, ..., 1} (truncated).",
     ),
     _e(
+        "ciml.fig-5.14",
+        "§5.5",
+        "L1510-1516",
+        "figure",
+        "A precision/recall curve",
+        "Fig. 5.14: 'precision recall curve' of a threshold sweep over a classifier's scores.",
+        figure=("ciml_plots", "fig_5_14"),
+    ),
+    _e(
         "ciml.fold-sigma",
         "§5.7",
         "L1642-1650",
@@ -507,6 +694,99 @@ CATALOGUE: tuple[Example, ...] = (
         "0.001/0.999 = 0.001001; the text puts it on the 'positives' where the negatives are meant).",
     ),
     _e(
+        "ciml.fig-7.1",
+        "§7.2",
+        "L2246-2252",
+        "figure",
+        "Zero/one loss against the margin",
+        "Fig. 7.1: 'plot of zero/one versus margin'.",
+        figure=("ciml_plots", "fig_7_1"),
+    ),
+    _e(
+        "ciml.fig-7.2",
+        "§7.2",
+        "L2254-2258",
+        "figure",
+        "An S-shaped smooth zero/one loss",
+        "Fig. 7.2: 'plot of zero/one versus margin and an S version of it' -- smooth but not convex.",
+        figure=("ciml_plots", "fig_7_2"),
+    ),
+    _e(
+        "ciml.fig-7.3",
+        "§7.2",
+        "L2258-2280",
+        "figure",
+        "Convex and non-convex functions with chords",
+        "Fig. 7.3: 'plot of convex and non-convex functions with two chords each'.",
+        figure=("ciml_plots", "fig_7_3"),
+    ),
+    _e(
+        "ciml.fig-7.4",
+        "§7.2",
+        "L2262-2283",
+        "figure",
+        "The surrogate losses",
+        "Fig. 7.4: 'surrogate loss fns' -- hinge, logistic, exponential and squared (eqs. 7.4-7.7) with the "
+        "zero/one loss.",
+        figure=("ciml_plots", "fig_7_4"),
+    ),
+    _e(
+        "ciml.fig-7.5",
+        "§7.3",
+        "L2307-2328",
+        "figure",
+        "Level sets of p-norms",
+        "Fig. 7.5: 'level sets of the same p-norms' (max, 2, 1 and p < 1).",
+        figure=("ciml_plots", "fig_7_5"),
+    ),
+    _e(
+        "ciml.fig-7.7",
+        "§7.4",
+        "L2405-2416",
+        "figure",
+        "Good and bad step sizes",
+        "Fig. 7.7: 'good and bad step sizes' -- 'if the step size is too big, you can accidentally step over the "
+        "optimum and end up oscillating. If the step size is too small, it will take way too long'.",
+        figure=("ciml_plots", "fig_7_7"),
+    ),
+    _e(
+        "ciml.fig-7.8",
+        "§7.5",
+        "L2436-2470",
+        "figure",
+        "Hinge loss with subgradients",
+        "Fig. 7.8: 'hinge loss with sub' -- 'example subderivatives are shown for the hinge loss function'. "
+        "**Errata**: L2440 inverts the regions of the derivative and L2468 puts the kink at z = 0; it is at z = 1.",
+        figure=("ciml_plots", "fig_7_8"),
+    ),
+    _e(
+        "ciml.fig-7.10",
+        "§7.7",
+        "L2546-2563",
+        "figure",
+        "Three separating hyperplanes",
+        "Fig. 7.10: 'picture of data points with three hyperplanes, RGB with G the best' (the largest margin).",
+        figure=("ciml_plots", "fig_7_10"),
+    ),
+    _e(
+        "ciml.fig-7.11",
+        "§7.7",
+        "L2558-2566",
+        "figure",
+        "A hyperplane with its margins",
+        "Fig. 7.11: 'hyperplane with margins on sides' -- y(w.x + b) = 1 on both margins.",
+        figure=("ciml_plots", "fig_7_11"),
+    ),
+    _e(
+        "ciml.fig-7.12",
+        "§7.7",
+        "L2576-2585",
+        "figure",
+        "One bad point with slack",
+        "Fig. 7.12: 'one bad point with slack' -- the soft-margin SVM moves it with a slack variable.",
+        figure=("ciml_plots", "fig_7_12"),
+    ),
+    _e(
         "ciml.svm-slack",
         "§7.7",
         "L2620-2624",
@@ -529,11 +809,10 @@ CATALOGUE: tuple[Example, ...] = (
         "table",
         "A two-layer network for XOR",
         "Hidden OR unit (bias -0.5, weights 1, 1; tanh version bias -500,000, weights 1,000,000), AND unit, "
-        "output weights -2 and +1 on the +-1 features of Table 10.1.",
-        reason="the printed weights do not compute the table's function: with +-1 features the 'OR' unit "
-        "(bias -0.5, weights 1, 1) computes AND (the bias is the one for 0/1 features), and the output "
-        "weights -2, +1 need a bias (about +2) to give y = +1 iff x1 = x2. There is no correct published "
-        "number to compare with; the CS480/680 XOR network (cs480.xor-mlp) is reproduced instead.",
+        "output weights -2 and +1 on the +-1 features of Table 10.1 (y = +1 iff x1 = x2). **Erratum**: with +-1 "
+        "features the printed 'OR' unit computes AND (its bias is the one for 0/1 features) and the output needs a "
+        "bias: the printed network misclassifies 3 of the 4 points; with the OR bias +0.5 and an output bias of +2 "
+        "it classifies all 4.",
     ),
     _e(
         "ciml.fig-10.3",
@@ -580,6 +859,16 @@ CATALOGUE: tuple[Example, ...] = (
         "(0.36770 for N = 1000), so about 63% appear.",
     ),
     _e(
+        "ciml.fig-13.2",
+        "§13.1",
+        "L4204-4208",
+        "figure",
+        "Overfitting: regularization versus bagging",
+        "Fig. 13.2: 'graph depicting overfitting using regularization versus bagging' -- 'bagging tends to reduce "
+        "variance, it provides an alternative approach to regularization'.",
+        figure=("ciml_plots", "fig_13_2"),
+    ),
+    _e(
         "ciml.adaboost-example",
         "§13.2",
         "L4244-4252",
@@ -605,6 +894,25 @@ CATALOGUE: tuple[Example, ...] = (
         "example",
         "Truncated gradient for sparsity",
         "w = 0.6 and a gradient step of 0.8 overshoot to -0.2; the truncated step stops at 0 instead.",
+    ),
+    _e(
+        "ciml.fig-15.1",
+        "§15.2",
+        "L4598-4615",
+        "figure",
+        "2-D data and its PCA projection",
+        "Figs. 15.1/15.2: 'Data in two dimensions' and its 'Projection ... down to one dimension by PCA'.",
+        figure=("ciml_plots", "fig_15_1"),
+    ),
+    _e(
+        "ciml.fig-16.1",
+        "§16.2",
+        "L4836-4846",
+        "figure",
+        "Soft assignments of a mixture of Gaussians",
+        "Fig. 16.1: 'pie charts' of each example's soft assignment z_nk, 'the probability that example n is "
+        "assigned to cluster k'.",
+        figure=("ciml_plots", "fig_16_1"),
     ),
     _e(
         "ciml.viterbi-step",
@@ -738,6 +1046,16 @@ CATALOGUE: tuple[Example, ...] = (
 #: examples reproduced by the presets that are not in the catalogue (published solutions, data sets)
 EXTRAS: tuple[Example, ...] = (
     _e(
+        "extra.aima-4x3",
+        "AIMA 3rd ed. Fig. 17.3",
+        "Russell & Norvig (the 4x3 world of the CS229 lectures)",
+        "table",
+        "V* of the 4x3 world",
+        "Value iteration (CS229 notes §15.2) on Russell & Norvig's 4x3 world (gamma = 1, living reward -0.04, noise "
+        "0.2) gives the utilities AIMA prints: 0.812 0.868 0.918 / 0.762 0.660 / 0.705 0.655 0.611 0.388. The world "
+        "and its values are in none of the five texts.",
+    ),
+    _e(
         "extra.cs229-ps1-logistic",
         "CS229 PS1 Q1",
         "published solution",
@@ -763,6 +1081,16 @@ EXTRAS: tuple[Example, ...] = (
         "Naive Bayes on the CS229 spam data (PS2)",
         "Test error of multinomial naive Bayes for 100-2144 training e-mails and the most spam-indicative tokens.",
         figure=("cs229_spam", "test_error_vs_n"),
+    ),
+    _e(
+        "extra.epfl-project1",
+        "EPFL CS-433 project 1",
+        "public grading tests (epfml/ML_course)",
+        "table",
+        "The project-1 grading tests",
+        "The six functions of implementations.py (GD, SGD, least squares, ridge with 2N lambda, logistic and "
+        "regularized logistic regression) on the tests' 3 x 2 problem: the published w and losses, to rtol 1e-4.",
+        figure=("epfl_project1", "grading_tests"),
     ),
     _e(
         "extra.coursera-ex7",

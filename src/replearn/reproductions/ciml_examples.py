@@ -15,18 +15,23 @@ ciml.t-table (§5.7, Table 5.3)              1.28, 1.64, 1.96, 2.58
 ciml.importance-weight (§6.1)               weight 0.001/0.999 per negative when balancing 0.1% positives
 ciml.svm-slack (§7.7)                       xi = 0.8 for w.x + b = 0.2 on a positive
 ciml.mle-coin (§9.2)                        HHTH -> 3/4; HH -> 1
+ciml.xor-network (§10.1, Table 10.1)        erratum: the printed network misclassifies 3 of 4 points (its
+                                            'OR' unit is an AND on +-1 features); corrected, 0 of 4
 ciml.noise-floor (§12.2)                    a learned classifier's test error is the floor 0.2
 ciml.conjunctions (§12.4, Table 12.1)       Alg. 31's f^1, f^2, f^3
 ciml.vc-fig-12.2 (§12.6)                    3 points shattered, the XOR square not
-ciml.bagging-oob (§13.1)                    out-of-bag fraction (1 - 1/N)^N and the ~63% represented
+ciml.bagging-oob (§13.1)                    (1 - 1/N)^N = 0.36770 at N = 1000, not 0.3679 (arithmetic); the
+                                            out-of-bag fraction at N = 30; the ~63% represented
 ciml.adaboost-example (§13.2)               alpha = 1/2 log 4, weights 1/160 and 1/40, 1/2 per class
 ciml.truncated-gradient (§14.3)             0.6 -> -0.2 -> 0.1 by plain steps; the truncated step gives 0
+                                            (eq. 14.8 corrected); a step away from 0 is not truncated
 ciml.viterbi-step (§17.7)                   alpha_3,adj = 12.7 with back-pointer verb
 ciml.imitation-expert (§18.5)               best achievable Hamming loss 1, expert label adj
 ==========================================  ================================================================
 
 Numbers printed to k decimals are held to half a unit of the last digit; exact identities to
-1e-12; Monte Carlo quantities to four standard errors (named in the record). Under a second.
+1e-12; Monte Carlo quantities to four standard errors (named in the record). Each record names the public
+replearn API that measured it (``measured_by``) or is an arithmetic check of the text. Under a second.
 """
 
 from __future__ import annotations
@@ -34,15 +39,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from .. import models
-from ..evaluation import bootstrap_splits, f1
+from ..evaluation import bootstrap_splits, f1, fold_summary
 from ..models.linear.linear_classifier import margin_loss
-from ..optim.proximal import soft_threshold
+from ..models.neural.activations import Tanh
+from ..models.neural.layers import Dense
+from ..optim import truncated_gradient_step
+from ..stats import t_critical_value
 from ..structured import hamming_best, sequence_expert, viterbi
 from ..theory import ConjunctionLearner, realizable, shatters
 from .record import ExperimentResult, Recorder, half_unit, register
+
+KNN = "replearn.models:knn"
 
 PRESET = "ciml_examples"
 CIML = "CIML"
@@ -64,6 +73,7 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     _importance_weight(rec, seed)
     _slack(rec)
     _mle_coin(rec)
+    tables["xor_network"] = _xor_network(rec)
     _noise_floor(rec, rng)
     tables["conjunctions"] = _conjunctions(rec)
     _vc_picture(rec)
@@ -107,6 +117,9 @@ def _distances(rec: Recorder) -> None:
         _distance([2, 3], [6, 1]),
         half_unit("4.47"),
         example="ciml.distances",
+        provenance="erratum",
+        erratum=4.24,
+        measured_by=KNN,
     )
     rec.add(
         f"{CIML} §3.2 Fig. 3.2 (L654): segments 0.6, 0.6, 0.3 give sqrt(0.6^2 + 0.6^2 + 0.3^2) = 0.9 (exact)",
@@ -115,6 +128,7 @@ def _distances(rec: Recorder) -> None:
         _distance([0.1, 0.2, 0.3], [0.7, 0.8, 0.6]),
         1e-12,
         example="ciml.distances",
+        measured_by=KNN,
     )
     for D, printed in ((2, "0.41"), (3, "0.73"), (4, "1"), (5, "1.23"), (9, "2"), (10, "2.16")):
         corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * D)).reshape(D, -1).T  # centres of the 2^D unit spheres
@@ -129,6 +143,7 @@ def _distances(rec: Recorder) -> None:
             radius,
             2 * half_unit(printed) if "." in printed else 1e-12,
             example="ciml.spheres-in-a-cube",
+            measured_by=KNN,
         )
 
 
@@ -147,6 +162,8 @@ def _perceptron_update(rec: Recorder) -> None:
         a_new - a - (float(np.sum(x2**2)) + 1.0),
         1e-12,
         example="ciml.perceptron-update",
+        provenance="invariant",
+        measured_by="replearn.models:perceptron",
     )
 
 
@@ -166,12 +183,14 @@ def _xor_features(rec: Recorder) -> None:
     scores = _review_features(REVIEWS, True) @ printed
     rec.add(
         f"{CIML} §4.7 L1258-1265: weights +1, -1, 0, -2, +2 on EXCELLENT, TERRIBLE, NOT, EXCELLENT-AND-NOT, "
-        "TERRIBLE-AND-NOT classify the reviews (NOT flips the sentiment)",
+        "TERRIBLE-AND-NOT classify the reviews (NOT flips the sentiment); arithmetic check of the text (the "
+        "printed weights times the features)",
         "reviews misclassified by the printed weights",
         0,
         int(np.sum(np.sign(scores) != REVIEW_LABELS)),
         0,
         example=ex,
+        provenance="arithmetic",
     )
     with_conj = models.create("perceptron", max_iter=100, shuffle=False).fit(
         _review_features(REVIEWS, True), REVIEW_LABELS
@@ -183,6 +202,8 @@ def _xor_features(rec: Recorder) -> None:
         int(np.sum(with_conj.predict(_review_features(REVIEWS, True)) != REVIEW_LABELS)),
         0,
         example=ex,
+        provenance="invariant",
+        measured_by="replearn.models:perceptron",
     )
     without = models.create("perceptron", max_iter=100, shuffle=False).fit(
         _review_features(REVIEWS, False), REVIEW_LABELS
@@ -195,6 +216,8 @@ def _xor_features(rec: Recorder) -> None:
         int(bool(without.converged_)),
         0,
         example=ex,
+        provenance="invariant",
+        measured_by="replearn.models:perceptron",
     )
 
 
@@ -211,23 +234,27 @@ def _irrelevant_feature(rec: Recorder, rng: np.random.Generator, quick: bool) ->
     share = float(np.mean(_perfect_match(np.arange(2**N), labels, N)))
     rec.add(
         f"{CIML} §5.1 L1352-1356: a random feature matches N labels or their negation with probability "
-        "0.5^(N-1); 0.5^20 = 9.54e-7 (~1e-6 after 21 examples); all 2^21 features enumerated",
+        "0.5^(N-1); 0.5^20 = 9.54e-7 (~1e-6 after 21 examples); all 2^21 features enumerated (arithmetic check "
+        "of the text)",
         "share of all binary features on N = 21 examples that are perfectly correlated with the labels",
         9.54e-7,
         share,
         half_unit("9.54") * 1e-7,
         example=ex,
+        provenance="arithmetic",
     )
     n_draws, N = (50_000 if quick else 200_000), 10
     p = 0.5 ** (N - 1)
     draws = rng.integers(0, 2**N, size=n_draws)  # N fair coins per feature
     rec.add(
-        f"{CIML} §5.1 L1356: 0.5^(N-1) for N = {N}; {n_draws} random features, tolerance 4 standard errors",
+        f"{CIML} §5.1 L1356: 0.5^(N-1) for N = {N} (derived); {n_draws} random features, tolerance 4 standard "
+        "errors (arithmetic check of the text: the coin flips are numpy's)",
         f"share of random binary features perfectly correlated with N = {N} labels",
         p,
         float(np.mean(_perfect_match(draws, int("1010101010", 2), N))),
         4 * math.sqrt(p * (1 - p) / n_draws),
         example=ex,
+        provenance="arithmetic",
     )
 
 
@@ -260,6 +287,7 @@ def _f_measure(rec: Recorder) -> list[list[float]]:
         f1(*_labels_with(0.1, 0.9)),
         1e-12,
         example="ciml.f-measure",
+        measured_by="replearn.evaluation.f1",
     )
     grid = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
     measured = [[f1(*_labels_with(p, r), zero_division=0.0) for r in grid] for p in grid]
@@ -272,6 +300,7 @@ def _f_measure(rec: Recorder) -> list[list[float]]:
         bad,
         0,
         example="ciml.f-measure",
+        measured_by="replearn.evaluation.f1",
     )
     return measured
 
@@ -292,31 +321,36 @@ def _fold_sigma(rec: Recorder) -> None:
         y_true = np.r_[np.ones(tp + fn, int), np.zeros(fp + 50, int)]
         y_pred = np.r_[np.ones(tp, int), np.zeros(fn, int), np.ones(fp, int), np.zeros(50, int)]
         folds.append((y_true, y_pred))
-    scores = _fold_scores(folds)
-    mean, sigma = float(np.mean(scores)), float(np.std(scores, ddof=1))
+    summary = fold_summary(_fold_scores(folds))
+    by = ("replearn.evaluation.f1", "replearn.evaluation.fold_summary")
     source = f"{CIML} §5.7 L1642-1650 (fold F-scores 92.4, 93.9, 96.1, 92.2, 94.4; eq. 5.16 divides by N - 1)"
-    rec.add(source, "mean F-score over the 5 folds", 93.8, mean, half_unit("93.8"), example="ciml.fold-sigma")
+    rec.add(
+        source,
+        "mean F-score over the 5 folds",
+        93.8,
+        summary.mean,
+        half_unit("93.8"),
+        example="ciml.fold-sigma",
+        measured_by=by,
+    )
     rec.add(
         source,
         "standard deviation over the 5 folds (eq. 5.18)",
         1.595,
-        sigma,
+        summary.std,
         half_unit("1.595"),
         example="ciml.fold-sigma",
+        measured_by=by,
     )
     rec.add(
         source + "; 95% of the mass lies above mean - 2 sigma: a competitor at 90.6% is beaten",
         "mean - 2 sigma",
         90.6,
-        mean - 2 * sigma,
+        summary.band(2.0)[0],
         half_unit("90.6"),
         example="ciml.fold-sigma",
+        measured_by=by,
     )
-
-
-def _critical_value(level: float) -> float:
-    """The one-sided critical value of the t statistic for large N (the standard normal quantile)."""
-    return float(stats.norm.ppf(level))
 
 
 def _t_table(rec: Recorder) -> None:
@@ -326,9 +360,10 @@ def _t_table(rec: Recorder) -> None:
             "or more (normal limit of the t distribution)",
             f"critical t for {100 * level:.1f}%",
             float(printed),
-            _critical_value(level),
+            t_critical_value(level),
             half_unit(printed),
             example="ciml.t-table",
+            measured_by="replearn.stats.t_critical_value",
         )
 
 
@@ -340,7 +375,8 @@ def _importance_weight(rec: Recorder, seed: int) -> None:
     model = models.create("imbalanced", estimator="gaussian_naive_bayes", random_state=seed).fit(X, y)
     kept_neg, kept_pos = model.class_counts_[0] / n_neg, model.class_counts_[1] / n_pos
     rec.add(
-        f"{CIML} §6.1 L1760-1768: to balance 0.1% positives each negative gets importance weight 0.1/99.9 = "
+        f"{CIML} §6.1 L1760-1768 **erratum**: to balance 0.1% positives each negative gets importance weight "
+        "0.1/99.9 = "
         "0.0010010 (the text prints 0.00101 and puts it on the 'positives'; the exact ratio is used, "
         "to 5 significant digits)",
         "weight of a negative relative to a positive after balancing (subsampling, Alg. 11)",
@@ -348,6 +384,9 @@ def _importance_weight(rec: Recorder, seed: int) -> None:
         float(kept_neg / kept_pos),
         5e-8,
         example="ciml.importance-weight",
+        provenance="erratum",
+        erratum=0.00101,
+        measured_by="replearn.models:imbalanced",
     )
 
 
@@ -359,6 +398,7 @@ def _slack(rec: Recorder) -> None:
         float(margin_loss("hinge", np.array([1.0 * 0.2]))[0]),
         1e-12,
         example="ciml.svm-slack",
+        measured_by="replearn.models.linear.linear_classifier.margin_loss",
     )
 
 
@@ -380,6 +420,7 @@ def _mle_coin(rec: Recorder) -> None:
         _coin_mle([1, 1, 0, 1]),
         1e-12,
         example="ciml.mle-coin",
+        measured_by="replearn.models:naive_bayes",
     )
     rec.add(
         f"{CIML} §9.7 L3206-3210: after H H the MLE is 1.0 (the reason for priors)",
@@ -388,7 +429,80 @@ def _mle_coin(rec: Recorder) -> None:
         _coin_mle([1, 1]),
         1e-12,
         example="ciml.mle-coin",
+        measured_by="replearn.models:naive_bayes",
     )
+
+
+TABLE_10_1 = (np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]), np.array([1, 1, -1, -1]))
+
+
+def _dense(weights, bias) -> Dense:
+    layer = Dense(len(bias))
+    layer.build((np.asarray(weights).shape[0],), np.random.default_rng(0))
+    layer.coef_[...] = weights
+    layer.intercept_[...] = bias
+    return layer
+
+
+def _two_layer_predict(X, hidden_w, hidden_b, out_w, out_b) -> tuple[np.ndarray, np.ndarray]:
+    """CIML Alg. 25 with replearn's layers: h = tanh(W x + b) (Dense + Tanh), y = sign(v . h + c)."""
+    h = Tanh().forward(_dense(hidden_w, hidden_b).forward(X))
+    return np.sign(_dense(out_w, out_b).forward(h)[:, 0]), h
+
+
+def _xor_network(rec: Recorder) -> dict:
+    """CIML §10.1 Table 10.1 (L3308-3331): the printed weights, and the corrected ones."""
+    X, y = TABLE_10_1
+    ex = "ciml.xor-network"
+    by = ("replearn.models.neural.layers.Dense", "replearn.models.neural.activations.Tanh")
+    big = 1e6  # the text's tanh version: weights 1,000,000, bias -500,000 (x 1e6 of the sign version)
+    W = np.array(
+        [[big, big], [big, big]]
+    )  # columns: the 'OR' unit, the AND unit (the text leaves its bias to the reader)
+    printed_b, corrected_b = np.array([-0.5 * big, -1.0 * big]), np.array([0.5 * big, -1.0 * big])
+    out_w = np.array([[-2.0], [1.0]])
+    pred_printed, h_printed = _two_layer_predict(X, W, printed_b, out_w, np.array([0.0]))
+    pred_fixed, _ = _two_layer_predict(X, W, corrected_b, out_w, np.array([2.0]))
+    wrong_printed = int(np.sum(pred_printed != y))
+    rec.add(
+        f"{CIML} §10.1 L3314-3318 **erratum**: 'the activation of this unit will be just slightly above -1 for "
+        "x = <-1, -1> and just slightly below +1 for the other three'; with bias -500,000 and weights 1,000,000 it is "
+        "-1 at x = <+1, -1> as well (the bias -0.5 makes an OR of 0/1 features, an AND of +-1 ones); tolerance 1e-9",
+        "activation of the printed tanh 'OR' unit at x = <+1, -1>",
+        -1.0,
+        float(h_printed[2, 0]),
+        1e-9,
+        example=ex,
+        provenance="erratum",
+        erratum=1.0,
+        measured_by=by,
+    )
+    rec.add(
+        f"{CIML} §10.1 Table 10.1: the printed network ('OR' bias -0.5, AND bias -1, output weights -2, +1, no "
+        "output bias) on the four points (derived: it computes -AND)",
+        "points of Table 10.1 the printed network misclassifies",
+        3,
+        wrong_printed,
+        0,
+        example=ex,
+        provenance="derived",
+        derived_from="the printed weights on the four points of Table 10.1",
+        measured_by=by,
+    )
+    rec.add(
+        f"{CIML} §10.1 L3318 'Verify that these output weights will actually give you XOR' **erratum**: they do not "
+        "(3 of 4 wrong); with the OR bias +0.5 (+500,000 in the tanh version) and an output bias +2 the network "
+        "gives y = +1 iff x1 = x2 on all four points",
+        "points of Table 10.1 the corrected network misclassifies",
+        0,
+        int(np.sum(pred_fixed != y)),
+        0,
+        example=ex,
+        provenance="erratum",
+        erratum=float(wrong_printed),
+        measured_by=by,
+    )
+    return {"printed": pred_printed.tolist(), "corrected": pred_fixed.tolist(), "labels": y.tolist()}
 
 
 def _noise_floor(rec: Recorder, rng: np.random.Generator) -> None:
@@ -405,6 +519,7 @@ def _noise_floor(rec: Recorder, rng: np.random.Generator) -> None:
         err,
         4 * math.sqrt(0.16 / (n // 2)),
         example="ciml.noise-floor",
+        measured_by="replearn.models:decision_tree",
     )
 
 
@@ -430,6 +545,7 @@ def _conjunctions(rec: Recorder) -> dict:
             len(got ^ printed),
             0,
             example="ciml.conjunctions",
+            measured_by="replearn.theory.ConjunctionLearner",
         )
     return out
 
@@ -445,6 +561,7 @@ def _vc_picture(rec: Recorder) -> None:
         int(shatters("halfplanes", triangle)),
         0,
         example=ex,
+        measured_by="replearn.theory.shatters",
     )
     rec.add(
         f"{CIML} §12.6 Fig. 12.2: the XOR labelling of four points is not linearly separable",
@@ -453,36 +570,58 @@ def _vc_picture(rec: Recorder) -> None:
         int(realizable("halfplanes", square, [1, 1, 0, 0])),
         0,
         example=ex,
+        measured_by="replearn.theory.realizable",
     )
 
 
-def _bootstrap_samples(n: int, repeats: int, seed: int):
-    return bootstrap_splits(n, repeats=repeats, seed=seed)
+def _left_out_probability(n: int) -> float:
+    """(1 - 1/N)^N: the probability that an example is never drawn in N draws with replacement (CIML L4203)."""
+    return (1 - 1 / n) ** n
 
 
 def _bagging(rec: Recorder, seed: int, quick: bool) -> None:
-    n, repeats = 1000, (200 if quick else 600)
-    oob = np.array([s.test.size / n for s in _bootstrap_samples(n, repeats, seed)])
-    se = float(oob.std(ddof=1) / math.sqrt(repeats))
-    exact = (1 - 1 / n) ** n
+    ex = "ciml.bagging-oob"
+    n = 1000
     rec.add(
-        f"{CIML} §13.1 L4203: an example is left out of a bootstrap sample with probability (1 - 1/N)^N = "
-        f"{exact:.5f} for N = {n} (-> 1/e = 0.3679; the text's 'correct to four decimals at N = 1000' is off by "
-        f"2e-4); {repeats} samples, tolerance 4 standard errors",
-        "mean out-of-bag fraction, N = 1000",
-        exact,
+        f"{CIML} §13.1 L4203 **erratum**: '(1 - 1/N)^N tends to 1/e = 0.3679 ... already for N = 1000 this is correct "
+        "to four decimal points', but (1 - 1/1000)^1000 = 0.36770 (1/e - 1.8e-4); arithmetic check of the text, "
+        "to half a unit of the fifth decimal",
+        "(1 - 1/N)^N at N = 1000",
+        0.36770,
+        _left_out_probability(n),
+        half_unit("0.36770"),
+        example=ex,
+        provenance="arithmetic",
+        erratum=0.3679,
+    )
+    small, repeats = 30, (4000 if quick else 8000)  # N small enough for the limit 1/e to be far (0.0063)
+    oob = np.array([s.test.size / small for s in bootstrap_splits(small, repeats=repeats, seed=seed)])
+    se = float(oob.std(ddof=1) / math.sqrt(repeats))
+    rec.add(
+        f"{CIML} §13.1 L4203: an example is left out with probability (1 - 1/N)^N, derived for N = {small}: "
+        f"{(1 - 1 / small) ** small:.5f} (the limit 1/e = 0.3679 is 0.006 above it); {repeats} bootstrap samples, "
+        "tolerance 4 standard errors",
+        f"mean out-of-bag fraction, N = {small}",
+        (1 - 1 / small) ** small,
         float(oob.mean()),
         4 * se,
-        example="ciml.bagging-oob",
+        example=ex,
+        provenance="derived",
+        derived_from="the text's (1 - 1/N)^N at N = 30",
+        measured_by="replearn.evaluation.bootstrap_splits",
     )
+    repeats = 200 if quick else 600
+    oob = np.array([s.test.size / n for s in bootstrap_splits(n, repeats=repeats, seed=seed)])
+    se = float(oob.std(ddof=1) / math.sqrt(repeats))
     rec.add(
-        f"{CIML} §13.1 L4203: only about 63% of the examples are represented in a bootstrap sample; "
-        "tolerance half a percent + 4 standard errors",
+        f"{CIML} §13.1 L4203: only about 63% of the examples are represented in a bootstrap sample; N = {n}, "
+        f"{repeats} samples, tolerance half a percent + 4 standard errors",
         "mean fraction of examples represented, N = 1000",
         0.63,
         float(1 - oob.mean()),
         0.005 + 4 * se,
-        example="ciml.bagging-oob",
+        example=ex,
+        measured_by="replearn.evaluation.bootstrap_splits",
     )
 
 
@@ -493,6 +632,7 @@ def _adaboost(rec: Recorder) -> None:
     d = np.asarray(model.sample_weight_)
     ex = "ciml.adaboost-example"
     source = f"{CIML} §13.2 L4244-4252 (80 positives, 20 negatives, the majority-class learner: error 0.2)"
+    by = "replearn.models:adaboost"
     rec.add(
         source,
         "alpha of the first learner (1/2 log 4)",
@@ -500,6 +640,7 @@ def _adaboost(rec: Recorder) -> None:
         float(model.estimator_weights_[0]),
         half_unit("0.6931"),
         example=ex,
+        measured_by=by,
     )
     rec.add(
         source,
@@ -508,9 +649,16 @@ def _adaboost(rec: Recorder) -> None:
         float(np.max(np.abs(d[:80] - 1 / 160))),
         1e-12,
         example=ex,
+        measured_by=by,
     )
     rec.add(
-        source, "max |new weight of a negative - 1/40|", 0.0, float(np.max(np.abs(d[80:] - 1 / 40))), 1e-12, example=ex
+        source,
+        "max |new weight of a negative - 1/40|",
+        0.0,
+        float(np.max(np.abs(d[80:] - 1 / 40))),
+        1e-12,
+        example=ex,
+        measured_by=by,
     )
     rec.add(
         source,
@@ -519,26 +667,40 @@ def _adaboost(rec: Recorder) -> None:
         float(d[80:].sum()),
         1e-12,
         example=ex,
+        measured_by=by,
     )
-
-
-def _subgradient_step(w: float, g: float, eta: float = 1.0) -> float:
-    return w - eta * g
 
 
 def _truncated_gradient(rec: Recorder) -> None:
     ex = "ciml.truncated-gradient"
+    by = "replearn.optim.truncated_gradient_step"
     source = f"{CIML} §14.3 L4412-4424: w_3 = 0.6, g = 0.8 (eta = 1) oversteps to -0.2, then g = -0.3 steps to 0.1"
-    first = _subgradient_step(0.6, 0.8)
-    rec.add(source, "w after the first plain subgradient step", -0.2, first, 1e-12, example=ex)
-    rec.add(source, "w after the second plain subgradient step", 0.1, _subgradient_step(first, -0.3), 1e-12, example=ex)
+    first = float(truncated_gradient_step(np.array([0.6]), np.array([0.8]), 1.0, truncate=False)[0])
+    second = float(truncated_gradient_step(np.array([first]), np.array([-0.3]), 1.0, truncate=False)[0])
+    rec.add(source, "w after the first plain subgradient step", -0.2, first, 1e-12, example=ex, measured_by=by)
+    rec.add(source, "w after the second plain subgradient step", 0.1, second, 1e-12, example=ex, measured_by=by)
     rec.add(
-        f"{CIML} §14.3 eq. 14.8 (L4422-4424): a step that would cross zero is truncated: w = 0",
-        "w after the truncated (soft-thresholding) step from 0.6 by 0.8",
+        f"{CIML} §14.3 L4422-4424: a step that would cross zero is truncated to w = 0 (eq. 14.8 **erratum**: as "
+        "printed it zeroes the gradient, which leaves w at 0.6; the intent stated at L4424 is used)",
+        "w after the truncated step from 0.6 by 0.8",
         0.0,
-        float(soft_threshold(np.array([0.6]), 0.8)[0]),
+        float(truncated_gradient_step(np.array([0.6]), np.array([0.8]), 1.0)[0]),
         0.0,
         example=ex,
+        provenance="erratum",
+        erratum=0.6,
+        measured_by=by,
+    )
+    rec.add(
+        f"{CIML} §14.3 L4420-4424: a step moving away from zero is not truncated (w = -0.2, g = 0.3: -0.5); "
+        "soft thresholding by the step would give 0 (invariant of the corrected rule)",
+        "w after the truncated step from -0.2 by 0.3",
+        -0.5,
+        float(truncated_gradient_step(np.array([-0.2]), np.array([0.3]), 1.0)[0]),
+        1e-12,
+        example=ex,
+        provenance="invariant",
+        measured_by=by,
     )
 
 
@@ -556,10 +718,25 @@ def _viterbi(rec: Recorder) -> None:
         f"{CIML} §17.7 eqs. 17.38-17.40 (L5342-5359): alpha_3,adj = max{{2 - 5, 9 + 2.5, -1 + 2.2}} + 1.2 = "
         "max{-1.8, 12.7, 2.4} = 12.7, back-pointer verb"
     )
-    rec.add(source, "alpha_3,adj", 12.7, float(alpha[1, ADJ]), 1e-9, example=ex)
-    rec.add(source, "back-pointer of adj at 'tasty' (0 noun, 1 verb, 2 adj)", VERB, int(zeta[1, ADJ]), 0, example=ex)
+    by = "replearn.structured.viterbi"
+    rec.add(source, "alpha_3,adj", 12.7, float(alpha[1, ADJ]), 1e-9, example=ex, measured_by=by)
     rec.add(
-        source + "; traced back (Alg. 42, corrected index)", "decoded tag of 'eat'", VERB, int(labels[0]), 0, example=ex
+        source,
+        "back-pointer of adj at 'tasty' (0 noun, 1 verb, 2 adj)",
+        VERB,
+        int(zeta[1, ADJ]),
+        0,
+        example=ex,
+        measured_by=by,
+    )
+    rec.add(
+        source + "; traced back (Alg. 42, corrected index)",
+        "decoded tag of 'eat'",
+        VERB,
+        int(labels[0]),
+        0,
+        example=ex,
+        measured_by=by,
     )
 
 
@@ -568,7 +745,13 @@ def _imitation(rec: Recorder) -> None:
     ex = "ciml.imitation-expert"
     source = f"{CIML} §18.5 eq. 18.8 (L5675-5681): y = noun verb adj noun, prefix 'noun noun'"
     rec.add(
-        source, "best achievable Hamming loss after the prefix", 1, hamming_best(y, ["noun", "noun"]), 0, example=ex
+        source,
+        "best achievable Hamming loss after the prefix",
+        1,
+        hamming_best(y, ["noun", "noun"]),
+        0,
+        example=ex,
+        measured_by="replearn.structured.hamming_best",
     )
     rec.add(
         source + ": the expert says adj",
@@ -577,4 +760,5 @@ def _imitation(rec: Recorder) -> None:
         int(sequence_expert(y, ["noun", "noun"], ["noun", "verb", "adj"]) == "adj"),
         0,
         example=ex,
+        measured_by="replearn.structured.sequence_expert",
     )

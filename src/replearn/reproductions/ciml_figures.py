@@ -1,13 +1,16 @@
 """CIML figures 3.18, 4.4, 10.3 and 13.3, redrawn with replearn's own algorithms (synthetic data, seeded).
 
 * **Fig. 3.18** (§3.5, L871-886): distances between uniform random points on the unit hypercube for
-  D = 1, 2, 3, 10, 20, 100. The text's averages over 100 points (0.346, 0.518, 0.615 for D = 1, 2, 3)
-  are one random draw: each is compared with the average over 1000 points, tolerance four standard
-  deviations of a 100-point average (simulated in the run, about 0.017; the 3-D value is 2.7 of them
-  below the mean 0.662). The concentration "around 0.4 sqrt(D)" is checked at D = 100, the closed form
-  sqrt(D)/3 at D = 1 (where it is exact; the text applies it to every D, an erratum), and the spread:
-  the text's "variance 1/sqrt(18), independent of D" is the *standard deviation* of the distance, exact
-  at D = 1 and 0.2415 in the limit (tolerance 0.01).
+  D = 1, 2, 3, 10, 20, 100 (the histograms: every pair of 1000-2000 points, ``replearn.linalg.pairwise_distances``).
+  The mean distance is measured on independent pairs (``paired_distances``, 10^5-2x10^5 of them) against its
+  exact value: 1/3 at D = 1 (the text's sqrt(D)/3, exact there), (2 + sqrt 2 + 5 log(1 + sqrt 2))/15 = 0.52140 at
+  D = 2 and Robbins' constant 0.66171 at D = 3 -- where the text's sqrt(D)/3 (0.471, 0.577) is an erratum the
+  records reject -- tolerance four standard errors. The text's averages over 100 points (0.346, 0.518, 0.615)
+  are one random draw each (1.1, 0.2 and 2.7 standard deviations of a 100-point average from the exact means).
+  The concentration "around 0.4 sqrt(D)" is checked at D = 100, and the spread: the text's "variance 1/sqrt(18),
+  independent of D" (L879) is the *standard deviation* at D = 1 (the variance is 1/18, a record), and as D grows
+  the standard deviation tends to sqrt(7/120) = 0.2415 (delta method: ||x - y||^2 has mean D/6 and variance
+  7D/180), 0.2419 at D = 100, not 1/sqrt(18) = 0.2357.
 * **Fig. 4.4** (§4.2, L1026-1042): 500 positives followed by 500 negatives (10 features uniform in
   [0, 1], labels by a random linear rule through the median, 10% flipped). In this fixed order the
   perceptron "would really only have learned from a handful of examples (fifteen in this case)" and
@@ -20,9 +23,12 @@
   ("the weights feeding in to any of the hidden units will be exactly the same"), and the
   zero-initialized network is worse than the best random one.
 * **Fig. 13.3** (§13.2, L4255-4271): AdaBoost with trees of depth 1, 2 and 3 (test error against the
-  number of rounds, the figure's curves). Boosted decision stumps on binary features are a linear
-  classifier (eqs. 13.1-13.4): their vote is an affine function of x, exactly; and boosting makes the
-  stump effective (50 rounds beat one stump).
+  number of rounds, the figure's curves), on binary features labelled by the majority of the first three with
+  10% of the labels flipped. Boosted decision stumps on binary features are a linear classifier (eqs.
+  13.1-13.4): their vote is an affine function of x, exactly; the first weight is alpha = 1/2 log((1 - e)/e) of
+  the stump's weighted error (Alg. 32); and because the majority of three *is* linear, boosted stumps reach
+  it: their test error against the noise-free rule is 0 and against the noisy labels the noise rate 0.1 (a
+  random alpha gives 0.24).
 
 Runs in about two seconds (under a second in quick mode).
 """
@@ -32,15 +38,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.spatial.distance import pdist
 
-from .. import models
+from .. import linalg, models
 from ..autodiff import Adam, Tensor
+from ..models.neural.init import initialize
 from .record import ExperimentResult, Recorder, register
 
 PRESET = "ciml_figures"
 DIMS = (1, 2, 3, 10, 20, 100)
 PRINTED_AVERAGES = {1: "0.346", 2: "0.518", 3: "0.615"}
+#: E ||x - y|| for x, y uniform on [0, 1]^D: 1/3; (2 + sqrt 2 + 5 log(1 + sqrt 2)) / 15; Robbins' constant
+EXACT_MEAN = {
+    1: 1.0 / 3.0,
+    2: (2 + math.sqrt(2) + 5 * math.log(1 + math.sqrt(2))) / 15,
+    3: (4 + 17 * math.sqrt(2) - 6 * math.sqrt(3) - 7 * math.pi) / 105
+    + (math.log(1 + math.sqrt(2)) + 2 * math.log(2 + math.sqrt(3))) / 5,
+}
+SPREAD_LIMIT = math.sqrt(7 / 120)  # the standard deviation of ||x - y|| as D -> infinity
 
 
 @register(PRESET)
@@ -68,66 +82,98 @@ def _uniform_points(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return rng.random((n, d))
 
 
-def _pairwise(X: np.ndarray) -> np.ndarray:
-    """Every pairwise Euclidean distance (the text's 'all pairs of points')."""
-    return pdist(X)
+def _pair_distances(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
+    """The distances of ``m`` independent pairs of uniform points (``replearn.linalg.paired_distances``)."""
+    return linalg.paired_distances(_uniform_points(rng, m, d), _uniform_points(rng, m, d))
 
 
 def _distances(rec: Recorder, rng: np.random.Generator, quick: bool, curves: dict, tables: dict) -> None:
     ex = "ciml.fig-3.18"
+    by = ("replearn.linalg.paired_distances",)
     n = 1000 if quick else 2000
+    m = 100_000 if quick else 200_000
     bins = np.linspace(0.0, 1.0, 41)
-    sd_n = 0.0
     hist = {"x": ((bins[:-1] + bins[1:]) / 2).tolist(), "x_label": "distance / sqrt(D)", "y_label": "density"}
     stats = {}
     for D in DIMS:
-        d = _pairwise(_uniform_points(rng, n, D))
+        d = linalg.pairwise_distances(_uniform_points(rng, n, D))
         stats[D] = {"mean": float(d.mean()), "sd": float(d.std()), "mean/sqrt(D)": float(d.mean() / math.sqrt(D))}
         hist[f"D = {D}"] = np.histogram(d / math.sqrt(D), bins=bins, density=True)[0].tolist()
-        if D in PRINTED_AVERAGES:
-            sets = [_pairwise(_uniform_points(rng, 100, D)).mean() for _ in range(200)]
-            sd100 = float(np.std(sets, ddof=1))
-            if D == 1:
-                sd_n = sd100 * math.sqrt(100 / n)  # the sd of an n-point average (a U-statistic: ~ 1/sqrt(n))
-            printed = PRINTED_AVERAGES[D]
+    for D in (1, 2, 3):
+        pairs = _pair_distances(rng, m, D)
+        se = float(pairs.std(ddof=1) / math.sqrt(m))
+        printed = PRINTED_AVERAGES[D]
+        common = dict(example=ex, measured_by=by)
+        text = (
+            f"CIML §3.5 L871-877: 'the average distance between points in {D} dimension(s) is about {printed}' (one "
+            f"draw of 100 points) and avgDist(D) = sqrt(D)/3; the exact mean E||x - y|| = {EXACT_MEAN[D]:.5f}; "
+            f"{m} independent pairs, tolerance 4 standard errors"
+        )
+        if D == 1:
             rec.add(
-                f"CIML §3.5 L871-873: 'the average distance between points in {D} dimension(s) is about {printed}' "
-                f"(one draw of 100 points); measured over {n} points, tolerance 4 standard deviations of a "
-                f"100-point average ({sd100:.4f}, from 200 simulated draws)",
-                f"average pairwise distance of uniform points, D = {D}",
-                float(printed),
-                stats[D]["mean"],
-                4 * sd100,
-                example=ex,
+                text + " (sqrt(D)/3 is exact at D = 1)",
+                "average distance of uniform points, D = 1",
+                EXACT_MEAN[1],
+                float(pairs.mean()),
+                4 * se,
+                provenance="derived",
+                derived_from="the text's avgDist(D) = sqrt(D)/3 at D = 1 (= 1/3, exact)",
+                **common,
+            )
+        else:
+            rec.add(
+                text + f" -- **erratum**: sqrt(D)/3 = {math.sqrt(D) / 3:.3f} is not the mean for D > 1",
+                f"average distance of uniform points, D = {D}",
+                EXACT_MEAN[D],
+                float(pairs.mean()),
+                4 * se,
+                provenance="erratum",
+                erratum=math.sqrt(D) / 3,
+                **common,
+            )
+        stats[D]["pairs_mean"] = float(pairs.mean())
+        if D == 1:
+            v = float(pairs.var(ddof=1))
+            se_v = float(np.std((pairs - pairs.mean()) ** 2, ddof=1) / math.sqrt(m))
+            rec.add(
+                "CIML §3.5 L879 **erratum**: 'the variance is 1/sqrt(18)'; 1/sqrt(18) = 0.2357 is the standard "
+                f"deviation of the distance at D = 1, its variance is 1/18 = 0.05556; {m} pairs, tolerance 4 "
+                "standard errors",
+                "variance of the distance of uniform points, D = 1",
+                1 / 18,
+                v,
+                4 * se_v,
+                provenance="erratum",
+                erratum=1 / math.sqrt(18),
+                **common,
             )
     rec.add(
-        "CIML §3.5 L875-877: avgDist(D) = sqrt(D)/3 -- exact for D = 1 only (an erratum for D > 1: 0.52 at D = 2); "
-        f"tolerance 4 standard deviations of a {n}-point average",
-        "average pairwise distance, D = 1",
-        1 / 3,
-        stats[1]["mean"],
-        4 * sd_n,
-        example=ex,
-    )
-    rec.add(
         "CIML §3.5 L881: the distances 'concentrate around 0.4 sqrt(D)' (the limit is 1/sqrt(6) = 0.408); printed to "
-        "one digit",
+        "one digit (all pairs of the histogram's points)",
         "average pairwise distance / sqrt(D), D = 100",
         0.4,
         stats[100]["mean/sqrt(D)"],
         0.05,
         example=ex,
+        measured_by=("replearn.linalg.pairwise_distances",),
     )
-    for D in (1, 100):
-        rec.add(
-            "CIML §3.5 L879: the spread is 'constant 1/sqrt(18), independent of D' -- the standard deviation "
-            "(called variance in the text): exact at D = 1, 0.2415 as D grows; tolerance 0.01",
-            f"standard deviation of the pairwise distances, D = {D}",
-            1 / math.sqrt(18),
-            stats[D]["sd"],
-            0.01,
-            example=ex,
-        )
+    pairs = _pair_distances(rng, m, 100)
+    se = float(
+        pairs.std(ddof=1) * math.sqrt(np.mean(((pairs - pairs.mean()) / pairs.std()) ** 4) - 1) / 2 / math.sqrt(m)
+    )
+    rec.add(
+        "CIML §3.5 L879 **erratum**: the spread is not 'constant 1/sqrt(18) (= 0.2357), independent of D': the "
+        f"standard deviation tends to sqrt(7/120) = {SPREAD_LIMIT:.4f} as D grows (0.2419 at D = 100, 2x10^8 pairs); "
+        f"{m} pairs, tolerance 4 standard errors + 5e-4 (the distance from the limit at D = 100)",
+        "standard deviation of the distance of uniform points, D = 100",
+        SPREAD_LIMIT,
+        float(pairs.std(ddof=1)),
+        4 * se + 5e-4,
+        example=ex,
+        provenance="erratum",
+        erratum=1 / math.sqrt(18),
+        measured_by=by,
+    )
     curves["distance_histograms"] = hist
     tables["distances"] = {str(D): s for D, s in stats.items()}
 
@@ -168,6 +214,7 @@ def _permutation(rec: Recorder, rng: np.random.Generator, seed: int, curves: dic
         max(0, first_pass["fixed order"] - 15),
         0,
         example=ex,
+        measured_by="replearn.models:perceptron",
     )
     rec.add(
         "CIML §4.2 L1028-1034: in the fixed order it ends each pass predicting the last class ('stop learning "
@@ -177,6 +224,7 @@ def _permutation(rec: Recorder, rng: np.random.Generator, seed: int, curves: dic
         err["fixed order"][-1],
         0.05,
         example=ex,
+        measured_by="replearn.models:perceptron",
     )
     rec.add(
         "CIML §4.2 L1036-1042, Fig. 4.4: permuting the examples every pass does better than the fixed order",
@@ -185,6 +233,8 @@ def _permutation(rec: Recorder, rng: np.random.Generator, seed: int, curves: dic
         int(err["permuted every pass"][-1] < err["fixed order"][-1]),
         0,
         example=ex,
+        provenance="invariant",
+        measured_by="replearn.models:perceptron",
     )
     curves["permutation"] = {
         "x": list(passes),
@@ -205,8 +255,9 @@ def _quadrants(rng: np.random.Generator, n: int):
 
 
 def _init_weights(rng: np.random.Generator, shape: tuple[int, ...], kind: str) -> np.ndarray:
-    """CIML §10.3: small uniform weights in [-0.1, 0.1], or all zeros."""
-    return np.zeros(shape) if kind == "zeros" else rng.uniform(-0.1, 0.1, size=shape)
+    """CIML §10.3: small uniform weights in [-0.1, 0.1] or all zeros, by replearn's initializers."""
+    rule = "zeros" if kind == "zeros" else "ciml_uniform"
+    return initialize(shape, shape[0], shape[-1], rule, rng)
 
 
 def _train_two_layer(X, y, W, v, steps: int, lr: float = 0.05):
@@ -254,6 +305,8 @@ def _initialization(rec: Recorder, rng: np.random.Generator, quick: bool, curves
         float(np.max(W0.max(axis=1) - W0.min(axis=1))),
         1e-12,
         example=ex,
+        provenance="invariant",
+        measured_by=("replearn.autodiff.Tensor", "replearn.autodiff.Adam", "replearn.models.neural.init.initialize"),
     )
     rec.add(
         "CIML §10.3 Fig. 10.3 (L3452-3456): ten random initializations and the zero-initialized network; picking the "
@@ -263,6 +316,8 @@ def _initialization(rec: Recorder, rng: np.random.Generator, quick: bool, curves
         int(errors[-1] > min(errors[:-1])),
         0,
         example=ex,
+        provenance="invariant",
+        measured_by=("replearn.autodiff.Tensor", "replearn.autodiff.Adam", "replearn.models.neural.init.initialize"),
     )
     curves["initialization"] = {
         "x": [f"random {i + 1}" for i in range(10)] + ["zeros"],
@@ -294,6 +349,7 @@ def _boosting(rec: Recorder, rng: np.random.Generator, seed: int, quick: bool, c
     vote = stumps.decision_function(cube)
     A = np.c_[np.ones(len(cube)), cube]
     affine = A @ np.linalg.lstsq(A, vote, rcond=None)[0]
+    by = ("replearn.models:adaboost",)
     rec.add(
         "CIML §13.2 eqs. 13.1-13.4 (L4256-4266): boosted decision stumps on binary features compute "
         "sgn(w.x + b) with w_d = sum_k 2 alpha_k s_k [f_k = d]: their vote is affine in x; tolerance 1e-9",
@@ -302,18 +358,50 @@ def _boosting(rec: Recorder, rng: np.random.Generator, seed: int, quick: bool, c
         float(np.max(np.abs(vote - affine))),
         1e-9,
         example=ex,
+        provenance="invariant",
+        measured_by=by,
+    )
+    first = stumps.estimators_[0]
+    eps = float(np.sum(np.where(first.predict(X) != y, 1.0, 0.0)) / len(y))  # uniform weights in round 1
+    rec.add(
+        "CIML §13.2 Alg. 32 (L4218-4232): the first stump's weight is alpha = 1/2 log((1 - e)/e) of its weighted "
+        "training error e (uniform weights in round 1); tolerance 1e-12",
+        "first boosting weight alpha_1 minus 1/2 log((1 - e)/e)",
+        0.0,
+        float(stumps.estimator_weights_[0]) - 0.5 * math.log((1 - eps) / eps),
+        1e-12,
+        example=ex,
+        provenance="invariant",
+        measured_by=by,
     )
     single = models.create("decision_tree", max_depth=1).fit(X, y)
     err_single = float(np.mean(single.predict(Xt) != yt))
     err_boost = float(np.mean(stumps.predict(Xt) != yt))
     rec.add(
         "CIML §13.2 L4255-4258: a decision stump is a silly model on its own, but 'when combined with boosting, it "
-        "becomes very effective'",
-        f"test error of {rounds} boosted stumps below one stump's (1 yes, 0 no)",
-        1,
-        int(err_boost < err_single),
-        0,
+        "becomes very effective': the majority of three binary features is linear, so boosted stumps can equal it "
+        f"(derived); {rounds} rounds, error against the noise-free rule on {len(Xt)} test points, tolerance 0.01",
+        f"test error of {rounds} boosted stumps against the noise-free majority rule",
+        0.0,
+        float(np.mean(stumps.predict(Xt) != rule(Xt))),
+        0.01,
         example=ex,
+        provenance="derived",
+        derived_from="eqs. 13.1-13.4: the target (majority of x1, x2, x3) is itself a boosted-stump vote",
+        measured_by=by,
+    )
+    rec.add(
+        "CIML §13.2: on labels with 10% flipped, the best classifier errs on the flipped 10% (the Bayes error, "
+        f"derived from the generator); single stump {err_single:.3f}; tolerance 4 standard errors of "
+        f"{len(Xt)} test points",
+        f"test error of {rounds} boosted stumps on the noisy test labels",
+        0.1,
+        err_boost,
+        4 * math.sqrt(0.09 / len(Xt)),
+        example=ex,
+        provenance="derived",
+        derived_from="the label-noise rate 0.1 of the generator (the target is linear)",
+        measured_by=by,
     )
     curve = {"x": list(range(1, rounds + 1)), "x_label": "boosting rounds", "y_label": "test error"}
     for depth in (1, 2, 3):

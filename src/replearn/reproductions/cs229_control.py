@@ -3,12 +3,15 @@
 ==========================================  ================================================================
 catalogue entry                             record(s)
 ==========================================  ================================================================
-cs229.gridworld-4x3 (AIMA Fig. 17.3)        the nine V* values of the 4x3 world by value iteration
+extra.aima-4x3 (AIMA Fig. 17.3)             the nine V* values of the 4x3 world by value iteration (the
+                                            world of the CS229 lectures; its values are printed in AIMA,
+                                            not in the five texts)
 cs229.value-iteration-contraction (§16.1)   ||V_t+1 - V*|| <= gamma ||V_t - V*|| at every sweep; V_t -> V*
 cs229.lqr-riccati (§16.2)                   stationary P = the discrete Riccati solution (scipy); the
                                             notes' corrected recursion for Phi_t, L_t; gains ignore the noise
-cs229.lqr-noise-trace (§16.2 L5768)         E[w'Phi w] = tr(Sigma Phi) by Monte Carlo; V_0 = s'Phi_0 s + Psi_0
-                                            (with + tr) against the simulated closed-loop cost
+cs229.lqr-noise-trace (§16.2 L5772)         Psi_t = Psi_t+1 + tr(Sigma Phi_t+1) (the notes print - tr: an
+                                            erratum); V_0 = s'Phi_0 s + Psi_0 against the closed-loop cost
+                                            simulated by replearn.control.simulate_lqg
 cs229.kalman (§16.4)                        filtered means, covariances and likelihood = conditioning the
                                             joint Gaussian of all states and observations
 cs229.pg-baseline (§17 L6008-6030)          the 1001 z / -998 z example with and without baseline 1000;
@@ -28,7 +31,7 @@ import numpy as np
 import scipy.linalg
 
 from .. import rl
-from ..control import kalman_filter, lqr
+from ..control import kalman_filter, lqg, lqr, simulate_lqg
 from ..rl import FiniteMDP, SoftmaxPolicy, Trajectories, exact_policy_gradient, policy_gradient
 from ..rl.envs import russell_norvig_4x3
 from .record import ExperimentResult, Recorder, register
@@ -70,8 +73,9 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     _policy_gradient(rec, seed, quick)
     notes = (
         "CS229 lecture notes (seed 000) Part V: value iteration on the 4x3 world of the lectures (values printed in "
-        "Russell & Norvig, AIMA 3rd ed., Fig. 17.3), the contraction of the Bellman backup (§16.1), LQR with the "
-        "corrected Riccati recursion and its noise term (§16.2), the Kalman filter (§16.4) and REINFORCE's "
+        "Russell & Norvig, AIMA 3rd ed., Fig. 17.3 -- counted outside the texts' catalogue), the contraction of the "
+        "Bellman backup (§16.1), LQR with the corrected Riccati recursion and its noise term (§16.2), the Kalman "
+        "filter (§16.4) and REINFORCE's "
         f"baseline example (§17). Seed {seed}."
     )
     return rec.result(curves, tables, notes)
@@ -82,13 +86,15 @@ def _gridworld(rec: Recorder) -> dict:
     vi = rl.value_iteration(world, tol=1e-10)
     for s, (cell, printed) in AIMA_4X3.items():
         rec.add(
-            "AIMA 3rd ed. Fig. 17.3 (Russell & Norvig; the 4x3 world of the CS229 lectures, notes §15.1-15.2 value "
-            "iteration): gamma = 1, living reward -0.04, noise 0.2; printed to 3 decimals",
+            "AIMA 3rd ed. Fig. 17.3 (Russell & Norvig; the 4x3 world of the CS229 lectures -- not in the five texts -- "
+            "solved by the value iteration of the notes §15.2): gamma = 1, living reward -0.04, noise 0.2; printed to "
+            "3 decimals",
             f"V* of cell {cell}",
             float(printed),
             float(vi.values[s]),
             0.0005,
-            example="cs229.gridworld-4x3",
+            example="extra.aima-4x3",
+            measured_by=("replearn.rl.value_iteration", "replearn.rl.envs.russell_norvig_4x3"),
         )
     return {cell: float(vi.values[s]) for s, (cell, _) in AIMA_4X3.items()}
 
@@ -112,6 +118,8 @@ def _contraction(rec: Recorder, seed: int) -> dict:
         max(0.0, float(excess)),
         1e-12,
         example="cs229.value-iteration-contraction",
+        provenance="invariant",
+        measured_by=("replearn.rl.value_iteration", "replearn.rl.policy_iteration"),
     )
     rec.add(
         f"{NOTES} §15.2: value iteration converges to V* (stopped at the guaranteed bound 1e-10)",
@@ -120,6 +128,8 @@ def _contraction(rec: Recorder, seed: int) -> dict:
         float(errors[-1]),
         1e-9,
         example="cs229.value-iteration-contraction",
+        provenance="invariant",
+        measured_by=("replearn.rl.value_iteration", "replearn.rl.policy_iteration"),
     )
     t = np.arange(len(errors))
     return {
@@ -129,11 +139,6 @@ def _contraction(rec: Recorder, seed: int) -> dict:
         "x_label": "sweep t",
         "y_label": "||V_t - V*||_inf",
     }
-
-
-def _noise(rng: np.random.Generator, cov: np.ndarray, size: int) -> np.ndarray:
-    """``size`` draws of w ~ N(0, cov)."""
-    return rng.multivariate_normal(np.zeros(len(cov)), cov, size=size)
 
 
 def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
@@ -147,6 +152,8 @@ def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         float(np.max(np.abs(stationary.cost_to_go - P)) / np.max(np.abs(P))),
         1e-8,
         example="cs229.lqr-riccati",
+        provenance="invariant",
+        measured_by="replearn.control.lqr",
     )
     T = 5
     finite = lqr(A, B, Q, R, horizon=T)
@@ -166,6 +173,8 @@ def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         worst,
         1e-9,
         example="cs229.lqr-riccati",
+        provenance="invariant",
+        measured_by="replearn.control.lqr",
     )
     noisy = lqr(A, B, Q, R, horizon=15, noise_cov=SIGMA)
     rec.add(
@@ -175,39 +184,39 @@ def _lqr(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         float(np.max(np.abs(noisy.gains - lqr(A, B, Q, R, horizon=15).gains))),
         1e-12,
         example="cs229.lqr-riccati",
+        provenance="invariant",
+        measured_by="replearn.control.lqr",
     )
 
-    n = 20000 if quick else 100000
-    _, Phi15, _ = noisy.notes_form()
-    Phi1 = Phi15[1]
-    w = _noise(rng, SIGMA, n)
-    quad = np.einsum("ni,ij,nj->n", w, Phi1, w)
+    _, Phi, Psi = noisy.notes_form()
     rec.add(
-        f"{NOTES} §16.2 L5768: E[w'Phi w] = tr(Sigma Phi) for w ~ N(0, Sigma); Monte Carlo over {n} draws, "
-        "tolerance 4 standard errors",
-        "mean of w'Phi_1 w over draws of w",
-        float(np.trace(SIGMA @ Phi1)),
-        float(quad.mean()),
-        4 * float(quad.std(ddof=1)) / math.sqrt(n),
+        f"{NOTES} §16.2 L5772 **erratum**: the notes print Psi_t = -tr(Sigma Phi_t+1) + Psi_t+1; the expected "
+        "reward of the noise is Psi_t = Psi_t+1 + tr(Sigma Phi_t+1) (catalogue §6, checked by the simulation "
+        "below); Psi_0 - Psi_1 of replearn's LQR (T = 15, Sigma = diag(0.02, 0.05)), tolerance 1e-12",
+        "Psi_0 - Psi_1 of the noisy LQR (notes' reward form)",
+        float(np.trace(SIGMA @ Phi[1])),
+        float(Psi[0] - Psi[1]),
+        1e-12,
         example="cs229.lqr-noise-trace",
+        provenance="erratum",
+        erratum=-float(np.trace(SIGMA @ Phi[1])),
+        measured_by="replearn.control.lqr",
     )
     m = 4000 if quick else 20000
     x0 = np.array([1.0, -0.5])
-    x = np.tile(x0, (m, 1))
-    cost = np.zeros(m)
-    for t in range(15):
-        u = -x @ noisy.gains[t].T
-        cost += np.einsum("ni,ij,nj->n", x, Q, x) + np.einsum("ni,ij,nj->n", u, R, u)
-        x = x @ A.T + u @ B.T + _noise(rng, SIGMA, m)
-    cost += np.einsum("ni,ij,nj->n", x, Q, x)
+    full = lqg(A, B, np.eye(2), Q, R, SIGMA, 1e-8 * np.eye(2), x0, np.zeros((2, 2)), 15)
+    cost = simulate_lqg(full, m, random_state=rng, full_state=True)
     rec.add(
-        f"{NOTES} §16.2 L5772 (corrected sign): -V_0(s_0) = s_0'P_0 s_0 + c_0 with c_t = c_t+1 + tr(Sigma P_t+1), "
-        f"against the closed-loop cost simulated {m} times (T = 15); tolerance 4 standard errors",
+        f"{NOTES} §16.2 L5772 (corrected sign): -V_0(s_0) = s_0'P_0 s_0 + c_0 with c_t = c_t+1 + tr(Sigma P_t+1) "
+        f"from replearn's LQR, against the closed-loop cost of {m} rollouts of the LQR policy on the true state "
+        "(T = 15); tolerance 4 standard errors",
         "mean simulated closed-loop cost from s_0 = (1, -0.5)",
         float(x0 @ noisy.cost_to_go[0] @ x0 + noisy.offsets[0]),
         float(cost.mean()),
         4 * float(cost.std(ddof=1)) / math.sqrt(m),
         example="cs229.lqr-noise-trace",
+        provenance="invariant",
+        measured_by=("replearn.control.simulate_lqg", "replearn.control.lqr"),
     )
 
 
@@ -270,6 +279,8 @@ def _kalman(rec: Recorder, rng: np.random.Generator) -> None:
         mean_err,
         1e-9,
         example="cs229.kalman",
+        provenance="invariant",
+        measured_by="replearn.control.kalman_filter",
     )
     rec.add(
         source,
@@ -278,6 +289,8 @@ def _kalman(rec: Recorder, rng: np.random.Generator) -> None:
         cov_err,
         1e-9,
         example="cs229.kalman",
+        provenance="invariant",
+        measured_by="replearn.control.kalman_filter",
     )
     rec.add(
         source,
@@ -286,6 +299,8 @@ def _kalman(rec: Recorder, rng: np.random.Generator) -> None:
         float(kf.log_likelihood) - loglik,
         1e-9,
         example="cs229.kalman",
+        provenance="invariant",
+        measured_by="replearn.control.kalman_filter",
     )
 
 
@@ -301,8 +316,25 @@ def _policy_gradient(rec: Recorder, seed: int, quick: bool) -> None:
     _, based = policy_gradient(tr, pol, theta, gamma=0.9, baseline=lambda t, s: np.full(len(s), 1000.0))
     source = f"{NOTES} §17 L6030: returns 1000 + 1 and 1000 - 2 with scores z and -z"
     ex = "cs229.pg-baseline"
-    rec.add(source, "trajectory 1's estimate in units of z, no baseline", 1001.0, plain[0, 0] / z, 1e-9, example=ex)
-    rec.add(source, "trajectory 2's estimate in units of z, no baseline", -998.0, plain[1, 0] / z, 1e-9, example=ex)
+    by = "replearn.rl.policy_gradient"
+    rec.add(
+        source,
+        "trajectory 1's estimate in units of z, no baseline",
+        1001.0,
+        plain[0, 0] / z,
+        1e-9,
+        example=ex,
+        measured_by=by,
+    )
+    rec.add(
+        source,
+        "trajectory 2's estimate in units of z, no baseline",
+        -998.0,
+        plain[1, 0] / z,
+        1e-9,
+        example=ex,
+        measured_by=by,
+    )
     rec.add(
         source + ", baseline 1000",
         "trajectory 1's estimate in units of z, baseline 1000",
@@ -310,6 +342,7 @@ def _policy_gradient(rec: Recorder, seed: int, quick: bool) -> None:
         based[0, 0] / z,
         1e-9,
         example=ex,
+        measured_by=by,
     )
     rec.add(
         source + ", baseline 1000",
@@ -318,6 +351,7 @@ def _policy_gradient(rec: Recorder, seed: int, quick: bool) -> None:
         based[1, 0] / z,
         1e-9,
         example=ex,
+        measured_by=by,
     )
 
     mdp = _random_mdp(seed + 1, S=3, A_=2)
@@ -336,6 +370,8 @@ def _policy_gradient(rec: Recorder, seed: int, quick: bool) -> None:
         float(np.max(np.abs(est) / se)),
         4.0,
         example=ex,
+        provenance="invariant",
+        measured_by=("replearn.rl.policy_gradient", "replearn.rl.sample_mdp_trajectories"),
     )
     exact = exact_policy_gradient(mdp, pol, theta, horizon=4)
     est, samples = policy_gradient(batch, pol, theta, gamma=mdp.gamma)
@@ -348,4 +384,6 @@ def _policy_gradient(rec: Recorder, seed: int, quick: bool) -> None:
         float(np.max(np.abs(est - exact) / se)),
         4.0,
         example=ex,
+        provenance="invariant",
+        measured_by=("replearn.rl.policy_gradient", "replearn.rl.exact_policy_gradient"),
     )

@@ -22,7 +22,7 @@ cs229.vc-halfplanes (§8.3.3)                triangle shattered, collinear tripl
 cs229.ica (§13 L5048-5074)                  ICA recovers sources up to permutation/scale; p_x = 0.5
 cs229s.laplace-one-sixth (L1044-1062)       0 wins in 4 games: MLE 0, Laplace 1/6
 cs229s.split-example (L1384-1398)           misclassification / entropy / Gini of two splits
-cs229s.bootstrap-632 (L1588)                distinct fraction of a bootstrap sample -> 0.632
+cs229s.bootstrap-632 (L1590)                distinct fraction of a bootstrap sample -> 0.632
 cs229s.adaboost-log3 (L1614)                err = 0.25 gives alpha = log 3 (twice replearn's 1/2 log 3)
 ==========================================  ================================================================
 
@@ -44,8 +44,9 @@ from ..autodiff import Tensor
 from ..evaluation import bootstrap_splits
 from ..features.discretize import Binning
 from ..features.polynomial import PolynomialFeatures
-from ..kernels import linear_kernel, polynomial_kernel
-from ..models.trees._criteria import cost, impurity
+from ..kernels import Kernel, feature_product_kernel, polynomial_feature_map, polynomial_kernel, tensor_power_features
+from ..models.decomposition.ica import mixture_density
+from ..models.trees.criteria import node_impurity, split_gain
 from ..theory import hoeffding_bound, hoeffding_sample_size, hoeffding_simulation, realizable, shatters, vc_search
 from .record import ExperimentResult, Recorder, half_unit, register
 
@@ -106,6 +107,7 @@ def _matrix_gradients(rec: Recorder, tables: dict) -> None:
         float(np.max(np.abs(g - printed))),
         1e-12,
         example="cs229.matrix-gradient",
+        measured_by="replearn.autodiff.Tensor",
     )
     value, g2 = _autodiff_gradient(lambda T: T[0, 0] + T[0, 1] ** 2, A)
     rec.add(
@@ -115,6 +117,7 @@ def _matrix_gradients(rec: Recorder, tables: dict) -> None:
         value,
         0.0,
         example="cs229s.matrix-gradient",
+        measured_by="replearn.autodiff.Tensor",
     )
     rec.add(
         f"{SUMMARIES} L122-129: grad f = [[1, 2 A12], [0, 0]] = [[1, 12], [0, 0]]; tolerance 1e-12",
@@ -123,6 +126,7 @@ def _matrix_gradients(rec: Recorder, tables: dict) -> None:
         float(np.max(np.abs(g2 - np.array([[1.0, 12.0], [0.0, 0.0]])))),
         1e-12,
         example="cs229s.matrix-gradient",
+        measured_by="replearn.autodiff.Tensor",
     )
     tables["matrix_gradients"] = {"A": A.tolist(), "notes_f_gradient": g.tolist(), "summaries_f_gradient": g2.tolist()}
 
@@ -152,6 +156,8 @@ def _gda_logistic(rec: Recorder, rng: np.random.Generator) -> None:
         float(np.max(np.abs(gda.predict_proba(grid)[:, 1] - expit(grid @ theta + theta0)))),
         1e-9,
         example="cs229.gda-logistic",
+        provenance="invariant",
+        measured_by="replearn.models:gda",
     )
 
 
@@ -167,6 +173,7 @@ def _area_bins(rec: Recorder) -> None:
         int(bins[2]),
         0,
         example="cs229.area-bins",
+        measured_by="replearn.features.discretize.Binning",
     )
     rec.add(
         f"{NOTES} §4.2 L1416-1419: 250, 650, 1450 and 2500 sq ft fall in bins 1, 2, 4, 5",
@@ -175,46 +182,56 @@ def _area_bins(rec: Recorder) -> None:
         int(np.sum(bins[[0, 1, 3, 4]] != np.array([1, 2, 4, 5]))),
         0,
         example="cs229.area-bins",
+        measured_by="replearn.features.discretize.Binning",
     )
 
 
-def _cubic_phi(x: np.ndarray) -> np.ndarray:
-    """The notes' cubic feature map with repetitions: 1, x_i, x_i x_j, x_i x_j x_k (1 + d + d^2 + d^3)."""
-    return np.concatenate([[1.0], x, np.outer(x, x).ravel(), np.einsum("i,j,k->ijk", x, x, x).ravel()])
-
-
-def _quadratic_phi(x: np.ndarray, c: float) -> np.ndarray:
-    """The notes' map for (x'z + c)^2: x_i x_j (d^2), sqrt(2c) x_i (d), c."""
-    return np.concatenate([np.outer(x, x).ravel(), np.sqrt(2 * c) * x, [c]])
+def _cubic_phi(X: np.ndarray) -> np.ndarray:
+    """The notes' cubic feature map with repetitions: 1, x_i, x_i x_j, x_i x_j x_k (1 + d + d^2 + d^3 entries),
+    the tensor powers 0-3 of replearn's feature maps side by side."""
+    return np.hstack([tensor_power_features(X, k) for k in range(4)])
 
 
 def _kernels(rec: Recorder, rng: np.random.Generator, tables: dict) -> None:
     X = rng.normal(size=(6, 3))
     Z = rng.normal(size=(5, 3))
-    explicit = np.array([[_cubic_phi(x) @ _cubic_phi(z) for z in Z] for x in X])
-    K = 1.0 + linear_kernel(X, Z)
-    for k in (2, 3):
-        K = K + polynomial_kernel(X, Z, degree=k, gamma=1.0, coef0=0.0)
+    explicit = _cubic_phi(X) @ _cubic_phi(Z).T
+    ones = feature_product_kernel(lambda A: np.ones(len(A)))
+    cubic = ones + Kernel("linear") + sum(Kernel("polynomial", degree=k, gamma=1.0, coef0=0.0) for k in (2, 3))
+    K = cubic(X, Z)
     rec.add(
         f"{NOTES} §5.3 L1741-1778: <phi(x), phi(z)> = 1 + <x,z> + <x,z>^2 + <x,z>^3 for the cubic map "
-        f"({_cubic_phi(X[0]).size} entries at d = 3); tolerance 1e-9 relative",
+        f"({_cubic_phi(X[:1]).shape[1]} entries at d = 3); tolerance 1e-9 relative",
         "max relative |phi(x)'phi(z) - (1 + <x,z> + <x,z>^2 + <x,z>^3)| (kernels of replearn)",
         0.0,
         float(np.max(np.abs(explicit - K)) / np.max(np.abs(explicit))),
         1e-9,
         example="cs229.cubic-feature-map",
+        provenance="invariant",
+        measured_by=("replearn.kernels.tensor_power_features", "replearn.kernels.Kernel"),
     )
     c = 0.7
-    explicit = np.array([[_quadratic_phi(x, c) @ _quadratic_phi(z, c) for z in Z] for x in X])
+    Phi_x, Phi_z = polynomial_feature_map(X, 2, coef0=c), polynomial_feature_map(Z, 2, coef0=c)
     K = polynomial_kernel(X, Z, degree=2, gamma=1.0, coef0=c)
     rec.add(
         f"{NOTES} §5.4 L1843-1860: (x'z + c)^2 = <phi(x), phi(z)> with phi = (x_i x_j, sqrt(2c) x_i, c), "
-        f"{_quadratic_phi(X[0], c).size} entries at d = 3, c = {c}; tolerance 1e-9 relative",
+        f"{Phi_x.shape[1]} entries at d = 3, c = {c}; tolerance 1e-9 relative",
         "max relative |phi(x)'phi(z) - polynomial kernel (x'z + c)^2|",
         0.0,
-        float(np.max(np.abs(explicit - K)) / np.max(np.abs(explicit))),
+        float(np.max(np.abs(Phi_x @ Phi_z.T - K)) / np.max(np.abs(K))),
         1e-9,
         example="cs229.poly-kernel-feature-map",
+        provenance="invariant",
+        measured_by=("replearn.kernels.polynomial_feature_map", "replearn.kernels.polynomial_kernel"),
+    )
+    rec.add(
+        f"{NOTES} §5.4 L1860: the map of (x'z + c)^2 has d^2 + d + 1 = 13 entries at d = 3",
+        "entries of the feature map of (x'z + c)^2, d = 3",
+        13,
+        Phi_x.shape[1],
+        0,
+        example="cs229.poly-kernel-feature-map",
+        measured_by="replearn.kernels.polynomial_feature_map",
     )
     widths = {}
     for d, k in ((3, 2), (5, 3), (10, 4)):
@@ -227,6 +244,9 @@ def _kernels(rec: Recorder, rng: np.random.Generator, tables: dict) -> None:
             width.shape[1],
             0,
             example="cs229.poly-kernel-dimension",
+            provenance="derived",
+            derived_from=f"the notes' C(d + k, k) at d = {d}, k = {k}",
+            measured_by="replearn.features.polynomial.PolynomialFeatures",
         )
     tables["polynomial_feature_counts"] = widths
 
@@ -245,6 +265,8 @@ def _hoeffding(rec: Recorder, seed: int, quick: bool) -> dict:
         max(0.0, float(np.max(sim.deviation_rate - bound))),
         0.0,
         example="cs229.hoeffding-inequality",
+        provenance="invariant",
+        measured_by=("replearn.theory.hoeffding_simulation", "replearn.theory.hoeffding_bound"),
     )
     # the exact binomial deviation probability at n = 100 (integer boundaries), against the simulated rate
     n = 100
@@ -259,6 +281,9 @@ def _hoeffding(rec: Recorder, seed: int, quick: bool) -> dict:
         float(sim.deviation_rate[list(ns).index(n)]),
         4 * se,
         example="cs229.hoeffding-inequality",
+        provenance="derived",
+        derived_from=f"the binomial tail of n = {n} Bernoulli({phi}) coins (the notes' setting)",
+        measured_by="replearn.theory.hoeffding_simulation",
     )
     rec.add(
         f"{NOTES} §8.3.2 L3724-3768: n >= 1/(2 gamma^2) log(2k/delta) = 529.83 for gamma = 0.1, delta = 0.05, "
@@ -268,6 +293,9 @@ def _hoeffding(rec: Recorder, seed: int, quick: bool) -> dict:
         hoeffding_sample_size(0.1, 0.05, 1000),
         0,
         example="cs229.hoeffding-sample-size",
+        provenance="derived",
+        derived_from="the notes' n >= 1/(2 gamma^2) log(2k/delta) at gamma = 0.1, delta = 0.05, k = 1000",
+        measured_by="replearn.theory.hoeffding_sample_size",
     )
     return {
         "x": ns.tolist(),
@@ -289,6 +317,7 @@ def _vc(rec: Recorder, tables: dict) -> None:
         sum(realizable("halfplanes", triangle, lab) for lab in labelings),
         0,
         example="cs229.vc-halfplanes",
+        measured_by="replearn.theory.realizable",
     )
     rec.add(
         f"{NOTES} §8.3.3 L3819: 3 collinear points are not shattered (+ - + is not separable)",
@@ -297,6 +326,7 @@ def _vc(rec: Recorder, tables: dict) -> None:
         int(shatters("halfplanes", collinear)),
         0,
         example="cs229.vc-halfplanes",
+        measured_by="replearn.theory.shatters",
     )
     search = vc_search("halfplanes")
     rec.add(
@@ -307,6 +337,7 @@ def _vc(rec: Recorder, tables: dict) -> None:
         search.dimension,
         0,
         example="cs229.vc-halfplanes",
+        measured_by="replearn.theory.vc_search",
     )
     tables["vc_search"] = {"dimension": int(search.dimension), "candidates_tried": dict(search.n_candidates)}
 
@@ -314,12 +345,6 @@ def _vc(rec: Recorder, tables: dict) -> None:
 def _mix(S: np.ndarray, A: np.ndarray) -> np.ndarray:
     """Observed signals x = A s (one source per column of S)."""
     return S @ np.asarray(A).T
-
-
-def _density_of_x(p_s, W: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """p_x(x) = p_s(W x) |det W| (notes §13 L5074)."""
-    W = np.atleast_2d(W)
-    return p_s(np.atleast_2d(x) @ W.T) * abs(np.linalg.det(W))
 
 
 def _ica(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
@@ -337,6 +362,8 @@ def _ica(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         float(np.min(np.max(corr, axis=1))),
         0.02,
         example="cs229.ica",
+        provenance="invariant",
+        measured_by="replearn.models:ica",
     )
     s = rng.uniform(0, 1, n)
     x = _mix(s[:, None], np.array([[2.0]]))[:, 0]
@@ -344,12 +371,13 @@ def _ica(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
     p_hat = float(np.mean(inside))
     rec.add(
         f"{NOTES} §13 L5074: s ~ Uniform[0, 1], A = 2 gives p_x(x) = 0.5 on [0, 2]; tolerance 4 standard errors "
-        f"of a histogram bin of width 1 ({n} samples)",
+        f"of a histogram bin of width 1 ({n} samples; arithmetic check of the text: numpy's draws times 2)",
         "histogram density of x = 2 s on [0.5, 1.5)",
         0.5,
         p_hat,
         4 * math.sqrt(0.25 / n),
         example="cs229.ica",
+        provenance="arithmetic",
     )
 
     def uniform_pdf(u):
@@ -359,9 +387,10 @@ def _ica(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         f"{NOTES} §13 L5074: p_x(x) = p_s(W x) |W| with W = A^-1 = 0.5 (p_s(W x) alone would give 1)",
         "p_s(W x) |W| at x = 1",
         0.5,
-        float(_density_of_x(uniform_pdf, np.array([[0.5]]), np.array([1.0]))[0]),
+        float(mixture_density(uniform_pdf, np.array([[0.5]]), np.array([1.0]))[0]),
         0.0,
         example="cs229.ica",
+        measured_by="replearn.models.decomposition.ica.mixture_density",
     )
 
 
@@ -378,6 +407,7 @@ def _laplace(rec: Recorder) -> None:
         float(np.exp(smoothed.feature_log_prob_[row, 0])),
         1e-12,
         example="cs229s.laplace-one-sixth",
+        measured_by="replearn.models:naive_bayes",
     )
     rec.add(
         f"{SUMMARIES} L1044-1062: the maximum-likelihood estimate is 0/4 = 0",
@@ -386,6 +416,7 @@ def _laplace(rec: Recorder) -> None:
         float(np.exp(mle.feature_log_prob_[row, 0])),
         0.0,
         example="cs229s.laplace-one-sixth",
+        measured_by="replearn.models:naive_bayes",
     )
 
 
@@ -404,39 +435,26 @@ def _split_example(rec: Recorder, tables: dict) -> None:
         "gini": ("0.32", "0.08", "0.02"),
     }
     out = {}
+    by = ("replearn.models.trees.criteria.node_impurity", "replearn.models.trees.criteria.split_gain")
     for criterion, (p_text, a_text, b_text) in printed.items():
-        before = float(impurity(parent[:, None], criterion)[0])
-        gains = {}
-        for name, children in splits.items():
-            after = sum(float(cost(c[:, None], np.array([c.sum()]), criterion)[0]) for c in children) / parent.sum()
-            gains[name] = before - after
+        before = node_impurity(parent, criterion)
+        gains = {name: split_gain(parent, children, criterion) for name, children in splits.items()}
         out[criterion] = {"parent": before, **gains}
         # misclassification and Gini values are exact fractions (0.2 = 100/500); entropy is printed to 5 digits
         tol = {t: (half_unit(t) if criterion == "entropy" else 1e-12) for t in (p_text, a_text, b_text)}
-        rec.add(
-            source,
-            f"{criterion} impurity of the parent",
-            float(p_text),
-            before,
-            tol[p_text],
-            example="cs229s.split-example",
+        how = (
+            {}
+            if criterion == "misclassification"
+            else {"provenance": "derived", "derived_from": f"the {criterion} of the summaries' split (the catalogue)"}
         )
-        rec.add(
-            source,
-            f"{criterion} gain of split A",
-            float(a_text),
-            gains["A"],
-            tol[a_text],
-            example="cs229s.split-example",
-        )
-        rec.add(
-            source,
-            f"{criterion} gain of split B",
-            float(b_text),
-            gains["B"],
-            tol[b_text],
-            example="cs229s.split-example",
-        )
+        for quantity, text, value in (
+            (f"{criterion} impurity of the parent", p_text, before),
+            (f"{criterion} gain of split A", a_text, gains["A"]),
+            (f"{criterion} gain of split B", b_text, gains["B"]),
+        ):
+            rec.add(
+                source, quantity, float(text), value, tol[text], example="cs229s.split-example", measured_by=by, **how
+            )
     tables["split_example"] = out
 
 
@@ -445,13 +463,14 @@ def _bootstrap(rec: Recorder, seed: int, quick: bool) -> None:
     distinct = np.array([np.unique(s.train).size / n for s in bootstrap_splits(n, repeats=repeats, seed=seed)])
     se = float(distinct.std(ddof=1) / math.sqrt(repeats))
     rec.add(
-        f"{SUMMARIES} L1588: a bootstrap sample holds 1 - (1 - 1/n)^n -> 0.632 of the examples (the summaries' "
+        f"{SUMMARIES} L1590: a bootstrap sample holds 1 - (1 - 1/n)^n -> 0.632 of the examples (the summaries' "
         f"'2/3' is the rough value); n = {n}, {repeats} samples; tolerance half the last printed digit + 4 SE",
         "mean fraction of distinct examples in a bootstrap sample (n = 1000)",
         0.632,
         float(distinct.mean()),
         half_unit("0.632") + 4 * se,
         example="cs229s.bootstrap-632",
+        measured_by="replearn.evaluation.bootstrap_splits",
     )
 
 
@@ -467,4 +486,5 @@ def _adaboost(rec: Recorder) -> None:
         2 * float(model.estimator_weights_[0]),
         half_unit("1.0986"),
         example="cs229s.adaboost-log3",
+        measured_by="replearn.models:adaboost",
     )

@@ -50,7 +50,7 @@ NOISE = 0.5
 def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     """Model-wise double descent, implicit regularization and the max-margin figure; ``data_dir`` is unused."""
     rng = np.random.default_rng(seed)
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, provenance="invariant")
     curves, tables = {}, {}
     _double_descent(rec, rng, quick, curves, tables)
     _implicit_regularization(rec, rng, curves, tables)
@@ -99,6 +99,7 @@ def _double_descent(rec: Recorder, rng: np.random.Generator, quick: bool, curves
         grid[int(np.argmax(e))],
         20,
         example="cs229.model-wise-double-descent",
+        measured_by=("replearn.models:linear_regression",),
     )
     rec.add(
         f"CS229 notes §8.2 Fig. 8.12 middle (L3588): the norm of the learned model peaks at #parameters = n; {spacing}",
@@ -107,6 +108,7 @@ def _double_descent(rec: Recorder, rng: np.random.Generator, quick: bool, curves
         grid[int(np.argmax(nm))],
         20,
         example="cs229.norm-complexity",
+        measured_by=("replearn.models:linear_regression",),
     )
     rho = spearmanr(nm, e).correlation
     rec.add(
@@ -117,6 +119,7 @@ def _double_descent(rec: Recorder, rng: np.random.Generator, quick: bool, curves
         float(rho),
         0.15,
         example="cs229.norm-complexity",
+        measured_by=("replearn.models:linear_regression",),
     )
     curves["model_wise_double_descent"] = {
         "x": list(grid),
@@ -169,6 +172,7 @@ def _implicit_regularization(rec: Recorder, rng: np.random.Generator, curves: di
         float(np.linalg.norm(gd.coef_ - min_norm) / np.linalg.norm(min_norm)),
         1e-6,
         example="cs229.implicit-regularization",
+        measured_by=("replearn.models:linear_regression", "replearn.optim.gradient_descent"),
     )
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
@@ -185,6 +189,7 @@ def _implicit_regularization(rec: Recorder, rng: np.random.Generator, curves: di
         max(train),
         1e-12,
         example="cs229.implicit-regularization",
+        measured_by=("replearn.models:linear_regression", "replearn.optim.gradient_descent"),
     )
     rec.add(
         "CS229 notes §9.2 (L3960-3988: the solutions lie in theta_0 + span{x^(i)}): GD from theta_0 converges to "
@@ -194,6 +199,7 @@ def _implicit_regularization(rec: Recorder, rng: np.random.Generator, curves: di
         max(float(np.linalg.norm(a - b) / np.linalg.norm(min_norm)) for a, b in zip(solutions, predicted)),
         1e-6,
         example="cs229.implicit-regularization",
+        measured_by=("replearn.models:linear_regression", "replearn.optim.gradient_descent"),
     )
     rec.add(
         "CS229 notes §9.2 Fig. 9.2 right and L3984 (smaller initialization generalizes better): test error "
@@ -204,6 +210,7 @@ def _implicit_regularization(rec: Recorder, rng: np.random.Generator, curves: di
         float(spearmanr(scales, test).correlation),
         1e-9,
         example="cs229.implicit-regularization",
+        measured_by=("replearn.models:linear_regression", "replearn.optim.gradient_descent"),
     )
     curves["implicit_regularization"] = {
         "x": list(scales),
@@ -236,6 +243,7 @@ def _max_margin(rec: Recorder, rng: np.random.Generator, curves: dict, tables: d
         float(np.max(np.abs(margins[sv] - 1.0))),
         1e-3,
         example="cs229.max-margin-figure",
+        measured_by=("replearn.models:svm",),
     )
     cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:2] + v[2]) - 1.0}
     qp = minimize(lambda v: 0.5 * v[:2] @ v[:2], np.r_[1.0, 1.0, 0.0], constraints=[cons], method="SLSQP")
@@ -248,6 +256,7 @@ def _max_margin(rec: Recorder, rng: np.random.Generator, curves: dict, tables: d
         float(abs(np.linalg.norm(w) - w_qp) / w_qp),
         1e-3,
         example="cs229.max-margin-figure",
+        measured_by=("replearn.models:svm",),
     )
     x1 = np.linspace(X[:, 0].min(), X[:, 0].max(), 50)
 

@@ -53,7 +53,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     }
     y = data["price"] / 1000.0
     epochs = 300
-    rec = Recorder(PRESET)
+    rec = Recorder(PRESET, measured_by="replearn.models:linear_regression")
     examples = {"living_area": "cs229.portland-area", "living_area+bedrooms": "cs229.portland-area-bedrooms"}
     curves, tables = {}, {}
     for key, X in features.items():

@@ -41,7 +41,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     data = read_csv(data_dir, "cs229_ps1_q1_logistic.csv")
     X = np.c_[data["x1"], data["x2"]]
     y = data["y"].astype(np.int64)
-    rec = Recorder(PRESET, example="extra.cs229-ps1-logistic")
+    rec = Recorder(PRESET, example="extra.cs229-ps1-logistic", measured_by="replearn.models:logistic_regression")
 
     newton = models.create("logistic_regression", penalty=None, solver="newton", tol=1e-12, max_iter=50).fit(X, y)
     theta_newton = _theta(newton)
@@ -64,6 +64,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         0.0,
         np.max(np.abs(theta_gd - theta_newton)),
         1e-4,
+        provenance="invariant",
     )
 
     errors = _newton_errors(X, y, theta_newton, n_steps=int(newton.n_iter_[0]))
@@ -75,6 +76,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         order,
         0.3,
         example="cs229s.newton-quadratic",
+        provenance="invariant",
     )
     grad = X.T @ (y - expit(X @ theta_newton[1:] + theta_newton[0])) / len(y)
     grad0 = np.mean(y - expit(X @ theta_newton[1:] + theta_newton[0]))
@@ -84,6 +86,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         0.0,
         max(np.max(np.abs(grad)), abs(grad0)),
         1e-8,
+        provenance="invariant",
     )
 
     # decision boundary theta0 + theta1 x1 + theta2 x2 = 0 over the data's x1 range

@@ -56,7 +56,12 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             loo.append(_loo_mse(x, y, tau))
     largest = models.create("lwr", tau=taus[-1]).fit(x, y).predict(grid)
 
-    rec = Recorder(PRESET, example="extra.cs229-lwr")
+    rec = Recorder(
+        PRESET,
+        example="extra.cs229-lwr",
+        provenance="invariant",
+        measured_by=("replearn.models:lwr", "replearn.models:linear_regression"),
+    )
     rec.add(
         "CS229 notes §1.4 L438-472: w_i -> 1 as tau -> inf, so LWR -> ordinary least squares",
         f"max |LWR(tau={taus[-1]:g}) - OLS| on the grid",

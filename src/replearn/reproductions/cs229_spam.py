@@ -48,7 +48,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     test = read_spam_matrix(data_dir, "cs229_spam_matrix_test.gz")
     sizes = (100, 2144) if quick else tuple(TRAIN_FILES)
     half_email = 0.5 / len(test.labels)
-    rec = Recorder(PRESET, example="extra.cs229-ps2-spam")
+    rec = Recorder(PRESET, example="extra.cs229-ps2-spam", measured_by="replearn.models:naive_bayes")
     nb_errors, svm_errors, nonfinite = [], [], 0
     top_tokens: list[str] = []
     for n in sizes:
@@ -85,6 +85,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
         nonfinite,
         0.0,
         example="cs229.laplace-unseen-word",
+        provenance="invariant",
     )
     curves = {
         "test_error_vs_n": {

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import models
-from ..kernels import polynomial_kernel
+from .. import linalg, models
+from ..kernels import polynomial_feature_map, polynomial_kernel, tensor_power_features
 from ..models.neural.activations import ReLU
 from ..models.neural.conv import Conv2D
 from ..models.neural.layers import Dense
@@ -76,13 +76,19 @@ def _spam(rec: Recorder, tables: dict) -> None:
     laplace = models.create("naive_bayes", alpha=1.0, binarize=None).fit(SPAM_X, SPAM_Y)
     mle = models.create("naive_bayes", alpha=0.0, binarize=None).fit(SPAM_X, SPAM_Y)
     spam = list(laplace.classes_).index(1)
+    nb = dict(
+        example=ex,
+        provenance="derived",
+        derived_from="Bernoulli naive Bayes on the printed spam table, exact fractions of the catalogue",
+        measured_by="replearn.models:naive_bayes",
+    )
     rec.add(
         source + ", Laplace (+1/+2): joints 54/3125 vs 12/3125 (catalogue, exact fractions)",
         "P(spam | x') with Laplace smoothing",
         9 / 11,
         float(laplace.predict_proba(SPAM_NEW)[0, spam]),
         1e-12,
-        example=ex,
+        **nb,
     )
     rec.add(
         source + ", no smoothing: the ham class has phi_viagra = 0, so P(spam | x') = 1",
@@ -90,7 +96,7 @@ def _spam(rec: Recorder, tables: dict) -> None:
         1.0,
         float(mle.predict_proba(SPAM_NEW)[0, spam]),
         1e-12,
-        example=ex,
+        **nb,
     )
     phi = np.exp(laplace.feature_log_prob_)
     rec.add(
@@ -99,7 +105,7 @@ def _spam(rec: Recorder, tables: dict) -> None:
         0.0,
         float(np.max(np.abs(phi[spam] - np.array([3, 3, 3, 2, 3]) / 5))),
         1e-12,
-        example=ex,
+        **nb,
     )
     rec.add(
         source + ": phi_ham = (3/5, 1/5, 3/5, 4/5, 1/5)",
@@ -107,7 +113,7 @@ def _spam(rec: Recorder, tables: dict) -> None:
         0.0,
         float(np.max(np.abs(phi[1 - spam] - np.array([3, 1, 3, 4, 1]) / 5))),
         1e-12,
-        example=ex,
+        **nb,
     )
     tables["spam_phi"] = {"spam": phi[spam].tolist(), "ham": phi[1 - spam].tolist()}
 
@@ -122,11 +128,17 @@ def _perceptrons(rec: Recorder) -> dict:
         "(1,0), (0,1), (1,1)"
     )
     m = models.create("perceptron", max_iter=100, shuffle=False).fit(CORNERS, np.array([0, 1, 1, 1]))
-    rec.add(source, "w1 of the perceptron on OR", 2.0, float(m.coef_[0, 0]), 0.0, example=ex)
-    rec.add(source, "w2 of the perceptron on OR", 2.0, float(m.coef_[0, 1]), 0.0, example=ex)
-    rec.add(source, "b of the perceptron on OR", -1.0, float(m.intercept_[0]), 0.0, example=ex)
-    rec.add(source, "mistakes of the perceptron on OR", 9, int(np.sum(m.mistakes_)), 0, example=ex)
-    rec.add(source, "passes of the perceptron on OR (the last one without a mistake)", 6, int(m.n_iter_), 0, example=ex)
+    how = dict(
+        example=ex,
+        provenance="derived",
+        derived_from="the perceptron's trace on the notes' OR table, derived in the catalogue",
+        measured_by="replearn.models:perceptron",
+    )
+    rec.add(source, "w1 of the perceptron on OR", 2.0, float(m.coef_[0, 0]), 0.0, **how)
+    rec.add(source, "w2 of the perceptron on OR", 2.0, float(m.coef_[0, 1]), 0.0, **how)
+    rec.add(source, "b of the perceptron on OR", -1.0, float(m.intercept_[0]), 0.0, **how)
+    rec.add(source, "mistakes of the perceptron on OR", 9, int(np.sum(m.mistakes_)), 0, **how)
+    rec.add(source, "passes of the perceptron on OR (the last one without a mistake)", 6, int(m.n_iter_), 0, **how)
     largest = 0.0
     converged = 0
     for passes in (1, 2, 5):
@@ -134,8 +146,9 @@ def _perceptrons(rec: Recorder) -> dict:
         largest = max(largest, float(np.max(np.abs(x.coef_))), abs(float(x.intercept_[0])))
         converged += int(bool(x.converged_))
     src = f"{NOTES} L241-255 (XOR, Thm. 2.11): no separator; the same perceptron cycles back to w = 0, b = 0 every pass"
-    rec.add(src, "largest |w|, |b| after 1, 2 and 5 passes on XOR", 0.0, largest, 0.0, example="cs480.xor-perceptron")
-    rec.add(src, "runs on XOR that converged (of 3)", 0, converged, 0, example="cs480.xor-perceptron")
+    how = dict(example="cs480.xor-perceptron", provenance="invariant", measured_by="replearn.models:perceptron")
+    rec.add(src, "largest |w|, |b| after 1, 2 and 5 passes on XOR", 0.0, largest, 0.0, **how)
+    rec.add(src, "runs on XOR that converged (of 3)", 0, converged, 0, **how)
     return {"w": m.coef_[0].tolist(), "b": float(m.intercept_[0]), "mistakes": int(np.sum(m.mistakes_))}
 
 
@@ -145,47 +158,40 @@ def _ill_conditioned(rec: Recorder) -> None:
     y = np.array([1.0, -1.0])
     w = models.create("linear_regression", solver="lstsq", fit_intercept=False).fit(X, y).coef_
     source = f"{NOTES} L316-324: X = [[0, eps], [1, 1]], y = (1, -1): w = y X'(X X')^-1 = (-2/eps, 1), eps = 1e-3"
-    rec.add(
-        source + "; tolerance 1e-9 relative",
-        "w1 / 1000",
-        -2.0,
-        float(w[0]) / 1000,
-        1e-9,
+    how = dict(
         example="cs480.ill-conditioned",
+        provenance="derived",
+        derived_from="the notes' w = (-2/eps, 1) at eps = 1e-3",
+        measured_by="replearn.models:linear_regression",
     )
-    rec.add(source + "; tolerance 1e-9", "w2", 1.0, float(w[1]), 1e-9, example="cs480.ill-conditioned")
+    rec.add(source + "; tolerance 1e-9 relative", "w1 / 1000", -2.0, float(w[0]) / 1000, 1e-9, **how)
+    rec.add(source + "; tolerance 1e-9", "w2", 1.0, float(w[1]), 1e-9, **how)
 
 
 def _quadratic_kernel(rec: Recorder, rng: np.random.Generator) -> None:
     ex = "cs480.quadratic-feature-map"
     X, Z = rng.normal(size=(5, 3)), rng.normal(size=(4, 3))
-
-    def phi(x):
-        return np.concatenate([np.outer(x, x).ravel(), np.sqrt(2) * x, [1.0]])
-
-    explicit = np.array([[phi(x) @ phi(z) for z in Z] for x in X])
+    Phi_x, Phi_z = polynomial_feature_map(X, 2, coef0=1.0), polynomial_feature_map(Z, 2, coef0=1.0)
     K = polynomial_kernel(X, Z, degree=2, gamma=1.0, coef0=1.0)
+    by = ("replearn.kernels.polynomial_feature_map", "replearn.kernels.polynomial_kernel")
     rec.add(
         f"{NOTES} L641-653: (<x,z> + 1)^2 = <phi(x), phi(z)> with phi = (vec(xx'), sqrt(2) x, 1) of dimension "
-        f"d^2 + d + 1 = {phi(X[0]).size} (d = 3); tolerance 1e-9 relative",
+        f"d^2 + d + 1 = {Phi_x.shape[1]} (d = 3); tolerance 1e-9 relative",
         "max relative |phi(x)'phi(z) - (<x,z> + 1)^2|",
         0.0,
-        float(np.max(np.abs(explicit - K)) / np.max(np.abs(K))),
+        float(np.max(np.abs(Phi_x @ Phi_z.T - K)) / np.max(np.abs(K))),
         1e-9,
         example=ex,
+        provenance="invariant",
+        measured_by=by,
     )
     X2, Z2 = rng.normal(size=(5, 2)), rng.normal(size=(4, 2))
-
-    def phi2(x):
-        return np.array([x[0] ** 2, np.sqrt(2) * x[0] * x[1], x[1] ** 2])
-
-    def psi2(x):
-        return np.array([x[0] ** 2, x[0] * x[1], x[0] * x[1], x[1] ** 2])
-
     K2 = polynomial_kernel(X2, Z2, degree=2, gamma=1.0, coef0=0.0)
-    worst = max(
-        float(np.max(np.abs(np.array([[f(x) @ f(z) for z in Z2] for x in X2]) - K2))) for f in (phi2, psi2)
-    ) / float(np.max(np.abs(K2)))
+    maps = (  # phi = (x1^2, sqrt(2) x1 x2, x2^2): the distinct monomials; psi = vec(x x'), with repetitions
+        lambda A: polynomial_feature_map(A, 2, repeated=False),
+        lambda A: tensor_power_features(A, 2),
+    )
+    worst = max(float(np.max(np.abs(f(X2) @ f(Z2).T - K2))) for f in maps) / float(np.max(np.abs(K2)))
     rec.add(
         f"{NOTES} L661-663: phi = (x1^2, sqrt(2) x1 x2, x2^2) and psi = (x1^2, x1 x2, x1 x2, x2^2) both give <x,z>^2 "
         "(the feature map is not unique); tolerance 1e-9 relative",
@@ -194,6 +200,17 @@ def _quadratic_kernel(rec: Recorder, rng: np.random.Generator) -> None:
         worst,
         1e-9,
         example=ex,
+        provenance="invariant",
+        measured_by=by + ("replearn.kernels.tensor_power_features",),
+    )
+    rec.add(
+        f"{NOTES} L661-663: phi has 3 entries, psi 4 (for x in R^2)",
+        "entries of phi plus entries of psi",
+        7,
+        sum(f(X2[:1]).shape[1] for f in maps),
+        0,
+        example=ex,
+        measured_by=by[:1] + ("replearn.kernels.tensor_power_features",),
     )
 
 
@@ -221,6 +238,7 @@ def _xor_mlp(rec: Recorder) -> dict:
         float(np.max(np.abs(h - np.array([[0, 0], [1, 0], [1, 0], [2, 1]])))),
         1e-12,
         example=ex,
+        measured_by=("replearn.models.neural.layers.Dense", "replearn.models.neural.activations.ReLU"),
     )
     rec.add(
         source + ": scores -1, +1, +1, -1 (XOR)",
@@ -229,6 +247,7 @@ def _xor_mlp(rec: Recorder) -> dict:
         float(np.max(np.abs(scores - np.array([-1.0, 1.0, 1.0, -1.0])))),
         1e-12,
         example=ex,
+        measured_by=("replearn.models.neural.layers.Dense", "replearn.models.neural.activations.ReLU"),
     )
     return {"hidden": h.tolist(), "scores": scores.tolist()}
 
@@ -257,14 +276,9 @@ def _conv(rec: Recorder) -> list:
         differing,
         0,
         example="cs480.conv-example",
+        measured_by="replearn.models.neural.conv.Conv2D",
     )
     return got.tolist()
-
-
-def _cholesky_sample(rng: np.random.Generator, mu: np.ndarray, S: np.ndarray, n: int) -> np.ndarray:
-    """x = L n + mu with L L' = S and n ~ N(0, I) (the notes' reparametrization)."""
-    L = np.linalg.cholesky(S)
-    return rng.standard_normal((n, len(mu))) @ L.T + mu
 
 
 def _cholesky(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
@@ -272,7 +286,7 @@ def _cholesky(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
     mu = np.array([1.0, -2.0, 0.5])
     S = np.array([[2.0, 0.6, -0.3], [0.6, 1.0, 0.2], [-0.3, 0.2, 0.5]])
     n = 20000 if quick else 100000
-    x = _cholesky_sample(rng, mu, S, n)
+    x = linalg.gaussian_sample(mu, S, n, random_state=rng)
     se_mean = np.sqrt(np.diag(S) / n)
     rec.add(
         f"{NOTES} L1252-1260: E[L n + mu] = mu; {n} draws, in standard errors (tolerance 4)",
@@ -281,6 +295,8 @@ def _cholesky(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         float(np.max(np.abs(x.mean(axis=0) - mu) / se_mean)),
         4.0,
         example=ex,
+        provenance="invariant",
+        measured_by="replearn.linalg.gaussian_sample",
     )
     cov = np.cov(x.T)
     se_cov = np.sqrt((S**2 + np.outer(np.diag(S), np.diag(S))) / n)  # sd of a Gaussian sample covariance
@@ -291,4 +307,6 @@ def _cholesky(rec: Recorder, rng: np.random.Generator, quick: bool) -> None:
         float(np.max(np.abs(cov - S) / se_cov)),
         4.0,
         example=ex,
+        provenance="invariant",
+        measured_by="replearn.linalg.gaussian_sample",
     )

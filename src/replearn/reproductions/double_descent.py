@@ -74,7 +74,12 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
             chosen[r, j] = lambdas[int(np.argmin(errors))]
     mn, rg, nm = min_norm.mean(axis=0), ridge.mean(axis=0), norms.mean(axis=0)
 
-    rec = Recorder(PRESET, example="cs229.sample-wise-double-descent")
+    rec = Recorder(
+        PRESET,
+        example="cs229.sample-wise-double-descent",
+        provenance="invariant",
+        measured_by=("replearn.models:linear_regression", "replearn.models:ridge"),
+    )
     rec.add(
         SOURCE + "; invariant: peak at n = d (L3513-3588); tolerance = grid spacing 20",
         "n maximizing the min-norm test error",

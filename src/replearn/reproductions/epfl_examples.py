@@ -24,8 +24,8 @@ import warnings
 import numpy as np
 
 from ..exceptions import ConvergenceWarning
-from ..kernels import polynomial_kernel
-from ..models.svm._kernels import dual_cd_solve
+from ..kernels import polynomial_kernel, tensor_power_features
+from ..models.svm.linear_svm import dual_coordinate_step
 from ..optim import gradient_descent
 from ..theory import test_set_bound
 from .record import ExperimentResult, Recorder, half_unit, register
@@ -65,13 +65,30 @@ def _gd(gamma: float, steps: int) -> float:
 
 def _step_size(rec: Recorder) -> dict:
     ex = "epfl.step-size"
+    how = dict(
+        provenance="derived",
+        derived_from="w_t - y_bar = (1 - gamma)^t (w_0 - y_bar), the notes' analysis, at y = 1, 2, 3, 6",
+        measured_by="replearn.optim.gradient_descent",
+    )
     y_bar = float(Y.mean())
     source = f"{NOTES} L138-150 (y = 1, 2, 3, 6, y_bar = 3, w_0 = 0; w_t - y_bar = (1 - gamma)^t (w_0 - y_bar))"
     rec.add(
-        source + ": gamma = 1 reaches the optimum in one step", "w_1 at gamma = 1", y_bar, _gd(1.0, 1), 1e-9, example=ex
+        source + ": gamma = 1 reaches the optimum in one step",
+        "w_1 at gamma = 1",
+        y_bar,
+        _gd(1.0, 1),
+        1e-9,
+        example=ex,
+        **how,
     )
     rec.add(
-        source + ": gamma < 1 converges monotonically", "w_50 at gamma = 0.5", y_bar, _gd(0.5, 50), 1e-9, example=ex
+        source + ": gamma < 1 converges monotonically",
+        "w_50 at gamma = 0.5",
+        y_bar,
+        _gd(0.5, 50),
+        1e-9,
+        example=ex,
+        **how,
     )
     rec.add(
         source + ": gamma = 1.5 overshoots y_bar (w_1 = 4.5) and still converges",
@@ -80,8 +97,11 @@ def _step_size(rec: Recorder) -> dict:
         _gd(1.5, 1),
         1e-9,
         example=ex,
+        **how,
     )
-    rec.add(source + ": gamma = 1.5 still converges", "w_50 at gamma = 1.5", y_bar, _gd(1.5, 50), 1e-9, example=ex)
+    rec.add(
+        source + ": gamma = 1.5 still converges", "w_50 at gamma = 1.5", y_bar, _gd(1.5, 50), 1e-9, example=ex, **how
+    )
     rec.add(
         source + ": gamma = 2 loops between two points, 0 and 6",
         "w_49 at gamma = 2",
@@ -89,6 +109,7 @@ def _step_size(rec: Recorder) -> dict:
         _gd(2.0, 49),
         1e-9,
         example=ex,
+        **how,
     )
     rec.add(
         source + ": gamma = 2 loops between two points, 0 and 6",
@@ -97,6 +118,7 @@ def _step_size(rec: Recorder) -> dict:
         _gd(2.0, 50),
         1e-9,
         example=ex,
+        **how,
     )
     expected = y_bar + (1 - 2.5) ** 50 * (0 - y_bar)
     rec.add(
@@ -106,6 +128,7 @@ def _step_size(rec: Recorder) -> dict:
         _gd(2.5, 50) / 1e9,
         1e-9 * abs(expected) / 1e9,
         example=ex,
+        **how,
     )
     t = list(range(0, 11))
     return {
@@ -114,17 +137,6 @@ def _step_size(rec: Recorder) -> dict:
         "x_label": "iteration t",
         "y_label": "w_t (optimum y_bar = 3)",
     }
-
-
-def _coordinate_step(X: np.ndarray, y: np.ndarray, alpha: np.ndarray, w: np.ndarray, n: int, C: float) -> None:
-    """One coordinate step on example ``n`` of the compiled loop of ``linear_svm`` (``solver="dual_cd"``):
-    one epoch over an active set holding only ``n``, no shrinking; ``alpha`` and ``w`` change in place."""
-    Qd = np.einsum("ij,ij->i", X, X)
-    index = np.array([n] + [i for i in range(len(y)) if i != n], dtype=np.int64)
-    istate = np.array([0, 1, 1, 0, 0], dtype=np.int64)  # epoch, active (only n), full, converged, hist rows used
-    fstate = np.array([np.inf, -np.inf])  # no shrinking
-    hist = np.empty((1, X.shape[1]))
-    dual_cd_solve(X, y, Qd, alpha, w, index, istate, fstate, C, -1.0, 1, np.random.default_rng(0), hist)
 
 
 def _svm_dual_step(rec: Recorder) -> dict:
@@ -136,8 +148,7 @@ def _svm_dual_step(rec: Recorder) -> dict:
     alpha = np.array([0.1, 0.1])
     lam, n = 1.0, 0
     C = 1.0 / (lam * len(y))
-    a_lib = alpha * C
-    _coordinate_step(X, y, a_lib, w, n, C)
+    a_lib, w = dual_coordinate_step(X, y, alpha * C, w, n, C)
     alpha_new = a_lib / C
     source = (
         f"{NOTES} L1050-1095, the lab's doctest (y = (1, -1), X = [[1,2,3],[4,5,6]], w = (-.3,-.3,-.3), "
@@ -151,6 +162,7 @@ def _svm_dual_step(rec: Recorder) -> dict:
         float(np.max(np.abs(w - [-0.1, 0.1, 0.3]))),
         1e-12,
         example=ex,
+        measured_by="replearn.models.svm.linear_svm.dual_coordinate_step",
     )
     rec.add(
         source,
@@ -159,6 +171,7 @@ def _svm_dual_step(rec: Recorder) -> dict:
         float(np.max(np.abs(alpha_new - [0.5, 0.1]))),
         1e-12,
         example=ex,
+        measured_by="replearn.models.svm.linear_svm.dual_coordinate_step",
     )
     return {"w": w.tolist(), "alpha": alpha_new.tolist()}
 
@@ -179,12 +192,10 @@ def _test_set_bound(rec: Recorder) -> None:
             test_set_bound(n, 0.05, k),
             half_unit(printed),
             example="epfl.test-set-bound",
+            provenance="derived",
+            derived_from=f"the notes' sqrt(log(2K/delta)/(2N)) at N = {n}, K = {k}, delta = 0.05 (the catalogue)",
+            measured_by="replearn.theory.test_set_bound",
         )
-
-
-def _quadratic_map(x: np.ndarray) -> np.ndarray:
-    """phi(x) = vec(x x') (all products x_i x_j): <phi(x), phi(z)> = (x'z)^2."""
-    return np.outer(x, x).ravel()
 
 
 def _polynomial_kernel(rec: Recorder) -> None:
@@ -193,6 +204,9 @@ def _polynomial_kernel(rec: Recorder) -> None:
     source = (
         f"{NOTES} L1161-1168 (x = (1, 2, 3), x' = (0.5, -1, 2), derived in the catalogue): (x'x')^2 = 4.5^2 = 20.25"
     )
+    how = dict(
+        provenance="derived", derived_from="the catalogue's x = (1, 2, 3), x' = (0.5, -1, 2) in the notes' kernel"
+    )
     rec.add(
         source,
         "polynomial kernel (x'z)^2",
@@ -200,12 +214,16 @@ def _polynomial_kernel(rec: Recorder) -> None:
         float(polynomial_kernel(x[None], z[None], degree=2, gamma=1.0, coef0=0.0)[0, 0]),
         1e-12,
         example=ex,
+        measured_by="replearn.kernels.polynomial_kernel",
+        **how,
     )
     rec.add(
         source,
         "phi(x)'phi(x') with phi = vec(x x')",
         20.25,
-        float(_quadratic_map(x) @ _quadratic_map(z)),
+        float((tensor_power_features(x[None], 2) @ tensor_power_features(z[None], 2).T)[0, 0]),
         1e-12,
         example=ex,
+        measured_by="replearn.kernels.tensor_power_features",
+        **how,
     )

@@ -51,7 +51,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
     faithful = read_csv(data_dir, "old_faithful.csv")
     XF = np.c_[faithful["eruptions"], faithful["waiting"]]
     XF_std = (XF - XF.mean(axis=0)) / XF.std(axis=0)
-    rec = Recorder(PRESET, example="cs229.kmeans")
+    rec = Recorder(PRESET, example="cs229.kmeans", provenance="invariant", measured_by="replearn.models:kmeans")
 
     one = models.create("kmeans", n_clusters=3, init=EX7_INIT, max_iter=1, tol=0.0)
     one = _quiet_fit(one, X7)
@@ -64,6 +64,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
                 one.cluster_centers_[k, j],
                 half_unit(text),
                 example="extra.coursera-ex7",
+                provenance="printed",
             )
 
     runs = {
@@ -91,6 +92,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             0.0,
             max(0, int(model.n_iter_) - 20),
             0.0,
+            provenance="printed",
         )
         curves[f"kmeans_distortion: {name}"] = {"x": list(range(1, len(J) + 1)), "distortion": J.tolist()}
         tables["kmeans_iterations"][name] = int(model.n_iter_)
@@ -111,6 +113,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             _em_step_change(X, *params),
             1e-3,
             example="cs229.em-gmm",
+            measured_by="replearn.models:gmm",
         )
         rec.add(
             "CS229 notes §11.1 eq. 11.1 (l = sum_i log sum_k phi_k N(x_i; mu_k, Sigma_k)), computed directly "
@@ -120,6 +123,7 @@ def run(data_dir, *, seed: int, quick: bool = False) -> ExperimentResult:
             float(ll[-1]) - float(np.mean(logsumexp(_log_joint(X, *params), axis=1))),
             1e-9,
             example="cs229.em-gmm",
+            measured_by="replearn.models:gmm",
         )
         curves[f"gmm_log_likelihood: {name}"] = {"x": list(range(len(ll))), "mean_log_likelihood": ll.tolist()}
         tables["gmm"][name] = {

@@ -20,7 +20,7 @@ The book prints one number here; the other records check its stated diagnostics:
   (sqrt(0.09 / 2000) = 0.0067).
 * §5.8 "can your learning system fit the training data?" / L455: the fully grown tree fits it:
   training error 0 at the largest n (continuous features, no repeated x), tolerance 0.
-* §5.8 CHEATINGISFUN (L1715): adding a feature equal to +100/-100 by the label lets even the
+* §5.8 CHEATINGISFUN (L1707): adding a feature equal to +100/-100 by the label lets even the
   high-bias learner reach "near 0%" training error: published 0, tolerance 0.01.
 * §5.9 eq. 5.19: high bias means the error is approximation error, not estimation error:
 
@@ -116,13 +116,20 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     cheat = np.c_[X_all, 100.0 * y_all]
     cheat_error = float(np.mean(LEARNERS[bias_name]().fit(cheat, y_all).predict(cheat) != y_all))
 
-    rec = Recorder(PRESET, example="ciml.debugging")
+    rec = Recorder(
+        PRESET,
+        example="ciml.debugging",
+        provenance="invariant",
+        measured_by=("replearn.models:logistic_regression", "replearn.models:decision_tree"),
+    )
     rec.add(
         "CIML §5.9 L1727 ('about 90%'; exact P[Bin(41,0.6) >= 21] = 0.9035); tolerance 0.02",
         "fraction of 41-example training sets on which the majority learner says +1",
         0.90,
         plus / n_sets,
         0.02,
+        provenance="printed",
+        measured_by="replearn.models:decision_tree",
     )
     rec.add(
         "CIML §5.8 (fit the training data first) and L455 (a full tree fits unique rows exactly)",
@@ -132,11 +139,13 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
         0.0,
     )
     rec.add(
-        "CIML §5.8 CHEATINGISFUN (L1715: 'near 0%' training error); tolerance 0.01",
+        "CIML §5.8 CHEATINGISFUN (L1707: 'near 0%' training error); tolerance 0.01",
         "training error of logistic regression with the cheating feature",
         0.0,
         cheat_error,
         0.01,
+        provenance="printed",
+        measured_by="replearn.models:logistic_regression",
     )
     rec.add(
         "CIML §5.9 eq. 5.19: a high-bias learner's error is approximation error; tolerance 0.03",

@@ -19,13 +19,15 @@ from __future__ import annotations
 import base64
 import html
 import io
+import itertools
 import math
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..atomic import write_bytes, write_text
 from .catalogue import CATALOGUE, EXTRAS, TEXTS, Example
 
-__all__ = ["summary", "write_page"]
+__all__ = ["catalogue_tables", "counts_sentence", "summary", "write_page"]
 
 TEXT_ORDER = ("cs229", "cs229s", "ciml", "cs480", "epfl", "extra")
 
@@ -53,6 +55,13 @@ def summary(runs: Mapping[str, Mapping]) -> dict:
         else:
             failing.append(e.id)
     records = [r for recs in by_example.values() for r in recs]
+    measured = [r for r in records if r.get("provenance") != "arithmetic"]
+    arithmetic = [r for r in records if r.get("provenance") == "arithmetic"]
+    provenance: dict[str, int] = {}
+    for r in records:
+        key = str(r.get("provenance") or "printed")
+        provenance[key] = provenance.get(key, 0) + 1
+    figures = [e for e in CATALOGUE if e.kind == "figure"]
     return {
         "catalogue": len(CATALOGUE),
         "reproduced": len(reproduced),
@@ -61,56 +70,207 @@ def summary(runs: Mapping[str, Mapping]) -> dict:
         "missing": missing,
         "records": len(records),
         "records_reproduced": sum(bool(r.get("reproduced")) for r in records),
+        "measured": len(measured),
+        "measured_reproduced": sum(bool(r.get("reproduced")) for r in measured),
+        "arithmetic": len(arithmetic),
+        "arithmetic_reproduced": sum(bool(r.get("reproduced")) for r in arithmetic),
+        "errata": sum(1 for r in records if r.get("erratum") is not None),
+        "provenance": dict(sorted(provenance.items())),
+        "figures": len(figures),
+        "figures_reproduced": sum(1 for e in figures if e.id in reproduced),
         "presets": len(runs),
     }
+
+
+def counts_sentence(s: Mapping) -> str:
+    """The page's one-sentence summary of :func:`summary` (the same words in the HTML, the Markdown and
+    docs/reproductions.md)."""
+    return (
+        f"{s['reproduced']} of {s['catalogue']} catalogue examples reproduced ({s['figures_reproduced']} of "
+        f"{s['figures']} figures); {len(s['not_reproduced'])} not reproducible; {s['measured_reproduced']} of "
+        f"{s['measured']} records measured by replearn reproduced, and {s['arithmetic_reproduced']} of "
+        f"{s['arithmetic']} arithmetic checks of the text; {s['errata']} records correct an erratum; "
+        f"{s['presets']} presets"
+    )
+
+
+def _record_numbers(ids: list[str]) -> str:
+    """``01–06`` for a run of three or more consecutive record numbers, ``05, 06`` otherwise."""
+    nums = sorted(int(i.rsplit(".", 1)[1]) for i in ids)
+    parts, start = [], 0
+    while start < len(nums):
+        end = start
+        while end + 1 < len(nums) and nums[end + 1] == nums[end] + 1:
+            end += 1
+        if end - start >= 2:
+            parts.append(f"{nums[start]:02d}–{nums[end]:02d}")
+        else:
+            parts.extend(f"{n:02d}" for n in nums[start : end + 1])
+        start = end + 1
+    return ", ".join(parts)
+
+
+def _reproduced_by(entry: Example, recs: list[dict]) -> str:
+    if entry.reason is not None:
+        return f"**not reproduced**: {entry.reason}"
+    by_preset: dict[str, list[str]] = {}
+    for r in recs:
+        by_preset.setdefault(str(r.get("preset")), []).append(str(r.get("id")))
+    return "; ".join(f"`{p}` {_record_numbers(ids)}" for p, ids in sorted(by_preset.items())) or "—"
+
+
+def catalogue_tables(runs: Mapping[str, Mapping]) -> str:
+    """The Markdown tables of docs/reproductions.md: one per text, every catalogue entry with the records that
+    reproduce it, then the examples from outside the texts (a test keeps the docs equal to this)."""
+    by_example = _records_by_example(runs)
+    out: list[str] = []
+    n = 0
+    for key in TEXT_ORDER[:-1]:
+        entries = [e for e in CATALOGUE if e.text == key]
+        out += [
+            f"### {TEXTS[key][0]} ({TEXTS[key][1]})",
+            "",
+            "| # | example | section, lines | kind | reproduced by (preset, record numbers) |",
+            "|---:|---|---|---|---|",
+        ]
+        for e in entries:
+            n += 1
+            title = e.title.replace("|", "\\|")
+            out.append(
+                f"| {n} | `{e.id}` — {title} | {e.section}, {e.lines} | {e.kind} "
+                f"| {_md_cell(_reproduced_by(e, by_example.get(e.id, [])))} |"
+            )
+        out.append("")
+    out += [
+        "### Outside the catalogue (reproduced as well)",
+        "",
+        "| example | source | reproduced by |",
+        "|---|---|---|",
+    ]
+    for e in EXTRAS:
+        recs = by_example.get(e.id, [])
+        if recs:
+            out.append(f"| `{e.id}` — {e.title} | {e.section}, {e.lines} | {_reproduced_by(e, recs)} |")
+    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------------------------------------- figures
 
 
 def _figure_png(title: str, curve: Mapping, dpi: int = 80) -> bytes | None:
-    """A PNG of one curve: every list as long as ``curve["x"]`` against x (categorical x: a bar-like line),
-    the point sets of ``curve["points"]`` as markers; log scale when the positive values span > 3 decades."""
+    """The PNG of :func:`_figure` (None when the curve has nothing to draw)."""
+    fig = _figure(title, curve)
+    if fig is None:
+        return None
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def _figure(title: str, curve: Mapping):
+    """A matplotlib Figure of one curve: every list as long as ``curve["x"]`` against x (categorical x: a bar-like
+    line; None leaves a gap, where the curve leaves the frame), the point sets of ``curve["points"]`` as markers;
+    log scale when the positive values span > 3 decades (``curve["y_scale"]`` overrides).
+
+    Every legend entry gets its own colour (lines, paths and markers draw from one sequence, so a contour never
+    shares the colour of the other class's points). A point set whose name ends in "boundary" is a decision
+    boundary sampled on a grid: small dark dots. A path of two points is a straight line (a separator, a
+    boundary): it does not widen the frame, which is drawn around the data and the longer paths."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
     x = curve.get("x")
-    if not isinstance(x, list) or len(x) < 1:
-        return None
-    series = {k: v for k, v in curve.items() if k not in ("x", "points") and isinstance(v, list) and len(v) == len(x)}
-    # optional string keys "x_label" / "y_label" name the axes
+    x = x if isinstance(x, list) else []
+    series = (
+        {
+            k: v
+            for k, v in curve.items()
+            if k not in ("x", "points", "paths") and isinstance(v, list) and len(v) == len(x)
+        }
+        if x
+        else {}
+    )
+    # optional string keys "x_label" / "y_label" name the axes, "y_scale" ("linear" / "log") fixes the scale;
+    # "points" and "paths" map names to [[x, y], ...]
+    # (markers, and polylines with their own x: contours, optimization paths, decision boundaries)
     points = curve.get("points") if isinstance(curve.get("points"), Mapping) else {}
-    if not series and not points:
+    paths = curve.get("paths") if isinstance(curve.get("paths"), Mapping) else {}
+    if not series and not points and not paths:
         return None
     fig = Figure(figsize=(6.0, 3.4))
     ax = fig.add_subplot(1, 1, 1)
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x)
     xs = x if numeric else list(range(len(x)))
+    colours = (f"C{i % 10}" for i in itertools.count())
     values = []
     for name, ys in sorted(series.items()):
         ys = [math.nan if v is None else float(v) for v in ys]
         values += [v for v in ys if math.isfinite(v)]
-        ax.plot(xs, ys, marker="." if len(xs) <= 40 else None, label=str(name))
-    for i, (name, pts) in enumerate(sorted(points.items())):
+        ax.plot(xs, ys, marker="." if len(xs) <= 40 else None, label=str(name), color=next(colours))
+    frame: list[tuple[float, float]] = []  # what the frame is drawn around, when only points and paths are drawn
+    for name, pts in sorted(paths.items()):
         if pts:
             px, py = zip(*pts)
-            ax.scatter(px, py, s=18, marker="os^"[i % 3], label=str(name), zorder=3)
+            style = "-" if len(pts) > 40 else ".-"
+            label = None if str(name).startswith("_") else str(name)
+            ax.plot(px, py, style, lw=1.2, label=label, color=next(colours))
+            if len(pts) > 2:
+                frame += [(float(a), float(b)) for a, b in pts]
+    markers = iter("os^xd" * 10)
+    for name, pts in sorted(points.items()):
+        if not pts:
+            continue
+        px, py = zip(*pts)
+        frame += [(float(a), float(b)) for a, b in pts]
+        if str(name).endswith("boundary"):
+            ax.scatter(px, py, s=2, marker=".", color="0.2", label=str(name), zorder=2)
+        else:
+            ax.scatter(
+                px,
+                py,
+                s=12 if len(pts) > 60 else 18,
+                marker=next(markers),
+                label=str(name),
+                zorder=3,
+                color=next(colours),
+            )
+    if not series and frame:
+        fx, fy = zip(*frame)
+        pad_x = 0.08 * (max(fx) - min(fx) or 1.0)
+        pad_y = 0.08 * (max(fy) - min(fy) or 1.0)
+        ax.set_xlim(min(fx) - pad_x, max(fx) + pad_x)
+        ax.set_ylim(min(fy) - pad_y, max(fy) + pad_y)
     positive = [v for v in values if v > 0]
-    if positive and len(positive) == len(values) and max(positive) / min(positive) > 1e3:
+    scale = curve.get("y_scale")  # "linear" or "log" overrides the rule (a quadratic's minimum is not a decade)
+    if scale == "log" or (
+        scale is None and positive and len(positive) == len(values) and max(positive) / min(positive) > 1e3
+    ):
         ax.set_yscale("log")
-    if not numeric:
+    framed = bool(not series and frame)
+    if curve.get("equal_axes") and not framed:
+        ax.set_aspect("equal", adjustable="datalim")
+    if not numeric and xs:
         ax.set_xticks(xs)
         ax.set_xticklabels([str(v) for v in x], rotation=30, fontsize="small")
     ax.set_xlabel(str(curve.get("x_label", "")), fontsize="small")
     ax.set_ylabel(str(curve.get("y_label", "")), fontsize="small")
     ax.set_title(title, fontsize="medium")
-    ax.legend(loc="best", fontsize="x-small")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="x-small")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue()
+    if curve.get("equal_axes") and framed:  # equal units on both axes: widen the frame's shorter side
+        box = ax.get_window_extent()
+        (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+        want = (x1 - x0) / (y1 - y0) * box.height / box.width  # > 1: x needs more room per unit than y has
+        if want > 1:
+            mid, half = (y0 + y1) / 2, (y1 - y0) * want / 2
+            ax.set_ylim(mid - half, mid + half)
+        else:
+            mid, half = (x0 + x1) / 2, (x1 - x0) / want / 2
+            ax.set_xlim(mid - half, mid + half)
+    return fig
 
 
 def _figure_for(entry: Example, runs: Mapping[str, Mapping]) -> bytes | None:
@@ -180,13 +340,14 @@ def _html(runs: Mapping[str, Mapping], meta: Mapping, figures: Mapping[str, byte
         f"<style>{_CSS}</style></head><body>",
         '<h1 id="top">The worked examples of the five course texts, reproduced</h1>',
         "<p>Every worked numeric example, table and figure of the course texts (the project's catalogue of the "
-        "texts, 73 entries) rerun with replearn's own algorithms: the value the text prints, the value measured "
-        "now, the tolerance (absolute, in the quantity's units: half a unit of the last printed digit unless the "
-        "record's source says otherwise) and the verdict |measured − published| ≤ tolerance.</p>",
-        f"<p><strong>{s['reproduced']} of {s['catalogue']} catalogue examples reproduced</strong>; "
-        f"{len(s['not_reproduced'])} not reproducible (reasons below); "
-        f"{s['records_reproduced']} of {s['records']} records reproduced, from {s['presets']} presets. "
-        f"{html.escape(str(meta.get('how', '')))}</p>",
+        f"texts, {s['catalogue']} entries) rerun with replearn's own algorithms: the value the text prints, the value "
+        "measured now, the tolerance (absolute, in the quantity's units: half a unit of the last printed digit unless "
+        "the record's source says otherwise) and the verdict |measured − published| ≤ tolerance. Each record says "
+        "where its published value comes from (<em>printed</em>, <em>derived</em> from the text's formula, the "
+        "corrected value of an <em>erratum</em> -- the printed one is shown and excluded by the tolerance --, an "
+        "<em>invariant</em> the text states) and which public replearn function measured it; an <em>arithmetic</em> "
+        "check of the text is computed in the preset, not by replearn's algorithms, and counted apart.</p>",
+        f"<p><strong>{html.escape(counts_sentence(s))}</strong>. {html.escape(str(meta.get('how', '')))}</p>",
     ]
     out.append(
         "<nav>" + "".join(f'<a href="#{k}">{html.escape(TEXTS[k][0])}</a>' for k, _ in _grouped(runs)) + "</nav>"
@@ -229,7 +390,7 @@ def _entry_html(e: Example, recs: list[dict], png: bytes | None) -> str:
     if recs:
         parts.append(
             "<table><tr><th>Quantity</th><th>Published</th><th>Measured</th><th>Tolerance</th><th>Verdict</th>"
-            "<th>Source</th><th>Record</th></tr>"
+            "<th>Provenance</th><th>Measured by</th><th>Source</th><th>Record</th></tr>"
         )
         for r in recs:
             ok = bool(r.get("reproduced"))
@@ -237,6 +398,7 @@ def _entry_html(e: Example, recs: list[dict], png: bytes | None) -> str:
                 f'<tr><td>{html.escape(str(r.get("quantity")))}</td><td class="num">{_num(r.get("published"))}</td>'
                 f'<td class="num">{_num(r.get("measured"))}</td><td class="num">{_num(r.get("tolerance"))}</td>'
                 f'<td class="{"ok" if ok else "bad"}">{"reproduced" if ok else "NOT reproduced"}</td>'
+                f"<td>{html.escape(_provenance(r))}</td><td>{html.escape(_measured_by(r))}</td>"
                 f"<td>{html.escape(str(r.get('source')))}</td><td>{html.escape(str(r.get('id')))}</td></tr>"
             )
         parts.append("</table>")
@@ -245,6 +407,25 @@ def _entry_html(e: Example, recs: list[dict], png: bytes | None) -> str:
         parts.append(f'<img alt="{html.escape(e.title)}" src="data:image/png;base64,{data}">')
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def _provenance(r: Mapping) -> str:
+    """``printed``, ``derived from ...``, ``erratum (the text prints 4.24)``, ``invariant``, or ``arithmetic check
+    of the text``."""
+    p = str(r.get("provenance") or "printed")
+    if p == "derived" and r.get("derived_from"):
+        return f"derived from {r['derived_from']}"
+    if p == "arithmetic":
+        text = "arithmetic check of the text"
+        return text + (f" (printed {_num(r['erratum'])}: an erratum)" if r.get("erratum") is not None else "")
+    if p == "erratum":
+        return f"erratum (the text prints {_num(r.get('erratum'))})"
+    return p
+
+
+def _measured_by(r: Mapping) -> str:
+    by = r.get("measured_by") or []
+    return ", ".join(str(b) for b in by) if by else "the preset's arithmetic"
 
 
 def _md_cell(v) -> str:
@@ -257,9 +438,7 @@ def _markdown(runs: Mapping[str, Mapping], meta: Mapping, figures: Mapping[str, 
     lines = [
         "# The worked examples of the five course texts, reproduced",
         "",
-        f"**{s['reproduced']} of {s['catalogue']} catalogue examples reproduced**; {len(s['not_reproduced'])} not "
-        f"reproducible (reasons below); {s['records_reproduced']} of {s['records']} records reproduced, from "
-        f"{s['presets']} presets. {meta.get('how', '')}",
+        f"**{counts_sentence(s)}**. {meta.get('how', '')}",
         "",
         "Tolerances are absolute, in the quantity's units; the verdict is |measured − published| ≤ tolerance.",
     ]
@@ -277,20 +456,21 @@ def _markdown(runs: Mapping[str, Mapping], meta: Mapping, figures: Mapping[str, 
                 if recs:
                     lines += [
                         "",
-                        "| Quantity | Published | Measured | Tolerance | Verdict | Source | Record |",
-                        "|---|---:|---:|---:|---|---|---|",
+                        "| Quantity | Published | Measured | Tolerance | Verdict | Provenance | Measured by | Source "
+                        "| Record |",
+                        "|---|---:|---:|---:|---|---|---|---|---|",
                     ]
                     for r in recs:
                         verdict_r = "reproduced" if r.get("reproduced") else "NOT reproduced"
                         lines.append(
                             f"| {_md_cell(r.get('quantity'))} | {_num(r.get('published'))} | {_num(r.get('measured'))} "
-                            f"| {_num(r.get('tolerance'))} | {verdict_r} "
-                            f"| {_md_cell(r.get('source'))} | {_md_cell(r.get('id'))} |"
+                            f"| {_num(r.get('tolerance'))} | {verdict_r} | {_md_cell(_provenance(r))} "
+                            f"| {_md_cell(_measured_by(r))} | {_md_cell(r.get('source'))} | {_md_cell(r.get('id'))} |"
                         )
                 png = figures.get(e.id)
                 if png:
                     path = figures_dir / f"{e.id.replace('.', '_')}.png"
-                    path.write_bytes(png)
+                    write_bytes(path, png, durable=False)  # whole or not at all
                     lines += ["", f"![{e.title}]({figures_dir.name}/{path.name})"]
     lines += ["", f"Generated by `python -m replearn reproductions` ({meta.get('source', '')})."]
     return "\n".join(lines) + "\n"
@@ -308,7 +488,45 @@ def write_page(runs: Mapping[str, Mapping], out_dir, *, meta: Mapping | None = N
     out.mkdir(parents=True, exist_ok=True)
     figures = {e.id: png for e in CATALOGUE + EXTRAS if (png := _figure_for(e, runs))}
     page = out / "reproductions.html"
-    page.write_text(_html(runs, meta, figures), encoding="utf-8")
+    write_text(page, _html(runs, meta, figures), durable=False)
     md = out / "reproductions.md"
-    md.write_text(_markdown(runs, meta, figures, out / "reproductions_files"), encoding="utf-8")
+    write_text(md, _markdown(runs, meta, figures, out / "reproductions_files"), durable=False)
     return {"html": page, "markdown": md, "figures": out / "reproductions_files"}
+
+
+#: the generated parts of docs/reproductions.md sit between these markers
+DOCS_MARKERS = {
+    "counts": ("<!-- generated: counts -->", "<!-- end: counts -->"),
+    "tables": ("<!-- generated: catalogue tables -->", "<!-- end: catalogue tables -->"),
+}
+
+
+def docs_sections(runs: Mapping[str, Mapping]) -> dict[str, str]:
+    """The generated text of each marked section of docs/reproductions.md."""
+    return {"counts": f"**{counts_sentence(summary(runs))}.**", "tables": catalogue_tables(runs).rstrip("\n")}
+
+
+def update_docs(path, runs: Mapping[str, Mapping]) -> bool:
+    """Rewrite the marked sections of the Markdown file ``path`` from ``runs``; returns whether it changed."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    new = text
+    for key, body in docs_sections(runs).items():
+        start, end = DOCS_MARKERS[key]
+        i, j = new.index(start) + len(start), new.index(end)
+        new = new[:i] + "\n" + body + "\n" + new[j:]
+    if new != text:
+        from ..atomic import write_text
+
+        write_text(path, new)  # whole or not at all
+    return new != text
+
+
+if __name__ == "__main__":  # python -m replearn.reproductions.page docs/reproductions.md
+    import sys
+
+    from . import PRESETS, run_experiment
+
+    target = sys.argv[1] if len(sys.argv) > 1 else "docs/reproductions.md"
+    changed = update_docs(target, {name: run_experiment(name, seed=0).to_dict() for name in PRESETS})
+    sys.stdout.write(f"{target}: {'updated' if changed else 'up to date'}\n")

@@ -16,7 +16,7 @@ Records (the book prints no error values for these figures):
   ``(R / gamma)^2`` updates, where gamma is any separating margin (w*'s margin is a lower bound on
   the best one, so its bound is valid). Recorded as the number of mistakes *beyond* the bound:
   published 0, tolerance 0.
-* CIML L1249: "the averaged perceptron is almost always better than the perceptron, in the sense
+* CIML L1251: "the averaged perceptron is almost always better than the perceptron, in the sense
   that it generalizes better": the averaged perceptron's test error after the last pass exceeds
   the vanilla perceptron's by 0 (recorded as ``max(0, averaged - vanilla)``, tolerance 0). The
   voted perceptron (eq. 4.17), which the averaged one approximates (L1207-1219), gets the same
@@ -65,7 +65,16 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     mistakes = int(np.sum(sep.mistakes_))
     bound = (radius / GAMMA) ** 2
 
-    rec = Recorder(PRESET, example="ciml.perceptron-passes")
+    rec = Recorder(
+        PRESET,
+        example="ciml.perceptron-passes",
+        provenance="invariant",
+        measured_by=(
+            "replearn.models:perceptron",
+            "replearn.models:averaged_perceptron",
+            "replearn.models:voted_perceptron",
+        ),
+    )
     rec.add(
         "CIML §4.5 Thm. 2 (L1149): at most (R/gamma)^2 updates on separable data",
         "perceptron mistakes beyond the bound (R/gamma)^2",
@@ -75,7 +84,7 @@ def run(data_dir=None, *, seed: int, quick: bool = False) -> ExperimentResult:
     )
     for variant in ("averaged_perceptron", "voted_perceptron"):
         rec.add(
-            "CIML §4.6 L1249: the averaged perceptron almost always generalizes better than the perceptron",
+            "CIML §4.6 L1251: the averaged perceptron almost always generalizes better than the perceptron",
             f"test error of the {variant.replace('_', ' ')} above the perceptron's after {passes[-1]} passes",
             0.0,
             max(0.0, test_err[variant][-1] - test_err["perceptron"][-1]),

@@ -23,6 +23,19 @@ Every record names the worked example it reproduces (``example``: an entry of
 :mod:`.catalogue`, which gives the text, section and lines) and has an ``id`` unique across the
 presets (``<preset>.<nn>``, in the order the preset records them).
 
+Provenance
+----------
+``provenance`` says where the published value comes from and how the measured one was made
+(:data:`PROVENANCES`): ``"printed"`` (the text prints it), ``"derived"`` (it follows from the text's
+formula or inputs but is not printed: ``derived_from`` says how), ``"erratum"`` (the text prints a
+wrong number, held in ``erratum``; ``published`` is the corrected one and the tolerance excludes the
+printed one: :attr:`Reproduction.rejects_erratum`, checked for every record by the tests),
+``"invariant"`` (a property the text states, recorded as an exact quantity) and
+``"arithmetic"`` -- an *arithmetic check of the text*: the measured value is computed in the preset,
+not by replearn's algorithms, and the page counts these records apart. Every other record names in
+``measured_by`` the public replearn API its measured value comes from (``"replearn.linalg.pairwise_distances"``,
+or ``"replearn.models:knn"`` for a registry model); a test resolves each name.
+
 ``EXPERIMENTS`` maps a preset name to its ``run(data_dir, *, seed, quick=False)`` function; the
 modules register themselves with :func:`register` when :mod:`replearn.reproductions` is imported.
 """
@@ -34,7 +47,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["EXPERIMENTS", "ExperimentResult", "Reproduction", "register"]
+__all__ = ["EXPERIMENTS", "PROVENANCES", "ExperimentResult", "Reproduction", "register"]
+
+#: provenance -> what it means (module docstring)
+PROVENANCES: dict[str, str] = {
+    "printed": "the text prints the published value",
+    "derived": "derived from the text's formula or inputs, not printed (the record says how)",
+    "erratum": "the corrected value of a number the text prints wrongly (the printed one is given and excluded)",
+    "invariant": "a property the text states, recorded as an exact quantity",
+    "arithmetic": "arithmetic check of the text: computed in the preset, not by replearn's algorithms",
+}
 
 
 @dataclass(frozen=True)
@@ -54,6 +76,10 @@ class Reproduction:
     tolerance: float
     example: str = field(default="", kw_only=True)
     id: str = field(default="", kw_only=True)
+    provenance: str = field(default="printed", kw_only=True)
+    measured_by: tuple[str, ...] = field(default=(), kw_only=True)
+    erratum: float | None = field(default=None, kw_only=True)
+    derived_from: str = field(default="", kw_only=True)
     reproduced: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -63,8 +89,36 @@ class Reproduction:
             raise ValueError(f"{self.quantity}: tolerance must be >= 0, got {self.tolerance!r}")
         if not math.isfinite(self.published):
             raise ValueError(f"{self.quantity}: the published value must be finite, got {self.published!r}")
+        if self.provenance not in PROVENANCES:
+            raise ValueError(
+                f"{self.quantity}: provenance must be one of {sorted(PROVENANCES)}, got {self.provenance!r}"
+            )
+        by = (self.measured_by,) if isinstance(self.measured_by, str) else tuple(self.measured_by)
+        object.__setattr__(self, "measured_by", by)
+        if self.provenance == "arithmetic" and by:
+            raise ValueError(f"{self.quantity}: an arithmetic check is not measured by replearn's API, yet names {by}")
+        if self.provenance != "arithmetic" and not by:
+            raise ValueError(
+                f"{self.quantity}: name the public replearn API that measures it (measured_by), or mark the record "
+                "provenance='arithmetic' (an arithmetic check of the text)"
+            )
+        if self.provenance == "derived" and not self.derived_from:
+            raise ValueError(f"{self.quantity}: a derived published value must say what it is derived from")
+        if self.provenance == "erratum" and self.erratum is None:
+            raise ValueError(f"{self.quantity}: an erratum record gives the printed (wrong) value: erratum=...")
+        if self.erratum is not None and self.provenance not in ("erratum", "arithmetic"):
+            raise ValueError(f"{self.quantity}: only an erratum record (or an arithmetic check of one) has an erratum")
+        if self.erratum is not None:
+            object.__setattr__(self, "erratum", float(self.erratum))
         ok = math.isfinite(self.measured) and abs(self.measured - self.published) <= self.tolerance
         object.__setattr__(self, "reproduced", bool(ok))
+
+    @property
+    def rejects_erratum(self) -> bool | None:
+        """Whether the printed (wrong) value would fail this record (None when the text prints no erratum)."""
+        if self.erratum is None:
+            return None
+        return not abs(self.erratum - self.published) <= self.tolerance
 
     def to_dict(self) -> dict:
         """A JSON-ready dict of all fields (a non-finite measured value becomes None), with the text and
@@ -85,6 +139,10 @@ class Reproduction:
             "measured": measured,
             "tolerance": self.tolerance,
             "reproduced": self.reproduced,
+            "provenance": self.provenance,
+            "measured_by": list(self.measured_by),
+            "erratum": self.erratum,
+            "derived_from": self.derived_from,
         }
 
 
@@ -141,13 +199,17 @@ def register(name: str) -> Callable[[RunFunction], RunFunction]:
 class Recorder:
     """Collects the records of one preset (saves repeating the preset name in every row).
 
-    ``example`` is the catalogue entry of the records added without one; every record gets the id
-    ``<preset>.<nn>`` (1-based, two digits).
+    ``example``, ``provenance`` and ``measured_by`` are the defaults of the records added without them; every
+    record gets the id ``<preset>.<nn>`` (1-based, two digits).
     """
 
-    def __init__(self, preset: str, example: str = "") -> None:
+    def __init__(
+        self, preset: str, example: str = "", *, provenance: str = "printed", measured_by: tuple[str, ...] | str = ()
+    ) -> None:
         self.preset = preset
         self.example = example
+        self.provenance = provenance
+        self.measured_by = measured_by
         self.records: list[Reproduction] = []
 
     def add(
@@ -159,6 +221,10 @@ class Recorder:
         tolerance: float,
         *,
         example: str | None = None,
+        provenance: str | None = None,
+        measured_by: tuple[str, ...] | str | None = None,
+        erratum: float | None = None,
+        derived_from: str = "",
     ) -> Reproduction:
         rec = Reproduction(
             self.preset,
@@ -169,6 +235,10 @@ class Recorder:
             tolerance,
             example=self.example if example is None else example,
             id=f"{self.preset}.{len(self.records) + 1:02d}",
+            provenance=self.provenance if provenance is None else provenance,
+            measured_by=self.measured_by if measured_by is None else measured_by,
+            erratum=erratum,
+            derived_from=derived_from,
         )
         self.records.append(rec)
         return rec

@@ -18,8 +18,11 @@ two models, (repeated) CV on one data set  half_sampling_ttest (population), cor
                                            bayesian_correlated_ttest
 two models, N data sets                    wilcoxon, sign_test, bayesian_signed_rank
 k models, N data sets                      friedman, nemenyi_cd / nemenyi_cliques, friedman_posthoc
-p-value adjustment                         bonferroni, bonferroni_dunn, holm, hochberg, hommel,
-                                           shaffer, bergmann_hommel (all pairs), adjust
+two runs of one model, same replicates     sign_flip_test (exact), shifted_ttest (margins), lattice_unit
+p-value adjustment                         benjamini_hochberg, bonferroni, bonferroni_dunn, holm, hochberg, hommel,
+                                           shaffer, bergmann_hommel (all pairs), adjust,
+                                           graphical (Bretz et al. 2009 gatekeeping graphs)
+power and sequential designs               detectable_difference, t_power, sequential_pairs (planned looks)
 effect sizes                               cohens_dz, rank_biserial, cliffs_delta
 few runs (seeds x problems)                iqm, stratified_bootstrap_ci, probability_of_improvement(_ci),
                                            performance_profile, minimum_detectable_effect, paired_t_power,
@@ -58,10 +61,13 @@ from .halfsampling import (
     selected_neighbours,
 )
 from .mcnemar import mcnemar
-from .multiple import adjust, bonferroni, bonferroni_dunn, hochberg, holm, hommel
+from .multiple import adjust, benjamini_hochberg, bonferroni, bonferroni_dunn, graphical, hochberg, holm, hommel
 from .permutation import permutation_test
 from .posthoc import PosthocResult, friedman_posthoc
-from .ttests import corrected_resampled_ttest, paired_ttest
+from .power import detectable_difference, t_power, t_quantile
+from .sequential import sequential_pairs
+from .signflip import lattice_unit, shifted_ttest, sign_flip_test
+from .ttests import corrected_resampled_ttest, paired_ttest, t_critical_value
 from .wilcoxon import sign_test, wilcoxon
 
 __all__ = [
@@ -72,9 +78,15 @@ __all__ = [
     "PosthocResult",
     "TestResult",
     "adjust",
+    "detectable_difference",
+    "t_power",
+    "sequential_pairs",
+    "t_quantile",
+    "graphical",
     "bayesian_correlated_ttest",
     "bayesian_signed_rank",
     "bayesian_t_posterior",
+    "benjamini_hochberg",
     "bergmann_hommel",
     "bonferroni",
     "bonferroni_dunn",
@@ -95,6 +107,7 @@ __all__ = [
     "holm",
     "hommel",
     "iqm",
+    "lattice_unit",
     "max_t_adjusted",
     "max_t_critical",
     "mcnemar",
@@ -119,10 +132,13 @@ __all__ = [
     "rank_scores",
     "shaffer",
     "shaffer_multipliers",
+    "shifted_ttest",
+    "sign_flip_test",
     "sign_test",
     "smallest_adjusted_pvalue",
     "smallest_attainable_pvalue",
     "stratified_bootstrap_ci",
+    "t_critical_value",
     "to_jsonable",
     "wilcoxon",
 ]

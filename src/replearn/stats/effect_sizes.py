@@ -13,7 +13,26 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cliffs_delta", "cohens_dz", "rank_biserial"]
+__all__ = ["average_ranks", "cliffs_delta", "cohens_dz", "rank_biserial"]
+
+
+def average_ranks(x) -> np.ndarray:
+    """Ranks of a 1-D array, 1 = smallest, ties sharing the average of the ranks they span: the same numbers as
+    ``scipy.stats.rankdata(x)`` (the same arithmetic: half the sum of two integer counts), without its per-call
+    overhead, which dominated the Wilcoxon test and the rank-biserial correlation of every pair of a benchmark."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    obs = np.empty(n, dtype=bool)
+    if n:
+        obs[0] = True
+        np.not_equal(xs[1:], xs[:-1], out=obs[1:])
+    dense = np.cumsum(obs)
+    count = np.r_[np.flatnonzero(obs), n]
+    out = np.empty(n)
+    out[order] = 0.5 * (count[dense] + count[dense - 1] + 1)
+    return out
 
 
 def _sample(x, name: str, min_size: int = 1) -> np.ndarray:
@@ -66,13 +85,11 @@ def rank_biserial(a, b) -> float:
     ranked with average ranks for ties, and ``R+`` / ``R-`` are the rank sums of the positive /
     negative differences.  In [-1, 1]; 0 when every difference is zero.
     """
-    from scipy.stats import rankdata  # lazily: scipy.stats costs ~0.5 s to import
-
     d = paired_differences(a, b, min_size=1)
     d = d[d != 0]
     if d.size == 0:
         return 0.0
-    ranks = rankdata(np.abs(d))
+    ranks = average_ranks(np.abs(d))
     r_plus = float(ranks[d > 0].sum())
     r_minus = float(ranks[d < 0].sum())
     return (r_plus - r_minus) / (r_plus + r_minus)

@@ -11,6 +11,14 @@ clipped at 1.  Ties among the raw p-values keep their input order when sorted.
 * :func:`hochberg` -- step-up (Hochberg 1988); needs independence or positive dependence.
 * :func:`hommel` -- Hommel (1988), via Wright's (1992) algorithm (R's ``p.adjust``); needs the
   same assumption as Hochberg and is never less powerful than it.
+* :func:`graphical` -- the sequentially rejective graphical procedure (Bretz, Maurer, Brannath & Posch 2009):
+  initial weights split alpha over the hypotheses, and a transition matrix passes a rejected hypothesis's level
+  on to the others; Holm, fixed-sequence and gatekeeping procedures are special graphs. Valid under any
+  dependence (a closed test of weighted Bonferroni tests).
+* :func:`benjamini_hochberg` -- step-up control of the **false discovery rate** (Benjamini & Hochberg 1995),
+  not of the family-wise error: of the hypotheses it rejects at level alpha, at most a share alpha is expected
+  to be true nulls (independent or positively dependent tests). ``adjusted <= alpha`` reads "a discovery at
+  FDR alpha".
 * Procedures that exploit the logic of *all pairwise* comparisons (Shaffer, Bergmann-Hommel)
   live in :mod:`replearn.stats.allpairs`.
 
@@ -22,7 +30,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ADJUSTMENTS", "adjust", "bonferroni", "bonferroni_dunn", "hochberg", "holm", "hommel"]
+__all__ = [
+    "ADJUSTMENTS",
+    "adjust",
+    "benjamini_hochberg",
+    "bonferroni",
+    "bonferroni_dunn",
+    "graphical",
+    "hochberg",
+    "holm",
+    "hommel",
+]
 
 
 def _check_pvalues(pvalues) -> np.ndarray:
@@ -120,6 +138,67 @@ def hommel(pvalues) -> np.ndarray:
     return out
 
 
+def graphical(pvalues, weights, transitions) -> np.ndarray:
+    """Adjusted p-values of the graphical procedure (Bretz, Maurer, Brannath & Posch 2009, algorithm 2).
+
+    ``weights`` -- the initial share of alpha of each hypothesis (non-negative, summing to at most 1);
+    ``transitions`` -- ``G[i, j]``: the fraction of hypothesis i's level passed to j once i is rejected (rows
+    non-negative, summing to at most 1, zero diagonal). Step by step the hypothesis with the smallest ``p / w``
+    is rejected, its weight passed on along ``G`` and the graph updated
+    (``G_lk <- (G_lk + G_lj G_jk) / (1 - G_lj G_jl)``); the adjusted p-value is the running maximum of
+    ``min(1, p / w)``. Equal weights ``1/m`` with ``G = 1/(m-1)`` off the diagonal is Holm's procedure; weight 1
+    on the first of a chain ``1 -> 2 -> ...`` is the fixed-sequence test.
+    """
+    p = _check_pvalues(pvalues)
+    m = p.size
+    w = np.asarray(weights, dtype=np.float64).copy()
+    g = np.asarray(transitions, dtype=np.float64).copy()
+    if w.shape != (m,) or g.shape != (m, m):
+        raise ValueError(f"weights must have shape ({m},) and transitions ({m}, {m}), got {w.shape} and {g.shape}")
+    tol = 1e-9
+    if np.any(w < 0) or w.sum() > 1 + tol:
+        raise ValueError(f"weights must be non-negative and sum to at most 1, got {w.tolist()}")
+    if np.any(g < 0) or np.any(g.sum(axis=1) > 1 + tol) or np.any(np.abs(np.diag(g)) > 0):
+        raise ValueError("transitions must be non-negative, with rows summing to at most 1 and a zero diagonal")
+    active = list(range(m))
+    out = np.ones(m)
+    running = 0.0
+    while active:
+        ratios = [p[j] / w[j] if w[j] > 0 else np.inf for j in active]
+        j = active[int(np.argmin(ratios))]
+        running = max(running, min(1.0, float(np.min(ratios))))
+        out[j] = running
+        active.remove(j)
+        new_g = np.zeros_like(g)
+        for l_ in active:
+            w[l_] += w[j] * g[j, l_]
+            for k in active:
+                if k == l_:
+                    continue
+                den = 1.0 - g[l_, j] * g[j, l_]
+                new_g[l_, k] = (g[l_, k] + g[l_, j] * g[j, k]) / den if den > tol else 0.0
+        w[j] = 0.0
+        g = new_g
+    return out
+
+
+def benjamini_hochberg(pvalues) -> np.ndarray:
+    """Benjamini & Hochberg's (1995) step-up adjustment for the false discovery rate:
+    ``adj_(i) = min(1, min_{j >= i} m p_(j) / j)`` (the "BH q-values"; statsmodels' ``fdr_bh``, R's
+    ``p.adjust(method = "BH")``). Rejecting ``adj <= alpha`` keeps the expected share of true nulls among the
+    rejected at most alpha for independent or positively dependent tests (Benjamini & Yekutieli 2001)."""
+    p = _check_pvalues(pvalues)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    stepped = np.minimum.accumulate(scaled[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(1.0, stepped)
+    return out
+
+
 ADJUSTMENTS = {
     "none": lambda p: _check_pvalues(p).copy(),
     "bonferroni": bonferroni,
@@ -127,6 +206,7 @@ ADJUSTMENTS = {
     "holm": holm,
     "hochberg": hochberg,
     "hommel": hommel,
+    "bh": benjamini_hochberg,
 }
 
 

@@ -26,7 +26,7 @@ from ._result import TestResult
 from ._tdist import t_cdf, t_ppf, t_sf
 from .effect_sizes import _ratio, paired_differences
 
-__all__ = ["corrected_resampled_ttest", "paired_ttest"]
+__all__ = ["corrected_resampled_ttest", "paired_ttest", "t_critical_value"]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 
@@ -191,3 +191,23 @@ def corrected_resampled_ttest(
             "source": "Nadeau & Bengio (2003); Bouckaert & Frank (2004) for repeated k-fold",
         },
     )
+
+
+def t_critical_value(level: float, df: float | None = None, *, two_sided: bool = False) -> float:
+    """The critical value of the t statistic at confidence ``level``: the ``level`` quantile of t(df)
+    (one-sided), or its ``(1 + level) / 2`` quantile (``two_sided``). ``df=None`` is the large-N limit, the
+    standard normal quantile -- CIML Table 5.3 (§5.7, seed 001 L1626-1632): "t >= 1.28 ... 90%, 1.64 ... 95%,
+    1.96 ... 97.5%, 2.58 ... 99.5%" for N in the hundreds, the one-sided quantiles."""
+    import numbers
+
+    from scipy.special import ndtri
+
+    from ..validation import check_scalar
+    from ._tdist import t_ppf
+
+    check_scalar(level, "level", numbers.Real, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    q = (1.0 + level) / 2.0 if two_sided else float(level)
+    if df is None:
+        return float(ndtri(q))
+    check_scalar(df, "df", numbers.Real, low=0.0, low_inclusive=False)
+    return t_ppf(q, float(df))

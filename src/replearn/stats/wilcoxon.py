@@ -37,12 +37,13 @@ continuity correction of 1/2.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
 from ._result import TestResult
-from .effect_sizes import paired_differences
+from .effect_sizes import average_ranks, paired_differences
 
 __all__ = ["EXACT_MAX_N", "sign_test", "wilcoxon"]
 
@@ -74,15 +75,33 @@ def _check_alternative(alternative: str) -> None:
 
 
 def _signed_rank_null(doubled_ranks: np.ndarray) -> np.ndarray:
-    """P(S = s) for ``S = sum of a random subset of doubled_ranks`` (each in with probability 1/2)."""
-    total = int(doubled_ranks.sum())
+    """P(S = s) for ``S = sum of a random subset of doubled_ranks`` (each in with probability 1/2); read-only,
+    shared by every call with the same ranks (a benchmark's pairs without ties all rank 1..N)."""
+    return _signed_rank_null_of(tuple(int(w) for w in doubled_ranks))
+
+
+@functools.lru_cache(maxsize=256)
+def _signed_rank_null_of(doubled_ranks: tuple[int, ...]) -> np.ndarray:
+    total = sum(doubled_ranks)
     prob = np.zeros(total + 1)
     prob[0] = 1.0
-    for w in doubled_ranks.astype(np.int64):
-        shifted = np.zeros_like(prob)
-        shifted[w:] = prob[: prob.size - w]
-        prob = 0.5 * (prob + shifted)
+    for w in doubled_ranks:
+        if w:
+            prob[w:] += prob[: prob.size - w]  # numpy buffers the overlap: the shifted copy of the previous prob
+        else:
+            prob += prob
+        prob *= 0.5
+    prob.flags.writeable = False
     return prob
+
+
+@functools.lru_cache(maxsize=4096)
+def _binomial_tails(k: int, n: int) -> tuple[float, float]:
+    """``(P(W <= k), P(W >= k))`` for ``W ~ Binomial(n, 1/2)``, by scipy's binom (cached: a benchmark's pairs
+    repeat the same few (k, n))."""
+    from scipy import stats
+
+    return float(stats.binom.cdf(k, n, 0.5)), float(stats.binom.sf(k - 1, n, 0.5))
 
 
 def _tail_pvalue(p_le: float, p_ge: float, alternative: str) -> float:
@@ -138,7 +157,7 @@ def wilcoxon(
         d = d[~zeros]
         zeros = d == 0
     n = d.size
-    ranks = stats.rankdata(np.abs(d)) if n else np.zeros(0)
+    ranks = average_ranks(np.abs(d)) if n else np.zeros(0)
     pos, neg = d > 0, d < 0
     zero_share = float(ranks[zeros].sum()) / 2.0 if zero_method in ("demsar", "zsplit") else 0.0
     r_plus = float(ranks[pos].sum()) + zero_share
@@ -219,6 +238,7 @@ def sign_test(
     alternative: str = "two-sided",
     decimals: int | None = None,
     confidence: float = 0.95,
+    interval: bool = True,
 ) -> TestResult:
     """Exact binomial sign test: does ``a`` beat ``b`` more (or less) often than half the time?
 
@@ -227,8 +247,9 @@ def sign_test(
     ``Binomial(wins + losses, 1/2)``; the two-sided p-value is ``min(1, 2 min(P(W <= w),
     P(W >= w)))`` (equal to ``scipy.stats.binomtest``'s for p = 1/2).  ``statistic`` = the
     number of wins (after splitting ties), ``effect_size`` = the proportion of wins, with its
-    Clopper-Pearson ``ci`` at ``confidence``.  Demsar notes it is weaker than the Wilcoxon test
-    but assumes nothing about the size of the differences.
+    Clopper-Pearson ``ci`` at ``confidence`` (``interval=False``: no interval, ``ci`` None -- its root finding is
+    most of the test's time, for callers that only read the counts and the p-value).  Demsar notes it is weaker
+    than the Wilcoxon test but assumes nothing about the size of the differences.
     """
     from scipy import stats  # lazily: scipy.stats costs ~0.5 s to import
 
@@ -248,11 +269,14 @@ def sign_test(
         p, prop, ci = 1.0, 0.5, (0.0, 1.0)
     else:
         k = int(w)
-        p = _tail_pvalue(float(stats.binom.cdf(k, n, 0.5)), float(stats.binom.sf(k - 1, n, 0.5)), alternative)
+        p = _tail_pvalue(*_binomial_tails(k, n), alternative)
         prop = k / n
-        res = stats.binomtest(k, n, 0.5, alternative=alternative)
-        ci_ = res.proportion_ci(confidence_level=confidence, method="exact")
-        ci = (float(ci_.low), float(ci_.high))
+        if interval:
+            res = stats.binomtest(k, n, 0.5, alternative=alternative)
+            ci_ = res.proportion_ci(confidence_level=confidence, method="exact")
+            ci = (float(ci_.low), float(ci_.high))
+        else:
+            ci = None
     return TestResult(
         test="sign_test",
         statistic=float(w),

@@ -1,7 +1,8 @@
 """Structured prediction and imitation learning (CIML ch. 17-18).
 
-* :func:`viterbi` (Alg. 42, with the loss-augmented variant of eq. 17.53), :func:`brute_force_argmax`
-  (the K^L reference), :func:`sequence_score`, :func:`hamming_loss`, :func:`structured_hinge_loss`;
+* :func:`viterbi` (Alg. 42, with the loss-augmented variant of eq. 17.53), :func:`ilp_argmax` (the same
+  argmax as CIML §17.6's integer linear program), :func:`brute_force_argmax` (the K^L reference),
+  :func:`sequence_score`, :func:`hamming_loss`, :func:`structured_hinge_loss`;
 * :func:`joint_features` — phi(x, y): unary features (outer) label plus label-transition indicators;
 * :class:`StructuredPerceptron` (Alg. 40) and :class:`StructuredSVM` (Alg. 41), estimator-like with
   ``fit(X_seqs, Y_seqs)`` / ``predict(X_seqs)`` on lists of (L_i, D) arrays;
@@ -33,6 +34,7 @@ from .forward_backward import (
     hmm_scores,
     sequence_marginals,
 )
+from .ilp import ILPArgmax, ilp_argmax
 from .perceptron import StructuredPerceptron
 from .ssvm import StructuredSVM
 from .viterbi import (
@@ -66,6 +68,7 @@ __all__ = [
     "DAgger",
     "GridNavigation",
     "HMMSequences",
+    "ILPArgmax",
     "SequenceLabelingTask",
     "SequenceMarginals",
     "StructuredPerceptron",
@@ -84,6 +87,7 @@ __all__ = [
     "hmm_posteriors",
     "hmm_scores",
     "hmm_viterbi",
+    "ilp_argmax",
     "joint_features",
     "loss_augmented_viterbi",
     "make_hmm_params",

@@ -8,7 +8,9 @@
 * VC dimension by brute-force shattering: :func:`vc_dimension`, :func:`vc_search`, :func:`shatters`,
   :func:`realizable` for "thresholds", "intervals", "halfplanes", "rectangles";
 * Vapnik's bound for a class of VC dimension D (CS229 §8.3.3): :func:`vc_generalization_bound`,
-  :func:`vc_erm_bound`, :func:`vc_sample_size`, :func:`log_growth_function_bound` (Sauer's lemma).
+  :func:`vc_erm_bound`, :func:`vc_sample_size`, :func:`log_growth_function_bound` (Sauer's lemma);
+* the expressiveness of one hidden layer (EPFL notes): :func:`rectangle_network`, :func:`riemann_network`
+  (Riemann sums of sigmoid rectangles), :func:`barron_bound` and :func:`greedy_sigmoid_fit` (Barron's rate).
 """
 
 from .bounds import (
@@ -24,6 +26,15 @@ from .bounds import (
     occam_sample_size,
     test_set_bound,
     uniform_convergence_gap,
+)
+from .expressiveness import (
+    SigmoidNetwork,
+    barron_bound,
+    greedy_sigmoid_fit,
+    l1_error,
+    rectangle_network,
+    riemann_network,
+    sigmoid_step,
 )
 from .pac import ConjunctionLearner
 from .vc import (
@@ -41,6 +52,13 @@ __all__ = [
     "HYPOTHESIS_CLASSES",
     "ConjunctionLearner",
     "HoeffdingSimulation",
+    "SigmoidNetwork",
+    "barron_bound",
+    "greedy_sigmoid_fit",
+    "l1_error",
+    "rectangle_network",
+    "riemann_network",
+    "sigmoid_step",
     "VCSearchResult",
     "candidate_point_sets",
     "complete_tree_class_size",

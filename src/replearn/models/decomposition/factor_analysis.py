@@ -155,6 +155,10 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        # the likelihood is invariant to a factor's sign, which LAPACK's eigenvectors leave to the build and the CPU:
+        # fix it (the largest-magnitude loading of each factor positive) so transform is the same on every machine
+        rows = np.argmax(np.abs(Lam), axis=0)
+        Lam = Lam * np.where(Lam[rows, np.arange(Lam.shape[1])] < 0, -1.0, 1.0)
         self.components_ = Lam.T.copy()
         self.noise_variance_ = psi
         self.mean_ = mean

@@ -375,3 +375,26 @@ def _cube(Yt: np.ndarray):
 
 
 _CONTRASTS = {"logcosh": _logcosh, "exp": _exp, "cube": _cube}
+
+
+def mixture_density(source_density, W, X) -> np.ndarray:
+    """The density of ``x = A s`` from the sources' density: ``p_x(x) = p_s(W x) |det W|`` with ``W = A^-1``
+    (CS229 notes §13, seed 000 L5060-5074: for s ~ Uniform[0, 1] and A = 2, p_x = 0.5 on [0, 2]; the notes
+    warn that p_s(W x) alone -- here 1 -- is wrong).
+
+    ``source_density(S)`` takes the unmixed rows ``S = X W'`` (n, k) and returns one density per row; ``W`` is
+    (k, k) and ``X`` (n, k) (a 1-D ``X`` is one row).
+    """
+    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+    if W.shape[0] != W.shape[1]:
+        raise ValueError(f"W must be square (the unmixing matrix), got shape {W.shape}")
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    if X.shape[1] != W.shape[0]:
+        raise ValueError(f"X has {X.shape[1]} columns but W is {W.shape[0]} x {W.shape[0]}")
+    det = float(np.linalg.det(W))
+    if det == 0.0:
+        raise ValueError("W is singular: x = A s has no density (A is not invertible)")
+    dens = np.asarray(source_density(X @ W.T), dtype=np.float64)
+    if dens.shape != (X.shape[0],):
+        raise ValueError(f"source_density must return one value per row, got shape {dens.shape}")
+    return dens * abs(det)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._constraints import Boolean, Interval, Options
 from ...base import BaseEstimator
-from ...exceptions import ConvergenceWarning, DivergenceError
+from ...exceptions import ConvergenceWarning, DivergenceError, InputScaleError
 from ...validation import check_array, check_is_fitted, check_random_state
 
 _SOLVERS = ("als", "sgd")
@@ -275,6 +275,14 @@ def _als_half_step(Rc: np.ndarray, mask: np.ndarray, Z: np.ndarray, lam: float) 
     try:
         return np.linalg.solve(G, B[:, :, None])[:, :, 0]
     except np.linalg.LinAlgError as exc:
+        top = float(np.max(np.abs(G))) if G.size else 0.0
+        if lam > 0 and top * np.finfo(np.float64).eps > lam:
+            # the ridge term is below rounding error against factors of this size: the ratings' scale, not the mask
+            raise InputScaleError(
+                f"an ALS system is singular in float64: its entries reach {top:.3g}, against which lambda = {lam:g} "
+                "is below rounding error (ratings of this magnitude); standardize or rescale the ratings (e.g. to unit variance) "
+                "before fitting"
+            ) from exc
         raise ValueError(
             "an ALS system is singular (a row or column has fewer observed entries than n_components); "
             "use lambda_w, lambda_z > 0"

@@ -2,7 +2,8 @@
 
 Least squares and its solvers, locally weighted regression, ridge, the lasso, logistic and softmax
 regression, GLMs over exponential families, CIML's loss + regularizer linear classifier, least absolute
-deviations by subgradient descent (EPFL's MAE) and Bayesian linear regression (CS229 §9.4).
+deviations by subgradient descent (EPFL's MAE), Bayesian linear regression (CS229 §9.4) and supervised
+FastText (EPFL's factorized bag-of-words classifier).
 """
 
 # registry name -> (module in this package, class)
@@ -17,4 +18,5 @@ REGISTRY = {
     "linear_classifier": ("linear_classifier", "LinearClassifier"),
     "mae_regression": ("mae", "MAERegression"),  # least absolute deviations by subgradient descent (EPFL)
     "bayesian_linear_regression": ("bayesian", "BayesianLinearRegression"),  # CS229 §9.4 posterior, predictive
+    "fasttext": ("fasttext", "FastText"),  # EPFL text representations: the rank-K classifier W Z^T of bags of words
 }

@@ -10,8 +10,10 @@ constant across layers (not in the course texts):
 * He et al. (2015), for ReLU-like units: Var(w) = 2 / fan_in; normal, or uniform on ±sqrt(6 / fan_in).
 
 For a convolution, fan_in = in_channels * kh * kw and fan_out = out_channels * kh * kw.
-Biases start at zero. (scikit-learn's MLP draws both weights and biases uniformly on
-±sqrt(6 / (fan_in + fan_out)), or ±sqrt(2 / (fan_in + fan_out)) for the logistic activation.)
+CIML's own rules are ``"ciml_uniform"`` (uniform on [-0.1, 0.1], L3441) and ``"zeros"`` (the symmetric
+start that never learns distinct hidden units, §10.3 Fig. 10.3). Biases start at zero. (scikit-learn's MLP
+draws both weights and biases uniformly on ±sqrt(6 / (fan_in + fan_out)), or ±sqrt(2 / (fan_in + fan_out))
+for the logistic activation.)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 
 from ...validation import check_scalar
 
-INITS = ("glorot_uniform", "glorot_normal", "he_normal", "he_uniform")
+INITS = ("glorot_uniform", "glorot_normal", "he_normal", "he_uniform", "ciml_uniform", "zeros")
 
 #: the rule ``init="auto"`` picks for each hidden activation
 AUTO_INIT = {
@@ -45,6 +47,10 @@ def initialize(shape: tuple[int, ...], fan_in: int, fan_out: int, rule: str, rng
         return rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out)), size=shape)
     if rule == "he_normal":
         return rng.normal(0.0, np.sqrt(2.0 / fan_in), size=shape)
+    if rule == "ciml_uniform":
+        return rng.uniform(-0.1, 0.1, size=shape)
+    if rule == "zeros":
+        return np.zeros(shape)
     limit = np.sqrt(6.0 / fan_in)
     return rng.uniform(-limit, limit, size=shape)
 

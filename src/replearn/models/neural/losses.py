@@ -13,6 +13,12 @@ gradient the simple "prediction minus target" of CS229's annotation (seed 000 L3
   ``J = mean_i ½ ||z_i - y_i||^2``, ``dJ/dZ = (Z - Y) / n``. This is the output error
   delta^[r] = z^[r] - y of CS229's Alg. 5 (the notes print z^[r] - o at L3165, an erratum).
 
+* absolute error (the regression head of the CS229 summaries §8.2, seed 002 L1724-1742, "|y_hat - y|"):
+  ``J = mean_i ||z_i - y_i||_1``, ``dJ/dZ = sign(Z - Y) / n`` (a subgradient: 0 where z = y).
+* a ReLU output unit (the same section: "the ReLU function makes sense to fit data that is non-negative,
+  like age"): the prediction is ``max(z, 0)``; :func:`relu_squared_error` and :func:`relu_absolute_error`
+  fuse it with either loss, ``dJ/dZ = dJ/d(prediction) * 1[z > 0]``.
+
 scikit-learn computes the same means (its ``log_loss`` clips probabilities at machine epsilon,
 which only changes the reported loss of saturated outputs, not the gradient).
 """
@@ -22,7 +28,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["softmax_cross_entropy", "sigmoid_binary_cross_entropy", "squared_error", "LOSSES"]
+__all__ = [
+    "softmax_cross_entropy",
+    "sigmoid_binary_cross_entropy",
+    "multilabel_binary_cross_entropy",
+    "squared_error",
+    "absolute_error",
+    "relu_squared_error",
+    "relu_absolute_error",
+    "LOSSES",
+]
 
 
 def softmax_cross_entropy(Z: np.ndarray, y: np.ndarray, need_grad: bool = True):
@@ -60,9 +75,46 @@ def squared_error(Z: np.ndarray, Y: np.ndarray, need_grad: bool = True):
     return loss, R / n
 
 
-#: output non-linearity -> fused loss
+def absolute_error(Z: np.ndarray, Y: np.ndarray, need_grad: bool = True):
+    """Mean over rows of ``||z_i - y_i||_1`` (CS229 summaries §8.2's |y_hat - y|)."""
+    n = Z.shape[0]
+    R = Z - Y
+    loss = float(np.abs(R).sum() / n)
+    if not need_grad:
+        return loss, None
+    return loss, np.sign(R) / n
+
+
+def relu_squared_error(Z: np.ndarray, Y: np.ndarray, need_grad: bool = True):
+    """Squared error of the ReLU output ``max(Z, 0)``; the gradient flows where ``Z > 0``."""
+    loss, G = squared_error(np.maximum(Z, 0.0), Y, need_grad)
+    return loss, (None if G is None else G * (Z > 0))
+
+
+def relu_absolute_error(Z: np.ndarray, Y: np.ndarray, need_grad: bool = True):
+    """Absolute error of the ReLU output ``max(Z, 0)``; the gradient flows where ``Z > 0``."""
+    loss, G = absolute_error(np.maximum(Z, 0.0), Y, need_grad)
+    return loss, (None if G is None else G * (Z > 0))
+
+
+def multilabel_binary_cross_entropy(Z: np.ndarray, Y: np.ndarray, need_grad: bool = True):
+    """Multi-label loss of the CS229 summaries §8.1.2 (seed 002 L1693-1699): one sigmoid per label and
+    ``L = -sum_c [y_c log y_hat_c + (1 - y_c) log(1 - y_hat_c)]`` summed over the labels, mean over the rows;
+    ``dJ/dZ = (sigmoid(Z) - Y) / n`` -- each label's unit learns as an independent logistic regression."""
+    n = Z.shape[0]
+    loss = float(np.sum(np.logaddexp(0.0, Z) - Y * Z) / n)
+    if not need_grad:
+        return loss, None
+    return loss, (expit(Z) - Y) / n
+
+
+#: output non-linearity (and loss, when not the default one) -> fused loss
 LOSSES = {
     "softmax": softmax_cross_entropy,
     "logistic": sigmoid_binary_cross_entropy,
+    "multilabel": multilabel_binary_cross_entropy,
     "identity": squared_error,
+    "identity+absolute_error": absolute_error,
+    "relu": relu_squared_error,
+    "relu+absolute_error": relu_absolute_error,
 }

@@ -39,7 +39,9 @@ class MLP(TaskMixin, NeuralNetworkBase):
     ``hidden_layer_sizes`` -> Dense(output). The output non-linearity is fused with the loss
     (:mod:`replearn.models.neural.losses`): softmax + cross-entropy for three or more classes, one
     sigmoid unit + binary cross-entropy for two classes (as scikit-learn), identity + squared error
-    for regression. With ``activation="maxout"`` each hidden layer is a
+    for regression -- or, with ``output_activation`` and ``loss``, the regression heads of the CS229
+    summaries §8.2 (seed 002 L1724-1742): a ReLU output for non-negative targets ("like age") and the
+    absolute error |y_hat - y| instead of the squared one. With ``activation="maxout"`` each hidden layer is a
     :class:`~replearn.models.neural.layers.Maxout` layer of ``maxout_pieces`` linear pieces per unit.
 
     Sources: CS229 notes ch. 7 (two-layer and multi-layer networks §7.2, seed 000 L2704-2858;
@@ -92,11 +94,13 @@ class MLP(TaskMixin, NeuralNetworkBase):
         validation loss is recorded every epoch (``validation_loss_curve_``), also without early stopping.
     n_iter_no_change : int, default 10
     tol : float >= 0, default 1e-4
-    init : {"auto", "glorot_uniform", "glorot_normal", "he_normal", "he_uniform"}, default "auto"
+    init : {"auto", "glorot_uniform", "glorot_normal", "he_normal", "he_uniform", "ciml_uniform", "zeros"}
+        Default "auto".
         "auto": scikit-learn's rule: every Dense layer (the output layer too) draws its weights *and*
         biases uniformly on ±sqrt(6 / (fan_in + fan_out)) (±sqrt(2 / ...) for the logistic/sigmoid
         activation); maxout layers: He normal. The named rules draw the hidden weights, start the
-        biases at 0 and give the output layer Glorot uniform.
+        biases at 0 and give the output layer Glorot uniform; "ciml_uniform" is CIML's uniform on
+        [-0.1, 0.1] and "zeros" its symmetric start (§10.3: the hidden units never differ).
     maxout_pieces : int >= 1, default 2
     normalization : {None, "batch", "layer"}, default None
         A :class:`~replearn.models.neural.normalization.BatchNorm` or
@@ -105,7 +109,14 @@ class MLP(TaskMixin, NeuralNetworkBase):
         statistics while training and its running averages when predicting.
     standardize_target : bool, default True
         Regression only: train on (y - mean) / std and map predictions back (scikit-learn does not;
-        set False to compare losses with it). Loss curves are then in standardized units.
+        set False to compare losses with it). Loss curves are then in standardized units. With
+        ``output_activation="relu"`` only the scale is divided out (y / std), so a non-negative target
+        stays non-negative and the ReLU's zero means zero.
+    output_activation : {"identity", "relu"}, default "identity"
+        Regression only: the output unit. ``"relu"`` predicts ``max(z, 0)`` (never negative).
+    loss : {"squared_error", "absolute_error"}, default "squared_error"
+        Regression only: ½||y_hat - y||² (CS229 §7.1) or |y_hat - y| (the summaries' alternative; its
+        minimizer is a conditional median, robust to outliers).
     warm_start : bool, default False
         Start from the current weights when refitting data of the same shape.
     task : {"classification", "regression"}, default "classification"
@@ -117,7 +128,7 @@ class MLP(TaskMixin, NeuralNetworkBase):
     layers_ : list of layers (nested estimators; :attr:`coefs_` / :attr:`intercepts_` list their weights)
     classes_ : array (classification)
     n_features_in_, n_outputs_ : int
-    out_activation_ : {"softmax", "logistic", "identity"}
+    out_activation_ : {"softmax", "logistic", "identity", "relu"}
     loss_curve_, loss_history_, validation_loss_curve_ : arrays, one entry per epoch
     n_iter_ : int, epochs run
     best_epoch_ : int or None
@@ -135,6 +146,8 @@ class MLP(TaskMixin, NeuralNetworkBase):
         "activation": Options(set(ACTIVATIONS) | {"maxout"}),
         "maxout_pieces": Interval(int, 1, None),
         "standardize_target": Boolean(),
+        "output_activation": Options({"identity", "relu"}),
+        "loss": Options({"squared_error", "absolute_error"}),
     }
 
     def __init__(
@@ -166,6 +179,8 @@ class MLP(TaskMixin, NeuralNetworkBase):
         warm_start=False,
         task="classification",
         random_state=None,
+        output_activation="identity",
+        loss="squared_error",
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -194,6 +209,8 @@ class MLP(TaskMixin, NeuralNetworkBase):
         self.warm_start = warm_start
         self.task = task
         self.random_state = random_state
+        self.output_activation = output_activation
+        self.loss = loss
 
     # -- architecture -------------------------------------------------------------------------------
     def _hidden_sizes(self) -> list[int]:
@@ -242,6 +259,12 @@ class MLP(TaskMixin, NeuralNetworkBase):
     def fit(self, X, y):
         """Train the network on ``X`` (n, d) and ``y`` (n,); returns ``self``."""
         self._check_training_params()
+        if self.task == "classification" and (self.output_activation != "identity" or self.loss != "squared_error"):
+            raise ValueError(
+                "output_activation and loss choose a regression head (task='regression'); a classifier's output is "
+                f"the softmax/sigmoid with the cross-entropy, got output_activation={self.output_activation!r}, "
+                f"loss={self.loss!r}"
+            )
         X, y = check_X_y(X, y, y_numeric=self.task == "regression", estimator=self)
         if self.task == "classification":
             self.classes_ = check_classification_targets(y)
@@ -255,13 +278,17 @@ class MLP(TaskMixin, NeuralNetworkBase):
             self.__dict__.pop("y_scale_", None)
         else:
             self.__dict__.pop("classes_", None)
+            relu = self.output_activation == "relu"
             mean, scale = (float(y.mean()), float(y.std())) if self.standardize_target else (0.0, 1.0)
+            if relu:  # scale only: max(z, 0) = 0 must still mean a prediction of 0
+                mean = 0.0
             scale = scale if scale > 0 else 1.0
             self.y_mean_, self.y_scale_ = mean, scale
-            output, n_outputs, T, stratify = "identity", 1, ((y - mean) / scale)[:, None], None
+            output = self.output_activation + ("+absolute_error" if self.loss == "absolute_error" else "")
+            n_outputs, T, stratify = 1, ((y - mean) / scale)[:, None], None
         self.n_features_in_ = X.shape[1]
         self.n_outputs_ = n_outputs
-        self.out_activation_ = output
+        self.out_activation_ = output.split("+")[0]
         self._train(X, T, output, n_outputs, stratify)
         return self
 
@@ -287,7 +314,8 @@ class MLP(TaskMixin, NeuralNetworkBase):
             self._require_classification("predict")
             idx = (Z[:, 0] > 0).astype(int) if Z.shape[1] == 1 else np.argmax(Z, axis=1)
             return self.classes_[idx]
-        return Z[:, 0] * self.y_scale_ + self.y_mean_
+        out = np.maximum(Z[:, 0], 0.0) if getattr(self, "out_activation_", "identity") == "relu" else Z[:, 0]
+        return out * self.y_scale_ + self.y_mean_
 
     def _require_classification(self, method: str) -> None:
         if self.task != "classification":
@@ -296,3 +324,129 @@ class MLP(TaskMixin, NeuralNetworkBase):
             )
         if "classes_" not in vars(self):
             raise NotFittedError(f"this {type(self).__name__} was fitted for regression; refit it for classification")
+
+
+class MultiLabelMLP(MLP):
+    """Multi-label classification: one sigmoid output per label, trained on the summed binary cross-entropies.
+
+    The CS229 summaries §8.1.2 (seed 002 L1670-1699): an image may show a cat, a lion and an iguana at once,
+    so the target is a binary vector ``y`` in {0, 1}^C and the network has C sigmoid output units with the loss
+    ``L = -sum_c [y_c log y_hat_c + (1 - y_c) log(1 - y_hat_c)]`` (mean over the examples); "the three neurons
+    do not affect each other" -- without hidden layers each output is an independent logistic regression. The
+    contrast is §8.1.3: with "at most one animal" the outputs are a softmax that sums to 1 (``mlp``); here the
+    probabilities of the labels need not sum to anything.
+
+    ``fit(X, Y)`` takes ``Y`` of shape (n, C) with 0/1 entries (a label matrix, as scikit-learn's
+    ``MLPClassifier`` accepts); ``predict`` returns the (n, C) 0/1 matrix ``sigmoid(z) > 1/2``,
+    ``predict_proba`` the (n, C) probabilities, ``score`` the subset accuracy (every label right). The other
+    hyperparameters and the training loop are the :class:`MLP`'s (its ``task``, ``output_activation``,
+    ``loss`` and ``standardize_target`` do not apply). Not in the model registry: the pipeline's tasks have
+    one label per example; use ``replearn.models.neural.mlp.MultiLabelMLP`` directly.
+    """
+
+    task = "classification"
+
+    def __init__(
+        self,
+        hidden_layer_sizes=None,
+        activation="relu",
+        solver="adam",
+        learning_rate_init=0.001,
+        lr_schedule="constant",
+        lr_decay=None,
+        batch_size=None,
+        max_iter=200,
+        alpha=0.0001,
+        dropout=0.0,
+        momentum=0.9,
+        beta_1=0.9,
+        beta_2=0.999,
+        rho=0.9,
+        epsilon=1e-8,
+        sampling="shuffle",
+        early_stopping=False,
+        validation_fraction=None,
+        n_iter_no_change=10,
+        tol=0.0001,
+        init="auto",
+        maxout_pieces=2,
+        normalization=None,
+        warm_start=False,
+        random_state=None,
+    ):
+        super().__init__(
+            hidden_layer_sizes=hidden_layer_sizes,
+            activation=activation,
+            solver=solver,
+            learning_rate_init=learning_rate_init,
+            lr_schedule=lr_schedule,
+            lr_decay=lr_decay,
+            batch_size=batch_size,
+            max_iter=max_iter,
+            alpha=alpha,
+            dropout=dropout,
+            momentum=momentum,
+            beta_1=beta_1,
+            beta_2=beta_2,
+            rho=rho,
+            epsilon=epsilon,
+            sampling=sampling,
+            early_stopping=early_stopping,
+            validation_fraction=validation_fraction,
+            n_iter_no_change=n_iter_no_change,
+            tol=tol,
+            init=init,
+            maxout_pieces=maxout_pieces,
+            normalization=normalization,
+            warm_start=warm_start,
+            random_state=random_state,
+        )
+        del self.task, self.output_activation, self.loss, self.standardize_target  # fixed for this model
+
+    _constraints = {
+        k: v
+        for k, v in MLP._constraints.items()
+        if k not in ("task", "output_activation", "loss", "standardize_target")
+    }
+
+    @property
+    def _estimator_type(self) -> str:
+        return "classifier"
+
+    def fit(self, X, Y):
+        """Train on ``X`` (n, d) and the 0/1 label matrix ``Y`` (n, C); returns ``self``."""
+        from ...validation import check_array, check_X
+
+        self._check_training_params()
+        X = check_X(X, estimator=self)
+        Y = check_array(Y, name="Y")
+        if Y.shape[0] != X.shape[0]:
+            raise ValueError(f"X and Y have inconsistent numbers of samples: X has {X.shape[0]}, Y has {Y.shape[0]}")
+        if not np.all((Y == 0) | (Y == 1)):
+            raise ValueError("Y must be a label matrix of 0s and 1s (n_samples, n_labels), one column per label")
+        self.classes_ = np.arange(Y.shape[1])
+        self.n_features_in_ = X.shape[1]
+        self.n_outputs_ = Y.shape[1]
+        self.out_activation_ = "logistic"
+        self._train(X, Y.astype(np.float64), "multilabel", Y.shape[1], None)
+        return self
+
+    def decision_function(self, X):
+        """The (n, C) logits of the label units."""
+        return self._forward_eval(X)
+
+    def predict_proba(self, X):
+        """P(label c present | x) for each label: (n, C), the sigmoids of the logits (rows need not sum to 1)."""
+        return expit(self._forward_eval(X))
+
+    def predict(self, X):
+        """The (n, C) 0/1 label matrix: label c is predicted where its probability exceeds 1/2."""
+        return (self._forward_eval(X) > 0).astype(np.int64)
+
+    def score(self, X, Y) -> float:
+        """Subset accuracy: the share of examples whose every label is predicted right."""
+        Y = np.asarray(Y)
+        P = self.predict(X)
+        if Y.shape != P.shape:
+            raise ValueError(f"Y must have shape {P.shape}, got {Y.shape}")
+        return float(np.mean(np.all(P == Y, axis=1)))

@@ -205,3 +205,35 @@ def _pegasos(Xa, Y, C, est, rng):
             break
     W_out = W_sum / n_avg if n_avg else W
     return W_out, history, est.max_iter, True
+
+
+def dual_coordinate_step(X, y, alpha, w, n: int, C: float) -> tuple[np.ndarray, np.ndarray]:
+    """One coordinate-ascent step of the linear SVM dual on example ``n`` (EPFL notes L1050-1095, seed 004):
+    the compiled pass ``linear_svm(solver="dual_cd")`` runs, on an active set holding only ``n``, without
+    shrinking or an intercept.
+
+    ``alpha`` (N,) are the dual variables in LIBLINEAR's scale (``0 <= alpha_n <= C``), ``w = sum_n alpha_n y_n
+    x_n`` the matching primal vector; returns the updated ``(alpha, w)`` (new arrays). With EPFL's
+    ``alpha_epfl in [0, 1]`` and ``w = 1/(lambda N) sum alpha_epfl y x`` this is ``C = 1/(lambda N)``,
+    ``alpha = C alpha_epfl``.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    alpha = np.array(alpha, dtype=np.float64)
+    w = np.array(w, dtype=np.float64)
+    N = len(y)
+    if X.ndim != 2 or X.shape[0] != N or alpha.shape != (N,) or w.shape != (X.shape[1],):
+        raise ValueError(
+            f"X (N, d), y (N,), alpha (N,) and w (d,) must agree, got {X.shape}, {y.shape}, {alpha.shape}, {w.shape}"
+        )
+    if not 0 <= int(n) < N:
+        raise ValueError(f"n must index an example (0..{N - 1}), got {n}")
+    if not set(np.unique(y)) <= {-1.0, 1.0}:
+        raise ValueError("y must hold labels -1 and +1")
+    Qd = np.einsum("ij,ij->i", X, X)
+    index = np.array([int(n)] + [i for i in range(N) if i != int(n)], dtype=np.int64)
+    istate = np.array([0, 1, 1, 0, 0], dtype=np.int64)  # epoch, active (only n), full, converged, hist rows used
+    fstate = np.array([np.inf, -np.inf])  # no shrinking
+    hist = np.empty((1, X.shape[1]))
+    dual_cd_solve(X, y, Qd, alpha, w, index, istate, fstate, float(C), -1.0, 1, np.random.default_rng(0), hist)
+    return alpha, w

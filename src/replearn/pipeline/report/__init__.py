@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...atomic import write_text
 from . import benchmark as _benchmark
-from . import family_figures as _family_figures
 from . import fewruns as _fewruns
-from . import figures as _figures
-from . import plots as _plots
+from . import leaderboard as _leaderboard
+from . import matrix as _matrix
 from .cost import LINK_TEXT as COST_LINK_TEXT
 from .document import _Cell, _Document, _Fmt, _Heading, _Image, _LinkParagraph, _List, _Paragraph, _Table
 from .failures import across_failure_note, failures_section
@@ -121,6 +121,11 @@ def build_report(
     ConfigError
         Invalid ``settings`` values (decimals, dpi, plots, formats).
     """
+    # the plotting modules load matplotlib: here, so that the document model and the sections import without it
+    from . import family_figures as _family_figures
+    from . import figures as _figures
+    from . import plots as _plots
+
     title, decimals, dpi, make_plots, formats = _validate_settings(settings)
     f = _Fmt(decimals)
     out_dir = Path(out_dir)
@@ -147,8 +152,13 @@ def build_report(
     # a benchmark over many datasets: one heat-map and one table instead of a section per dataset (.benchmark)
     compact = _benchmark.is_compact(settings, len(order)) and not any(crossval[d].get("family") for d in order)
     doc.add(_Heading(2, "Summary"))
+    # a run over >= 8 datasets opens on the leaderboard (.leaderboard); the summary names its top group in a sentence
+    board = compact and _leaderboard.applies(len(order))
     if compact:
         across_summary = summary_across_line(significance, f)
+        if board:
+            metric = _benchmark.mean_table(crossval, order)[2]
+            across_summary = _leaderboard.top_group_sentence(significance, metric) or across_summary
         lines = [_benchmark.digest_line(crossval, significance, order, significance.get("round_before_ranking"))]
         doc.add(_List(tuple(lines + ([across_summary] if across_summary else []))))
     else:
@@ -161,6 +171,7 @@ def build_report(
         )
     )
     doc.add(_LinkParagraph(COST_LINK_TEXT, (("cost.html", "cost.html"), ("cost.md", "cost.md"))))
+    board_at = len(doc.blocks)  # the leaderboard goes here, once its pictures are drawn (below)
     failures_section(doc, crossval, order, train_results)  # every failed fit (cv.on_error: record); else nothing
     _header(doc, experiment, crossval)
     if reproduction and reproduction.get("preset"):
@@ -323,11 +334,13 @@ def build_report(
         )
         if rel:
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
-    _across_section(doc, across, significance, crossval, f, cd_image, scores_table=not compact)
-    _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
-    note = across_failure_note(across, significance.get("across_pairs"))
-    if note:
-        doc.add(_Paragraph(note))
+    pairwise_view = matrix_image = None
+    matrix = _matrix.pairwise_matrix(across, significance.get("across_pairs"), significance.get("alpha"))
+    if compact and matrix is not None:  # a benchmark: one k x k matrix before the per-pair tables
+        rel = plot("pairwise_matrix.png", lambda p: _matrix.pairwise_matrix_plot(matrix, p, dpi))
+        matrix_image = _Image(rel, "Pairwise matrix: every pair of models across datasets") if rel else None
+        pairwise_view = _matrix.matrix_blocks(matrix, f, matrix_image)
+    heatmap_image = None
     if compact:
         models, means, metric, higher = _benchmark.mean_table(crossval, order)
         ranks = _benchmark.rank_rows(means, higher, significance.get("round_before_ranking"))
@@ -345,9 +358,32 @@ def build_report(
                 decimals=decimals,
             ),
         )
-        image = _Image(rel, f"Rank of every model on each of the {len(order)} datasets") if rel else None
+        heatmap_image = _Image(rel, f"Rank of every model on each of the {len(order)} datasets") if rel else None
+    if board:  # the table, then the CD diagram, the k x k matrix and the heat-map; the long tables stay below
+        board_rows, metric = _leaderboard.leaderboard_rows(crossval, order, significance.get("round_before_ranking"))
+        pictures = [cd_image, matrix_image, heatmap_image]
+        blocks = _leaderboard.leaderboard_blocks(
+            board_rows, metric, significance, [i for i in pictures if i is not None], with_times=False
+        )
+        if blocks:
+            page = _leaderboard.PAGE
+            blocks.append(
+                _LinkParagraph(_leaderboard.LINK_TEXT, ((f"{page}.html", f"{page}.html"), (f"{page}.md", f"{page}.md")))
+            )
+            doc.blocks[board_at:board_at] = blocks
+            cd_image = heatmap_image = None  # drawn once, in the leaderboard
+            if matrix is not None:
+                pairwise_view = _matrix.matrix_blocks(matrix, f, None)
+    _across_section(
+        doc, across, significance, crossval, f, cd_image, scores_table=not compact, pairwise_view=pairwise_view
+    )
+    _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
+    note = across_failure_note(across, significance.get("across_pairs"))
+    if note:
+        doc.add(_Paragraph(note))
+    if compact:
         _benchmark.per_dataset_section(
-            doc, crossval, significance, order, f, image, significance.get("round_before_ranking")
+            doc, crossval, significance, order, f, heatmap_image, significance.get("round_before_ranking")
         )
     _how_to_read(doc, significance)
 
@@ -361,8 +397,8 @@ def build_report(
     html_path = md_path = None
     if "html" in formats:
         html_path = out_dir / "report.html"
-        html_path.write_text(_render_html(doc, images), encoding="utf-8", newline="\n")
+        write_text(html_path, _render_html(doc, images), newline="\n", durable=False)  # whole or not at all
     if "markdown" in formats:
         md_path = out_dir / "report.md"
-        md_path.write_text(_render_markdown(doc), encoding="utf-8", newline="\n")
+        write_text(md_path, _render_markdown(doc), newline="\n", durable=False)
     return ReportArtifacts(html=html_path, markdown=md_path, plots=sorted(written))

@@ -16,6 +16,7 @@ not hash them (.dvcignore).
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...atomic import write_bytes, write_text
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
 from .html import _render_html
 from .markdown import _render_markdown
@@ -151,8 +153,9 @@ def pareto_plot(
         ax.set_ylabel(f"mean {metric} over the datasets ({'higher' if higher_is_better else 'lower'} is better)")
         ax.set_title("What the fit time buys (red: the Pareto front)")
         fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None})
+        buf = io.BytesIO()
+        fig.savefig(buf, dpi=dpi, format="png", metadata={"Software": None})
+        write_bytes(path, buf.getvalue(), durable=False)  # whole or not at all
     return path
 
 
@@ -248,8 +251,8 @@ def build_cost_report(
         )
     html_path = out_dir / "cost.html"
     md_path = out_dir / "cost.md"
-    html_path.write_text(_render_html(doc, images), encoding="utf-8", newline="\n")
-    md_path.write_text(_render_markdown(doc), encoding="utf-8", newline="\n")
+    write_text(html_path, _render_html(doc, images), newline="\n", durable=False)
+    write_text(md_path, _render_markdown(doc), newline="\n", durable=False)
     plot = out_dir / PARETO_PNG
     if not images and plot.is_file():
         plot.unlink()  # a stale plot of an earlier run

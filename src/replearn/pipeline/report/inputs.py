@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ... import models as registry
 from .. import paths, records, tracking
-from ..data import read_json
+from ..jsonio import read_json
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 __all__ = [
+    "NotebookFigure",
     "score_distribution_plot",
     "critical_difference_diagram",
+    "critical_difference_figure",
+    "save_figure",
     "train_test_plot",
     "value_axis_range",
 ]
@@ -74,17 +77,60 @@ _TRAIN_COLOR = "#8c8c8c"
 _TEST_COLOR = "#4c72b0"
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height))
+def _new_figure(width: float, height: float, figure_class: type[Figure] | None = None) -> Figure:
+    fig = (figure_class or Figure)(figsize=(width, height))
     FigureCanvasAgg(fig)
     return fig
 
 
 def _save(fig: Figure, path: Path | str, dpi: int) -> Path:
+    import io
+
+    from ...atomic import write_bytes
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", dpi=dpi, metadata={"Software": None})
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    write_bytes(path, buf.getvalue(), durable=False)  # whole or not at all; a DVC output (reports/)
     return path
+
+
+#: what each vector format would otherwise stamp into the file (the date, the software version): left out, so
+#: two saves of one figure are the same bytes
+_METADATA = {
+    "png": {"Software": None},
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
+}
+
+
+def save_figure(fig: Figure, path: Path | str, dpi: int = DEFAULT_DPI) -> Path:
+    """Save ``fig`` as PNG, SVG or PDF (by the suffix of ``path``), deterministically: no date or software
+    version in the file, and SVG element ids from a fixed salt."""
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in _METADATA:
+        raise ValueError(f"a figure is saved as .png, .svg or .pdf, got {path.name!r}")
+    import io
+
+    from ...atomic import write_bytes
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context({**_STYLE, "svg.hashsalt": "replearn", "svg.fonttype": "path"}):
+        fig.savefig(buf, format=fmt, dpi=_check_dpi(dpi), metadata=_METADATA[fmt])
+    write_bytes(path, buf.getvalue(), durable=False)  # whole or not at all (replearn.atomic)
+    return path
+
+
+class NotebookFigure(Figure):
+    """A figure that shows itself in Jupyter as a PNG (``_repr_png_``) without pyplot or an inline backend."""
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+        return buf.getvalue()
 
 
 def _check_dpi(dpi: int) -> int:
@@ -274,6 +320,20 @@ def critical_difference_diagram(
     dpi: int = DEFAULT_DPI,
     title: str | None = "Critical difference diagram",
 ) -> Path:
+    """:func:`critical_difference_figure` saved to ``path``: a PNG (or, by the suffix, an SVG or a PDF)."""
+    dpi = _check_dpi(dpi)
+    fig = critical_difference_figure(average_ranks, cd, cliques, title=title)
+    return save_figure(fig, path, dpi)
+
+
+def critical_difference_figure(
+    average_ranks: Mapping[str, float],
+    cd: float | None,
+    cliques: Sequence[Sequence[str]],
+    *,
+    title: str | None = "Critical difference diagram",
+    figure_class: type[Figure] | None = None,
+) -> Figure:
     """Critical-difference diagram in the style of Demsar (2006), Fig. 1 and 2.
 
     A horizontal rank axis runs from 1 (best, left) to k (right). Each learner is joined by
@@ -291,14 +351,11 @@ def critical_difference_diagram(
         Nemenyi critical difference; None (or NaN) omits the CD bar.
     cliques : sequence of sequences of names
         Groups of learners not significantly different from one another.
-    path : path-like
-        Output PNG file.
-    dpi : int
-        Resolution.
     title : str or None
         Drawn above the diagram when given.
+    figure_class : Figure subclass, optional
+        The class of the figure (:class:`NotebookFigure` to show it in Jupyter).
     """
-    dpi = _check_dpi(dpi)
     if len(average_ranks) < 2:
         raise ValueError(f"a critical difference diagram needs at least 2 learners, got {len(average_ranks)}")
     unknown = sorted({n for c in cliques for n in c} - set(average_ranks))
@@ -334,7 +391,7 @@ def critical_difference_diagram(
     height = y_names0 + step * max(n_left, n_right) + 0.1
 
     with matplotlib.rc_context(_STYLE):
-        fig = _new_figure(width, height)
+        fig = _new_figure(width, height, figure_class)
         ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
         ax.set_xlim(0.0, width)
         ax.set_ylim(height, 0.0)  # y grows downwards, in inches
@@ -385,7 +442,7 @@ def critical_difference_diagram(
             hi = x_of(float(average_ranks[members[-1]])) + 0.05
             line([lo, hi], [yy, yy], linewidth=3.0, solid_capstyle="round")
 
-        return _save(fig, path, dpi)
+        return fig
 
 
 def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAULT_DPI) -> Path:

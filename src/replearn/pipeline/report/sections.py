@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ...stats.registry import label as _label
+from .. import designs
 from .document import (
     _DASH,
     _Cell,
@@ -48,52 +49,9 @@ def _slug(name: str) -> str:
     return safe
 
 
-_SCHEMES = {
-    "repeated_stratified_kfold": ("stratified CV", True),
-    "repeated_kfold": ("CV", True),
-    "stratified_kfold": ("stratified CV", False),
-    "kfold": ("CV", False),
-}
-
-
 def describe_scheme(scheme: Mapping | None, n_splits: int) -> str:
-    """E.g. ``"5-fold stratified CV repeated 2 times, 10 splits, seed 0"``."""
-    scheme = {k: v for k, v in dict(scheme or {}).items() if v is not None}
-    name = str(scheme.get("name", "unknown scheme"))
-    folds, repeats, seed = scheme.get("folds"), scheme.get("repeats"), scheme.get("seed")
-    design = scheme.pop("design", "cv")
-    if design == "sweep":
-        inner = describe_scheme(
-            {k: v for k, v in scheme.items() if k not in ("axis", "values")},
-            n_splits // max(len(scheme.get("values") or [1]), 1),
-        )
-        return (
-            f"a sweep over {scheme.get('axis')} at {len(scheme.get('values') or [])} points "
-            f"({', '.join(map(str, scheme.get('values') or []))}), {inner} at each point: {n_splits} replicates"
-        )
-    if name == "unit_seeds":
-        return (
-            f"{n_splits} independent runs of every unit differing only in the seed derived for the replicate "
-            "(what a run draws from it, its experience, shuffling or simulated samples, depends on the unit), "
-            "paired by replicate" + (f", problem seed {seed}" if seed is not None else "")
-        )
-    if name == "seeds":
-        return (
-            f"{n_splits} independent replicates differing in the learners' seeds, scored on a held-out part of "
-            f"the training data, paired by seed" + (f", split seed {seed}" if seed is not None else "")
-        )
-    if name in _SCHEMES and folds is not None:
-        kind, repeated = _SCHEMES[name]
-        text = f"{folds}-fold {kind}"
-        if repeated and repeats is not None and int(repeats) != 1:
-            text += f" repeated {repeats} times"
-    else:
-        extras = ", ".join(f"{k}={scheme[k]}" for k in sorted(scheme) if k not in ("name", "seed", "design"))
-        text = name.replace("_", " ") + (f" ({extras})" if extras else "")
-    text += f", {n_splits} split" + ("" if n_splits == 1 else "s")
-    if seed is not None:
-        text += f", seed {seed}"
-    return text
+    """E.g. ``"5-fold stratified CV repeated 2 times, 10 splits, seed 0"``: the design's own sentence."""
+    return designs.describe_scheme(scheme, n_splits)
 
 
 def _mean_std(values) -> tuple[float, float]:
@@ -118,7 +76,18 @@ def _alpha(alpha) -> str:
     return _DASH if alpha is None else f"{float(alpha):g}"
 
 
+#: The question every sealed-test verdict answers, and how it is gated (pipeline/verdicts.py): one wording.
+SEALED_QUESTION = (
+    "a claim about these two fitted models (each trained once on the whole development set) on examples like "
+    "the sealed test part, not about the learners on other datasets; tested only after the pair's "
+    "cross-validation verdict (one gated family with it, Bretz et al. 2009, so that the report's error rate "
+    "stays at α)"
+)
+
+
 def _verdict(row: Mapping) -> str:
+    if row.get("gate") and not row.get("significant"):
+        return "not tested (no cross-validation verdict to confirm)"
     winner = row.get("winner")
     if row.get("significant") and winner is not None:
         return f"{winner} better"
@@ -132,8 +101,11 @@ def _ci_excludes_zero(ci) -> bool:
 
 
 def _verdict_with_ci(row: Mapping, correction: str) -> str:
-    """The verdict, with a word on why it can differ from the row's own (unadjusted) confidence interval."""
+    """The verdict, with a word on why it can differ from the row's own (unadjusted) confidence interval, and
+    on a "no significant difference" the difference the design detects with 80 % power."""
     text = _verdict(row)
+    if not row.get("significant") and row.get("detectable_difference") is not None:
+        text += f" (80 % power from ±{float(row['detectable_difference']):.3g})"
     if not row.get("significant") and _ci_excludes_zero(row.get("ci")):
         if row.get("pvalue") is not None and row.get("pvalue_adjusted", row["pvalue"]) > row["pvalue"]:
             return (
@@ -433,7 +405,7 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
     doc.add(
         _Paragraph(
             "McNemar's test on the sealed test set: n01 counts the test examples only model B classified "
-            "correctly, n10 those only model A classified correctly; same p-value adjustment as above."
+            f"correctly, n10 those only model A classified correctly; {SEALED_QUESTION}."
         )
     )
     rows_in = sorted(rows_in, key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
@@ -480,6 +452,24 @@ def _across_metric(across: Mapping, significance: Mapping, crossval: Mapping) ->
     return metric, significance.get("higher_is_better")
 
 
+def _replicates_phrase(significance: Mapping, crossval: Mapping) -> str:
+    """What a dataset's mean score is a mean over, by the designs that were run (the across-datasets ranks)."""
+    kinds = set()
+    for name, cv in crossval.items():
+        entry = (significance.get("datasets") or {}).get(name) or {}
+        sweep = " at each model's best point" if entry.get("sweep") else ""
+        q = entry.get("question")
+        kind = entry.get("replicates") or cv.get("replicate_kind")
+        design = designs.of_scheme(cv.get("scheme"), design=entry.get("design"), replicates=kind)
+        if q == "problem" or cv.get("family"):
+            kinds.add(f"over the seeds{sweep}")
+        elif q == "split":
+            kinds.add(f"over the seeds on one fixed held-out part{sweep}")
+        else:
+            kinds.add(f"{design.over('the ').strip()}{sweep}")
+    return " / ".join(sorted(kinds)) if kinds else "over each dataset's replicates"
+
+
 def _across_section(
     doc: _Document,
     across: Mapping | None,
@@ -488,7 +478,13 @@ def _across_section(
     f: _Fmt,
     cd_image,
     scores_table: bool = True,  # False: the benchmark view's per-dataset table shows these means (with ranks)
+    pairwise_view: Sequence | None = None,
+    over: str | None = None,
 ) -> None:
+    """The across-datasets section. ``pairwise_view``: the blocks of the k x k pairwise matrix (.matrix), shown
+    under its own heading before the per-pair tables, in place of a sentence per pair beyond the CD. ``over``: what
+    a dataset's mean is a mean over (default: the designs that were run; ``replearn compare`` says it of its table).
+    """
     doc.add(_Heading(2, "Across datasets"))
     across = across or {}
     ranks = {str(k): float(v) for k, v in (across.get("average_ranks") or {}).items()}
@@ -502,7 +498,8 @@ def _across_section(
     datasets = list(across.get("datasets") or [])
     doc.add(
         _Paragraph(
-            f"Models are ranked on each dataset by their mean cross-validation {metric} "
+            f"Models are ranked on each dataset by their mean {metric} "
+            f"{over if over is not None else _replicates_phrase(significance, crossval)} "
             f"({'higher' if higher or higher is None else 'lower'} is better; rank 1 is best, ties share the average "
             f"rank), then the ranks are averaged over the N = {n} datasets."
         )
@@ -580,7 +577,7 @@ def _across_section(
                     f"{_join_names(members)}: not significantly different by Nemenyi's CD "
                     f"(average ranks span {span} < CD = {f.num(cd)})."
                 )
-        if cd is not None and math.isfinite(float(cd)):
+        if cd is not None and math.isfinite(float(cd)) and pairwise_view is None:
             for i, a in enumerate(order):
                 for b in order[i + 1 :]:
                     if ranks[b] - ranks[a] >= float(cd):  # Demšar: a difference of at least CD is significant
@@ -590,6 +587,10 @@ def _across_section(
                         )
     if sentences:
         doc.add(_List(tuple(sentences)))
+    if pairwise_view is not None:
+        doc.add(_Heading(3, "Pairwise view"))
+        for block in pairwise_view:
+            doc.add(block)
     _posthoc_table(doc, across.get("posthoc"), f)
 
 
@@ -624,7 +625,11 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
                 _cv_test_note(significance.get("pairwise_test")),
                 adjust,
                 "McNemar's test uses the sealed test set, scored once per model after refitting on the whole "
-                "development set: it compares only the examples on which the two models disagree.",
+                "development set: it compares only the examples on which the two models disagree. The sealed "
+                "tests answer a narrower question than cross-validation (these two fitted models, on examples "
+                "like the test part) and confirm a pair's cross-validation verdict: they are tested only after "
+                "it, in one family (gatekeeping), so the report as a whole says 'significant' for a pair that "
+                "does not differ at most α of the time.",
                 "Across datasets, the Friedman test compares average ranks (Demšar 2006). It runs only on at least "
                 "stats.min_datasets datasets (default 5); with N ≤ 10 datasets its p-value is exact, because the "
                 "chi-square approximation (and Iman and Davenport's F, which rejects 17-19 % of true nulls at "
@@ -776,7 +781,8 @@ def _test_set_metric_table(doc: _Document, entry: Mapping, significance: Mapping
     doc.add(
         _Paragraph(
             f"{name[0].upper() + name[1:]} of {res.get('metric')} on the sealed test predictions "
-            f"({how}), p-values adjusted with {correction}. The difference is model A minus model B."
+            f"({how}), p-values adjusted with {correction} in one gated family with the cross-validation "
+            f"verdicts; {SEALED_QUESTION}. The difference is model A minus model B."
         )
     )
     rows = tuple(
@@ -835,7 +841,9 @@ def _posthoc_table(doc: _Document, posthoc: Mapping | None, f: _Fmt) -> None:
     )
 
 
-def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: Mapping, f: _Fmt) -> None:
+def _across_pairs_section(
+    doc: _Document, pairs: Mapping | None, significance: Mapping, f: _Fmt, ranked: str = "mean cross-validation"
+) -> None:
     if not pairs:
         return
     doc.add(_Heading(3, "Pairs of models across datasets"))
@@ -847,8 +855,8 @@ def _across_pairs_section(doc: _Document, pairs: Mapping | None, significance: M
     datasets = list(pairs.get("datasets") or [])
     doc.add(
         _Paragraph(
-            f"Each pair of models compared over the {len(datasets)} datasets by the {test} on the mean "
-            f"cross-validation {pairs.get('metric')} (Demsar 2006, §3.1), p-values adjusted with {correction}. "
+            f"Each pair of models compared over the {len(datasets)} datasets by the {test} on the {ranked} "
+            f"{pairs.get('metric')} (Demsar 2006, §3.1), p-values adjusted with {correction}. "
             f"With {len(datasets)} datasets no p-value can fall below "
             f"{f.pvalue(pairs.get('smallest_possible_pvalue'))}. "
             "Wins count the datasets on which each model is better; effect sizes are positive when model A is better."
@@ -950,8 +958,10 @@ def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt,
     doc.add(
         _Paragraph(
             f"{done} of {len(records)} quantities reproduced within their stated tolerance (|measured − published| ≤ "
-            "tolerance). Every measured value was computed in this run by replearn's own algorithms; the published "
-            "value is the one printed in the text or the course's published solution named in the source column."
+            "tolerance). Every measured value was computed in this run, by replearn's own algorithms except the "
+            "records whose source says 'arithmetic check of the text'; the published value is the one printed in the "
+            "text, derived from its formula, the corrected value of an erratum, or the course's published solution, "
+            "as the source column says."
         )
     )
     rows = tuple(

@@ -11,6 +11,7 @@ import math
 from collections.abc import Mapping
 
 from ...stats.registry import label
+from .. import designs
 from .document import _DASH, _Fmt
 
 
@@ -40,7 +41,7 @@ def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
     q = entry.get("question")
     n = entry.get("n_replicates") or len(cv.get("splits") or []) or ""
     n = f"{n} " if n else ""
-    design = entry.get("design") or (cv.get("scheme") or {}).get("design") or "cv"
+    design = designs.of_scheme(cv.get("scheme"), design=entry.get("design"), replicates=entry.get("replicates"))
     sweep = " at each model's best point of the sweep" if entry.get("sweep") else ""
     if q == "problem" or cv.get("family"):
         return f" over {n}seeds{sweep}", "a claim about this problem, over seeds"
@@ -51,18 +52,26 @@ def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
             "differ; design.resample_split=true asks about datasets)",
         )
     if q == "population":
-        seeds = design == "seeds" or entry.get("replicates") == "seed"
-        where = f" over {n}seeds, each on a new held-out part" if seeds else f" over {n}cross-validation splits"
         return (
-            where + sweep,
+            design.over(n) + sweep,
             "a claim about datasets of this size from the same distribution, with the half-sampling variance",
         )
-    seeds = design == "seeds" or entry.get("replicates") == "seed"
     return (
-        (f" over {n}seeds, each on a new held-out part" if seeds else f" over {n}cross-validation splits") + sweep,
+        design.over(n) + sweep,
         "the corrected resampled t-test's heuristic stands in for the data-sampling variance (liberal for "
         "unstable learners such as 1-NN or deep trees; cv.half_sampling estimates it)",
     )
+
+
+def detectable_phrase(row: Mapping, f: _Fmt) -> str:
+    """What a "not significant" could have found: the minimum detectable effect of the row (80 % power at the
+    first step of the correction), or nothing when the test has no standard error (rank and sign tests)."""
+    mde = row.get("detectable_difference")
+    if mde is None:
+        return ""
+    level = row.get("detectable_level")
+    at = f" at α = {float(level):.3g}" if level is not None else ""
+    return f"; this design detects a true difference of ±{f.num(mde)} or more with 80 % power{at}"
 
 
 def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> str:
@@ -112,6 +121,8 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     )
     if sig and row.get("winner") and row["winner"] != best:  # cannot happen with one view; never contradict
         freq += f"; the test favours {row['winner']}"
+    if not sig:
+        freq += detectable_phrase(row, f)
     brow, best_is_a = _pair_row(entry.get("bayesian"), best, runner)
     if brow is None:
         return f"{head}; {freq}."
@@ -216,3 +227,52 @@ def summary_lines(crossval: Mapping, significance: Mapping, f: _Fmt, order: list
     if across:
         lines.append(across)
     return lines
+
+
+def model_line(name: str, key: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> str:
+    """One model's verdicts on one dataset, from its pairwise rows: which models it is significantly better or
+    worse than (after the correction) and which it cannot be told from, with the question the test answers."""
+    _, claim = scope(entry, cv)
+    better, worse, same = [], [], []
+    for r in entry.get("cv") or []:
+        if key not in (r.get("model_a"), r.get("model_b")):
+            continue
+        other = r["model_b"] if r.get("model_a") == key else r["model_a"]
+        if r.get("pvalue") is None:
+            continue
+        p = f.pvalue(r.get("pvalue_adjusted", r.get("pvalue")))
+        if r.get("significant") and r.get("winner") == key:
+            better.append(f"{other} (adjusted p {_eq(p)})")
+        elif r.get("significant") and r.get("winner") == other:
+            worse.append(f"{other} (adjusted p {_eq(p)})")
+        else:
+            same.append(other)
+    test = label(significance.get("pairwise_test"))
+    parts = []
+    if better:
+        parts.append("significantly better than " + ", ".join(better))
+    if worse:
+        parts.append("significantly worse than " + ", ".join(worse))
+    if same:
+        parts.append("not significantly different from " + ", ".join(same))
+    if not parts:
+        return f"{name}: {key} was not compared with another model."
+    return f"{name}: {key} is " + "; ".join(parts) + f" ({test}; {claim})."
+
+
+def verdict_tags(crossval: Mapping, significance: Mapping, decimals: int = 3) -> dict:
+    """The significance stage's verdicts as MLflow tags (the report's own wording): ``{"parent": {tag: text},
+    "children": {(dataset, model key): {tag: text}}}`` -- the runs page of the MLflow UI then shows a verdict beside
+    the metrics of every run."""
+    f = _Fmt(decimals)
+    sig = significance.get("datasets") or {}
+    parent, children = {}, {}
+    for d in crossval:
+        entry = sig.get(d) or {}
+        parent[f"replearn.verdict.{d}"] = dataset_line(d, crossval[d], entry, significance, f)
+        for key in crossval[d].get("models") or {}:
+            children[(d, key)] = {"replearn.verdict": model_line(d, key, crossval[d], entry, significance, f)}
+    across = across_line(significance, f)
+    if across:
+        parent["replearn.verdict.across_datasets"] = across
+    return {"parent": parent, "children": children}

@@ -6,7 +6,7 @@ plots/crossval_scores.json. The fit and predict seconds of every model and repli
 wall-clock time, for MLflow and the cost report only -- never a DVC output or a record."""
 
 from .. import compute, experiment, paths, records
-from ..data import write_json
+from ..jsonio import write_json
 from ..stage import log
 from ..summary_metrics import crossval_plot_rows, crossval_summary
 

@@ -1,19 +1,26 @@
 """Stage `report`: the self-contained HTML report and Markdown summary with plots (reports/), the cost report
 (reports/cost.html, cost.md: fit and predict seconds from timing/, which vary from run to run and so are kept out
-of report.html and of DVC's hashes), then one MLflow parent run with nested per-dataset x model runs (the only stage
-that talks to MLflow), holding the dvc.lock this run ends with.
+of report.html and of DVC's hashes), the leaderboard page of a run with >= 8 datasets (reports/leaderboard.html,
+.md: the report's leaderboard with the median times), then one MLflow parent run with nested per-dataset x model
+runs (the only stage that talks to MLflow), holding the dvc.lock this run ends with.
 
 The MLflow run is started before the reports are written (:func:`~replearn.pipeline.tracking.start_pipeline_run`):
 for a benchmark's hundreds of child runs, worker processes log them while this process writes the reports, then
 this one joins in (:meth:`~replearn.pipeline.tracking.PipelineRun.finish`); nothing in the runs depends on the order.
+Run by `dvc repro` with a run to log, the stage first removes its own entry from dvc.lock
+(:func:`~replearn.pipeline.lockfile.forget_stage`): killed while logging, it is then run again by the next
+`dvc repro` although its reports are complete, and that run completes the MLflow store.
 """
 
+import os
+
 from .. import paths, tracking
-from ..lockfile import FinalLockText
+from ..lockfile import FinalLockText, forget_stage
 from ..params import project_root
 from ..report import build_report
 from ..report.cost import build_cost_report
 from ..report.inputs import read_inputs
+from ..report.leaderboard import build_leaderboard_page
 from ..stage import log
 
 
@@ -27,6 +34,8 @@ def main(params: dict) -> None:
         train_results=inp.train_results,
         project_root=project_root(),
     )
+    if run.status in ("pending", "logging") and os.environ.get("DVC_STAGE", "").rsplit(":", 1)[-1] == "report":
+        forget_stage(project_root(), "report")  # until DVC records it again: a kill while logging reruns the stage
     try:
         art = build_report(
             crossval=inp.crossval,
@@ -48,6 +57,17 @@ def main(params: dict) -> None:
             dpi=params["report"]["dpi"],
         )
         log("report", f"wrote {cost.html} and {cost.markdown} (fit and predict seconds)")
+        board = build_leaderboard_page(
+            crossval=inp.crossval,
+            significance=inp.significance,
+            timing=inp.timing,
+            order=list(params["dataset"]),
+            out_dir=paths.REPORTS,
+            title=params["report"]["title"],
+            decimals=inp.significance.get("round_before_ranking"),
+        )
+        if board.html is not None:
+            log("report", f"wrote {board.html} and {board.markdown} (the leaderboard, with fit and predict seconds)")
     except BaseException:
         run.abort()  # the parent run is marked FAILED: the next run logs everything again
         raise
@@ -56,7 +76,12 @@ def main(params: dict) -> None:
         return
     # the dvc.lock this run ends with: it hashes the reports, so it starts once they are written (in finish)
     res = run.finish(
-        [p for p in (art.html, art.markdown, paths.REPORTS / "plots", cost.html, cost.markdown, cost.plot) if p],
+        [
+            p
+            for p in (art.html, art.markdown, paths.REPORTS / "plots", cost.html, cost.markdown, cost.plot)
+            + (board.html, board.markdown)
+            if p
+        ],
         extra_files={"dvc.lock": FinalLockText(project_root(), "report")},
     )
     log(

@@ -5,7 +5,7 @@ per quantity, with the text and section of its worked example) and results/repro
 notes the report and the reproduction page draw). With `reproduce: null` both are empty."""
 
 from .. import paths
-from ..data import write_json
+from ..jsonio import write_json
 from ..reproduce import reproduce
 from ..stage import log
 

@@ -7,7 +7,7 @@ CV mean and test score per dataset x model, for `dvc exp show`) and plots/datase
 from .. import paths, records
 from .. import summary_metrics as summaries
 from ..compare import compare_records, significance_jobs, summary_metrics
-from ..data import read_json, write_json
+from ..jsonio import read_json, write_json
 from ..stage import log
 
 

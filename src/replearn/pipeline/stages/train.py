@@ -3,7 +3,7 @@
 Writes metrics/train.json and results/train/<dataset>.json (test predictions, for McNemar's test)."""
 
 from .. import experiment, paths, records
-from ..data import write_json
+from ..jsonio import write_json
 from ..stage import log
 
 

@@ -6,8 +6,8 @@ so a valid change of parameters reruns only the stages that read them. Stamps th
 
 from .. import paths
 from ..config import validation_record
-from ..data import write_json
 from ..gate import accept
+from ..jsonio import write_json
 from ..stage import log
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..._constraints import Interval, IntSequence, Options
+from ...deep.vae import VAE
 from ...exceptions import ConfigError, ConvergenceWarning
 from ..families import Outcome, Unit, unit_params
 from ..families.generative import METRICS, N_POINTS, DensityProblem, _sq_dists
@@ -106,8 +107,6 @@ def _sizes(value) -> tuple[int, ...]:
 
 
 def run_vae(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ...deep import VAE
-
     p, t0 = _params("vae", hp), time.perf_counter()
     vae = VAE(
         n_components=p["n_components"],
@@ -299,13 +298,18 @@ UNITS = {
         "vae",
         "variational autoencoder, Gaussian encoder and decoder; held-out NLL by importance sampling",
         run_vae,
-        constraints={
-            "n_components": _POS_INT,
-            "hidden_layer_sizes": IntSequence(1, 4096),
-            "activation": _ACT,
-            "learning_rate": _RATE,
-            "batch_size": _POS_INT,
-            "max_iter": Interval(int, 1, 10_000),
+        constraints={  # the model's own table (deep/vae.py), plus what only the unit has
+            **{
+                hp: VAE._constraints[hp]
+                for hp in (
+                    "n_components",
+                    "hidden_layer_sizes",
+                    "activation",
+                    "learning_rate",
+                    "batch_size",
+                    "max_iter",
+                )
+            },
             "n_importance": Interval(int, 1, 10_000),
         },
         defaults={

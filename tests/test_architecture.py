@@ -1,0 +1,140 @@
+"""The seams of issue 38, counted from the code so they cannot regress.
+
+* a **branch on a design name** (``"cv"``, ``"seeds"``, ``"sweep"``) is a comparison (``==``, ``!=``, ``in``)
+  with one of those strings outside the designs module: the design object answers instead;
+* a **branch on a family** is, in the pipeline outside ``pipeline/families/`` and ``pipeline/units/``, a
+  comparison with a family's name (``"rl"``, ``"structured"``, ``"generative"``, ``"sequence"``, ``"theory"``) or
+  a condition (``if``, ``x if c else y``, a comprehension's ``if``) that asks whether something is a family
+  (``family``, ``is_family_source``, ``family_of_unit`` ...): the generic code running a second pipeline beside
+  the plugin protocol;
+* ``.get(`` calls in ``src/replearn/pipeline/report/``: what the report reads from the stage records.
+
+Each count has a ceiling that only goes down (the number measured when the test was last tightened); the design
+count's ceiling is 0. Run ``python tests/test_architecture.py`` to print the counts and where they are.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "replearn"
+DESIGNS = {"cv", "seeds", "sweep"}
+FAMILIES = {"rl", "structured", "generative", "sequence", "theory"}
+DESIGN_HOME = {"pipeline/designs.py"}
+#: ceilings: lower them when a count falls, never raise them
+MAX_DESIGN_BRANCHES = 0
+MAX_FAMILY_BRANCHES = 46
+# 594 when the counter landed; the leaderboard (report/leaderboard.py, issue 41), written beside it on another branch
+# before typed across-datasets records exist, brought 36 more: the next step types them (issue 38, step 3)
+MAX_REPORT_GETS = 630
+
+
+def _strings(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def branches(names: set[str], home) -> list[str]:
+    """``path:line: source`` of every comparison with a string of ``names`` outside ``home(relpath)``."""
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if home(rel):
+            continue
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Compare):
+                continue
+            if any(_strings(side) & names for side in [node.left, *node.comparators]):
+                out.append(f"{rel}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return out
+
+
+def design_branches() -> list[str]:
+    return branches(DESIGNS, lambda rel: rel in DESIGN_HOME)
+
+
+def _family_home(rel: str) -> bool:
+    return rel.startswith(("pipeline/families/", "pipeline/units/"))
+
+
+def _asks_family(node: ast.AST) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and "famil" in n.id:
+            return True
+        if isinstance(n, ast.Attribute) and "famil" in n.attr:
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and "famil" in n.value:
+            return True
+    return False
+
+
+def family_branches() -> list[str]:
+    """Comparisons with a family name and conditions on being a family, in the pipeline outside the families'
+    folders (``rl`` and ``structured`` are also algorithm subpackages, whose own code names them freely)."""
+    out = [b for b in branches(FAMILIES, _family_home) if b.startswith("pipeline/")]
+    for path in sorted((SRC / "pipeline").rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if _family_home(rel):
+            continue
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            tests: list[ast.expr] = []
+            if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+                tests = [node.test]
+            elif isinstance(node, ast.comprehension):
+                tests = list(node.ifs)
+            out += [f"{rel}:{t.lineno}: {lines[t.lineno - 1].strip()}" for t in tests if _asks_family(t)]
+    return out
+
+
+def report_gets() -> list[str]:
+    out = []
+    for path in sorted((SRC / "pipeline" / "report").rglob("*.py")):
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            out += [f"{path.relative_to(SRC).as_posix()}:{i}"] * len(re.findall(r"\.get\(", line))
+    return out
+
+
+def test_no_branch_on_a_design_name_outside_its_module():
+    found = design_branches()
+    assert len(found) <= MAX_DESIGN_BRANCHES, "\n".join(found)
+
+
+def test_family_branches_do_not_grow():
+    found = family_branches()
+    assert len(found) <= MAX_FAMILY_BRANCHES, "\n".join(found)
+
+
+def test_report_gets_do_not_grow():
+    assert len(report_gets()) <= MAX_REPORT_GETS
+
+
+def test_the_counter_sees_a_planted_branch():
+    """The counter itself can fail: a planted ``== "sweep"`` is found."""
+    tree = ast.parse('if design == "sweep":\n    pass\nif kind in ("seeds", "x"):\n    pass\n')
+    hits = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Compare) and any(_strings(s) & DESIGNS for s in [n.left, *n.comparators])
+    ]
+    assert len(hits) == 2
+    assert _asks_family(ast.parse('meta.get("family")').body[0]) and not _asks_family(ast.parse("x.y").body[0])
+
+
+if __name__ == "__main__":
+    for title, found in (("design", design_branches()), ("family", family_branches())):
+        print(f"branches on a {title} name: {len(found)}")
+        for f in found:
+            print("  " + f)
+    print(f".get( in the report: {len(report_gets())}")
+    sys.exit(0)
