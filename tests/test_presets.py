@@ -36,7 +36,9 @@ def machine_class() -> str:
     try:
         from threadpoolctl import threadpool_info
 
-        arch = next((i.get("architecture") or arch for i in threadpool_info() if i.get("internal_api") == "openblas"), arch)
+        arch = next(
+            (i.get("architecture") or arch for i in threadpool_info() if i.get("internal_api") == "openblas"), arch
+        )
     except ImportError:
         pass
     try:

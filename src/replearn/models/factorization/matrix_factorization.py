@@ -280,8 +280,8 @@ def _als_half_step(Rc: np.ndarray, mask: np.ndarray, Z: np.ndarray, lam: float) 
             # the ridge term is below rounding error against factors of this size: the ratings' scale, not the mask
             raise InputScaleError(
                 f"an ALS system is singular in float64: its entries reach {top:.3g}, against which lambda = {lam:g} "
-                "is below rounding error (ratings of this magnitude); standardize or rescale the ratings (e.g. to unit variance) "
-                "before fitting"
+                "is below rounding error (ratings of this magnitude); standardize or rescale the ratings "
+                "(e.g. to unit variance) before fitting"
             ) from exc
         raise ValueError(
             "an ALS system is singular (a row or column has fewer observed entries than n_components); "
