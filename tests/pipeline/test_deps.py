@@ -298,6 +298,10 @@ def test_an_edit_to_one_file_of_each_family_stales_only_the_stages_that_run_it()
         assert {"train", "crossval"} <= stages, family  # they fit the units
     assert "prepare" not in stale["generative"] and "prepare" not in stale["sequence"]
     assert "reproduce" not in stale["generative"]
+    # issue 38's "done when": a VAE edit leaves prepare, featurize, significance and report up to date (featurize
+    # maps tables without importing the runners; the report checks its settings without the model names)
+    assert not stale["generative"] & {"featurize", "report"}, sorted(stale["generative"])
+    assert not stale["sequence"] & {"featurize", "report"}, sorted(stale["sequence"])
     # the data generators the family problems draw from are deps of prepare, file by file
     assert "src/replearn/deep/toy_data.py" in stage_deps["prepare"]
     assert "src/replearn/deep" not in stage_deps["prepare"]

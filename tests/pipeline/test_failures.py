@@ -18,7 +18,7 @@ import yaml
 from replearn import models as registry
 from replearn.evaluation.budget import FitFailedError
 from replearn.exceptions import ConfigError
-from replearn.pipeline import compare, config, experiment, paths, records, summary_metrics
+from replearn.pipeline import compare, config, experiment, featurizing, paths, records, summary_metrics
 from replearn.pipeline.data import prepare
 from replearn.pipeline.report import build_report
 from replearn.pipeline.report.cost import LINK_TEXT, build_cost_report, pareto_front
@@ -329,7 +329,7 @@ def project(plugin, tmp_path):
     params = _params()
     for name, spec in params["dataset"].items():
         prepare(name, spec, seed=params["seed"], split=params["split"], root=tmp_path)
-        experiment.featurize(params, name, root=tmp_path)
+        featurizing.featurize(params, name, root=tmp_path)
     return params, tmp_path
 
 

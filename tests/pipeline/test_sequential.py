@@ -13,7 +13,7 @@ import yaml
 
 from replearn import stats
 from replearn.exceptions import ConfigError
-from replearn.pipeline import compare, config, experiment, records
+from replearn.pipeline import compare, config, experiment, featurizing, records
 from replearn.pipeline import sequential as pseq
 from replearn.pipeline.data import prepare
 
@@ -107,7 +107,7 @@ def test_the_crossval_stage_stops_where_the_significance_stage_decides(tmp_path)
     params["tracking"]["enabled"] = False
     for name, spec in params["dataset"].items():
         prepare(name, spec, seed=params["seed"], split=params["split"], root=tmp_path)
-        experiment.featurize(params, name, root=tmp_path)
+        featurizing.featurize(params, name, root=tmp_path)
     res = experiment.crossval(params, "blobs", root=tmp_path, progress=False)
     var = res.variance
     assert var["sequential"]["looks"] == [4, 8] and var["subsamples"] in (4, 8)

@@ -14,10 +14,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
-FOLDERS = ("metrics", "results")
+#: the folders digested; REPLEARN_DIGEST_FOLDERS=metrics,results,reports adds the report (text and PNGs, byte for
+#: byte): a baseline stored on one machine before a refactor of the report guards what it prints
+FOLDERS = tuple(os.environ.get("REPLEARN_DIGEST_FOLDERS", "metrics,results").split(","))
+#: the reports that carry wall-clock seconds (the cost report, the leaderboard page with times), which change from
+#: run to run by design: left out of a digest of reports/
+WALL_CLOCK = ("cost", "leaderboard")
 DIGITS = 12
 ZERO = 1e-12
 
@@ -43,11 +49,11 @@ def file_digest(path: Path) -> str:
 
 
 def digests(root: Path) -> dict[str, str]:
-    """Relative path -> canonical digest of every file under ``root``'s metrics/ and results/."""
+    """Relative path -> canonical digest of every file under ``root``'s :data:`FOLDERS` (metrics/ and results/)."""
     out = {}
     for folder in FOLDERS:
         for path in sorted((root / folder).rglob("*")):
-            if path.is_file():
+            if path.is_file() and not (folder == "reports" and path.name.startswith(WALL_CLOCK)):
                 out[path.relative_to(root).as_posix()] = file_digest(path)
     return out
 

@@ -78,6 +78,11 @@ DEFAULTS = {  # settings added after the first schema; absent keys take these va
 }
 
 
+def _one_problem(cv: records.EvaluationResult) -> bool:
+    """Whether every replicate of ``cv`` is on one problem whatever its design (a family's seeds)."""
+    return cv.problem_kind.question == "problem"
+
+
 def settings(cfg: dict) -> dict:
     """The ``stats`` config with defaults filled in (for absent keys, and for null where null has no meaning)."""
     out = {**DEFAULTS, **cfg}
@@ -94,7 +99,7 @@ def question(cv: records.EvaluationResult) -> str:
     (an experiment family: this problem, over seeds) or ``"resampling"`` (resampling splits without
     half-sampling: the corrected resampled t-test's heuristic stands in for the data-sampling variance)."""
     return designs.of_record(cv).question(
-        one_problem=bool(cv.family), variance=bool(cv.variance), resampled=resampled_split(cv)
+        one_problem=_one_problem(cv), variance=bool(cv.variance), resampled=resampled_split(cv)
     )
 
 
@@ -116,7 +121,7 @@ def resolve_test(cfg: dict, cv: records.EvaluationResult) -> str:
     * splits of resampling without half-sampling: :func:`resolve_pairwise_test`.
     """
     cfg = settings(cfg)
-    facts = dict(one_problem=bool(cv.family), variance=bool(cv.variance), resampled=resampled_split(cv))
+    facts = dict(one_problem=_one_problem(cv), variance=bool(cv.variance), resampled=resampled_split(cv))
     return designs.of_record(cv).test(cfg, scheme=cv.scheme.name, **facts)
 
 
@@ -335,7 +340,7 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
     kind = _replicates_of(cv)
-    independent = kind == "seed" and (cv.family is not None or not resampled_split(cv))  # one held-out part
+    independent = kind == "seed" and (_one_problem(cv) or not resampled_split(cv))  # one held-out part
     test = resolve_test(cfg, cv)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows = []
@@ -489,10 +494,12 @@ def compare_test_set_metric(train_results: records.TrainResult, metric: str, cfg
 
     cfg = settings(cfg)
     kind = cfg["test_set_metric_test"]
-    if getattr(train_results, "family", None):
+    problem = train_results.problem_kind
+    if not problem.sealed_test:
         return {
             "ran": False,
-            "reason": f"a {train_results.family} problem has no sealed test set: its units are compared over seeds",
+            "reason": f"a {problem.name} problem has no sealed test set: its units are compared over "
+            f"{problem.replicates}",
             "rows": [],
         }
     if kind == "none":
@@ -1368,16 +1375,16 @@ def compare_sweep_models(cv: records.EvaluationResult, sweep: dict, view_rows: l
         a, b = r["model_a"], r["model_b"]
         pa = [p for p in values if (a, p) in col] if a in swept else [sweep["models"][a]["best"]]
         pb = [p for p in values if (b, p) in col] if b in swept else [sweep["models"][b]["best"]]
-        family = [((a, p), (b, q)) for p in pa for q in pb]
+        contrasts = [((a, p), (b, q)) for p in pa for q in pb]  # the family of contrasts the selection ranges over
         chosen = ((a, sweep["models"][a]["best"]), (b, sweep["models"][b]["best"]))
-        if chosen not in family or any(x not in col for pair in family for x in pair):
+        if chosen not in contrasts or any(x not in col for pair in contrasts for x in pair):
             rows.append(r)
             continue
         fam_seed = derive_seed(int(cv.scheme.seed or 0), "sweep_models", cv.dataset, a, b)
         sel = stats.selected_contrast(
             mc.means,
             mc.cov,
-            mc.family_df(_family_weights(mc, col, family)),
+            mc.family_df(_family_weights(mc, col, contrasts)),
             [col[(a, p)] for p in pa],
             [col[(b, q)] for q in pb],
             maximize=hib,

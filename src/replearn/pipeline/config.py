@@ -18,9 +18,10 @@ from pathlib import Path
 import yaml
 
 from ..exceptions import ConfigError
-from . import designs
+from . import designs, kinds
 from .designs import AUTO_INNER_FOLDS, half_sampling_applies
 from .params import PARAMS_FILE, SCHEMA_VERSION, load_params, project_root
+from .report_schema import REPORT_FORMATS, REPORT_PER_DATASET, REPORT_SCHEMA  # noqa: F401  (re-exported)
 from .schema import (
     AnyMapping,
     Choice,
@@ -222,9 +223,6 @@ def _schemes():
     return list(SCHEMES)
 
 
-REPORT_FORMATS = ("html", "markdown")
-#: report.per_dataset: a section per dataset, or the benchmark view (pipeline.report.benchmark)
-REPORT_PER_DATASET = ("auto", "full", "compact")
 DESIGNS = tuple(designs.DESIGNS)  # the designs registry (pipeline.designs)
 _TASKS = ("classification", "regression")  # supervised tasks of a dataset; "clustering" = no labels
 _GENERATORS = ("blobs", "moons", "circles", "xor", "linear")
@@ -349,15 +347,7 @@ SCHEMA = {
         "control": Optional_(str),
         "round_before_ranking": Optional_(Range(int, 0, 15)),
     },
-    "report": {
-        "title": str,
-        "decimals": Range(int, 0, 12),
-        "dpi": Range(int, 10, 1200),
-        "plots": bool,
-        "formats": Optional_(ListOf(Choice(REPORT_FORMATS, "report format"))),
-        # a section per dataset, or one heat-map and table for many datasets (report.benchmark; auto: > 8)
-        "per_dataset": Optional_(Choice(REPORT_PER_DATASET, "per-dataset view")),
-    },
+    "report": REPORT_SCHEMA,  # pipeline.report_schema
     # server: true (tracking=server) needs an MLflow server's address (env, tracking_uri or `make services`);
     # log_models: false logs no MLflow Model per child run (the fitted models stay DVC outputs in models/)
     "tracking": {
@@ -419,48 +409,48 @@ def _check_key(section: str, name, errors: list[str]) -> bool:
 
 
 def _check_datasets(params: dict, errors: list[str], root: Path | None) -> None:
-    from . import families
     from .data import shipped_registry
 
     shipped = shipped_registry(root)
     for name, spec in params["dataset"].items():
         if not _check_key("dataset", name, errors):
             continue
-        key = f"dataset.{name}"
-        source = spec.get("source") if isinstance(spec, dict) else None
-        if families.is_family_source(source):
-            _check_family_dataset(params, name, spec, errors)
-            continue
-        if source not in DATASET_KEYS:
+        check = _DATASET_CHECKS[kinds.of_spec(spec).runner]  # a table's or a family problem's keys
+        check(params, name, spec, errors, shipped, root)
+
+
+def _check_table_dataset(params: dict, name: str, spec, errors: list[str], shipped: dict, root: Path | None) -> None:
+    """A table: its source's keys, its models, and the limits of what it may load."""
+    from . import families
+
+    key = f"dataset.{name}"
+    source = spec.get("source") if isinstance(spec, dict) else None
+    if source not in DATASET_KEYS:
+        errors.append(
+            f"{key}.source: unknown source {source!r}; valid choices: "
+            f"{', '.join(sorted([*DATASET_KEYS, *families.FAMILY_MODULES]))}"
+        )
+        return
+    n_errors = len(errors)
+    _check(spec, DATASET_KEYS[source], key, errors)
+    if source == "file" and spec.get("task") != "clustering" and not spec.get("target"):
+        errors.append(f"{key}.target: missing (expected a string: the target column); only task clustering has none")
+    for m in spec.get("models") or []:
+        if m not in params["models"]:
+            errors.append(f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})")
+    if source == "shipped" and name not in shipped:
+        errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
+    if source in SUITES and len(errors) == n_errors:
+        _check_suite_dataset(name, spec, errors, root)
+    if source == "file" and len(errors) == n_errors:
+        _check_file_limits(name, spec, errors, root)
+    if source == "synthetic" and len(errors) == n_errors:
+        cells = spec["n_samples"] * (spec.get("n_features") or 2)
+        if cells > MAX_DATASET_CELLS:
             errors.append(
-                f"{key}.source: unknown source {source!r}; valid choices: "
-                f"{', '.join(sorted([*DATASET_KEYS, *families.FAMILY_MODULES]))}"
+                f"{key}: n_samples x n_features = {cells:,} values, above the limit of "
+                f"{MAX_DATASET_CELLS:,} (config.MAX_DATASET_CELLS); generate fewer"
             )
-            continue
-        n_errors = len(errors)
-        _check(spec, DATASET_KEYS[source], key, errors)
-        if source == "file" and spec.get("task") != "clustering" and not spec.get("target"):
-            errors.append(
-                f"{key}.target: missing (expected a string: the target column); only task clustering has none"
-            )
-        for m in spec.get("models") or []:
-            if m not in params["models"]:
-                errors.append(
-                    f"{key}.models: {m!r} is not one of the configured models ({', '.join(params['models'])})"
-                )
-        if source == "shipped" and name not in shipped:
-            errors.append(f"{key}: unknown shipped dataset {name!r}; shipped datasets: {', '.join(sorted(shipped))}")
-        if source in SUITES and len(errors) == n_errors:
-            _check_suite_dataset(name, spec, errors, root)
-        if source == "file" and len(errors) == n_errors:
-            _check_file_limits(name, spec, errors, root)
-        if source == "synthetic" and len(errors) == n_errors:
-            cells = spec["n_samples"] * (spec.get("n_features") or 2)
-            if cells > MAX_DATASET_CELLS:
-                errors.append(
-                    f"{key}: n_samples x n_features = {cells:,} values, above the limit of "
-                    f"{MAX_DATASET_CELLS:,} (config.MAX_DATASET_CELLS); generate fewer"
-                )
 
 
 def _check_suite_dataset(name: str, spec: dict, errors: list[str], root: Path | None) -> None:
@@ -501,7 +491,7 @@ def _constraint_errors(cls, values: dict, key: str, errors: list[str]) -> None:
             errors.append(f"{key}.{hp}: {value!r} is out of range; expected {describe(table[hp])}")
 
 
-def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str]) -> None:
+def _check_family_dataset(params: dict, name: str, spec: dict, errors: list[str], *_) -> None:
     """A dataset of an experiment family: its keys, and at least one configured unit that can run on it."""
     from . import families, units
 
@@ -538,37 +528,45 @@ def _unit_runs_on(fam_units, unit_name, spec: dict) -> bool:
 
 def _check_models(params: dict, errors: list[str]) -> None:
     from .. import models
-    from .units import family_of_unit, units
+    from .units import runner_of
 
+    supervised = models.available()
     for key, spec in params["models"].items():
         if not _check_key("models", key, errors):
             continue
-        name = spec["name"]
-        if family_of_unit(name, supervised=models.available()) is not None:
-            _check_unit(key, spec, units()[name][1], errors)
+        _MODEL_CHECKS[runner_of(spec["name"], supervised=supervised)](key, spec, errors)
+
+
+def _check_estimator(key: str, spec: dict, errors: list[str]) -> None:
+    """A models entry naming a supervised model: known hyperparameters, the defaults' types, its constraints."""
+    from .. import models
+
+    name = spec["name"]
+    valid = models.hyperparameters(name)
+    given = spec.get("params") or {}
+    typed = {}
+    for hp, value in given.items():
+        if hp not in valid:
+            errors.append(
+                f"models.{key}.params.{hp}: unknown hyperparameter of {name}; valid: {', '.join(sorted(valid))}"
+            )
             continue
-        valid = models.hyperparameters(name)
-        given = spec.get("params") or {}
-        typed = {}
-        for hp, value in given.items():
-            if hp not in valid:
-                errors.append(
-                    f"models.{key}.params.{hp}: unknown hyperparameter of {name}; valid: {', '.join(sorted(valid))}"
-                )
-                continue
-            n = len(errors)
-            _check_like_default(value, valid[hp], f"models.{key}.params.{hp}", errors)
-            if len(errors) == n:
-                typed[hp] = value
-        _constraint_errors(models.get_class(name), typed, f"models.{key}.params", errors)
-        base, base_params = given.get("estimator", valid.get("estimator")), given.get("estimator_params")
-        if isinstance(base, str) and base in models.available() and isinstance(base_params, dict):
-            _constraint_errors(models.get_class(base), base_params, f"models.{key}.params.estimator_params", errors)
+        n = len(errors)
+        _check_like_default(value, valid[hp], f"models.{key}.params.{hp}", errors)
+        if len(errors) == n:
+            typed[hp] = value
+    _constraint_errors(models.get_class(name), typed, f"models.{key}.params", errors)
+    base, base_params = given.get("estimator", valid.get("estimator")), given.get("estimator_params")
+    if isinstance(base, str) and base in models.available() and isinstance(base_params, dict):
+        _constraint_errors(models.get_class(base), base_params, f"models.{key}.params.estimator_params", errors)
 
 
-def _check_unit(key: str, spec: dict, unit, errors: list[str]) -> None:
+def _check_unit(key: str, spec: dict, errors: list[str]) -> None:
     """A models entry naming a family unit: known hyperparameters, the defaults' types, the unit's constraints."""
-    valid = {**{hp: None for hp in unit.constraints}, **unit.defaults}
+    from .units import hyperparameters, units
+
+    unit = units()[spec["name"]][1]
+    valid = hyperparameters(unit.name)
     typed = {}
     for hp, value in (spec.get("params") or {}).items():
         if hp not in valid:
@@ -789,14 +787,11 @@ def _check_design(params: dict, errors: list[str]) -> None:
 def _check_axis_hyperparameter(params: dict, key: str, hp: str, values: list, errors: list[str]) -> None:
     """A sweep over ``<model key>.<hyperparameter>``: the hyperparameter exists and the points look like it."""
     from .. import models
-    from .units import family_of_unit, units
+    from . import units
 
     unit_name = params["models"][key]["name"]
-    if family_of_unit(unit_name, supervised=models.available()) is not None:
-        unit = units()[unit_name][1]
-        valid = {**{h: None for h in unit.constraints}, **unit.defaults}
-    else:
-        valid = models.hyperparameters(unit_name)
+    of = {"units": units.hyperparameters, "estimators": models.hyperparameters}
+    valid = of[units.runner_of(unit_name, supervised=models.available())](unit_name)
     if hp not in valid:
         errors.append(
             f"design.axis: {params['models'][key]['name']} has no hyperparameter {hp!r}; "
@@ -835,14 +830,14 @@ def _check_stats(params: dict, errors: list[str]) -> None:
 def _models_compared_on(params: dict, name: str, spec) -> int:
     """How many configured models the significance stage compares on dataset ``name``: those listed in its
     ``models`` (all by default) that can run on it (a family unit runs only on the problems it supports)."""
-    from . import families
-
     if not isinstance(spec, dict):
         return 0
     only = spec.get("models")
     keys = [k for k in params["models"] if only is None or k in only]
-    if not families.is_family_source(spec.get("source")):
-        return len(keys)
+    return _COMPARED_ON[kinds.of_spec(spec).runner](params, spec, keys)
+
+
+def _units_compared_on(params: dict, spec: dict, keys: list[str]) -> int:
     try:
         from . import units
 
@@ -853,6 +848,12 @@ def _models_compared_on(params: dict, name: str, spec) -> int:
 
 
 _half_sampling_applies = half_sampling_applies  # the stages' rule (pipeline.designs), not a copy of it
+
+#: by :attr:`~replearn.pipeline.kinds.ProblemKind.runner` (of a dataset) or :func:`.units.runner_of` (of a model):
+#: the check of a dataset entry, of a models entry, and how many configured models a dataset compares
+_DATASET_CHECKS = {"estimators": _check_table_dataset, "units": _check_family_dataset}
+_MODEL_CHECKS = {"estimators": _check_estimator, "units": _check_unit}
+_COMPARED_ON = {"estimators": lambda params, spec, keys: len(keys), "units": _units_compared_on}
 
 
 def _check_replicate_test(params: dict, errors: list[str]) -> None:
@@ -866,7 +867,6 @@ def _check_replicate_test(params: dict, errors: list[str]) -> None:
     table without the half-sampling fits (``resample_split: false`` or ``cv.half_sampling.subsamples: 0``)."""
     from ..stats import fewruns
     from ..stats.registry import replicates_needed
-    from . import families
 
     st, design = params["stats"], designs.of_params(params)
     test = st.get("replicate_test") or "replicate_ttest"
@@ -874,11 +874,10 @@ def _check_replicate_test(params: dict, errors: list[str]) -> None:
         return
     n = design.n_seeds
     alpha, correction = float(st["alpha"]), st["correction"]
-    tabular_uses_it = not _half_sampling_applies(params)
+    half = _half_sampling_applies(params)
     worst = None  # (pairs, dataset) with the most pairs among the datasets the test runs on
     for name, spec in params["dataset"].items():
-        family = isinstance(spec, dict) and families.is_family_source(spec.get("source"))
-        if not (family or tabular_uses_it):
+        if half and kinds.of_spec(spec).question != "problem":  # the half-sampling test runs there instead
             continue
         k = _models_compared_on(params, name, spec)
         m = k * (k - 1) // 2

@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,12 +53,20 @@ def shipped_registry(root: Path | None = None) -> dict:
 
 
 def dataset_task(name: str, spec: dict, root: Path | None = None) -> str:
-    """The task ("classification" or "regression") of a configured dataset, without loading it."""
-    source = spec["source"]
-    from .families import is_family_source, load
+    """The task ("classification" or "regression"; a family's own) of a configured dataset, without loading it."""
+    from . import kinds
 
-    if is_family_source(source):
-        return load(source).TASK
+    return _TASK_OF[kinds.of_spec(spec).runner](name, spec, root)
+
+
+def _family_task(name: str, spec: dict, root: Path | None = None) -> str:
+    from .families import load
+
+    return load(spec["source"]).TASK
+
+
+def _table_task(name: str, spec: dict, root: Path | None = None) -> str:
+    source = spec["source"]
     if source == "shipped":
         return shipped_registry(root)[name]["task"]
     if source == "file":
@@ -499,12 +508,24 @@ def prepare(
     """Load, validate and split one dataset; write the training part and seal the test part.
 
     ``cv`` and ``models`` (optional) are checked against the training part (:func:`check_data_limits`).
+    A family's problem is built instead (:func:`prepare_family`).
     """
-    root = Path(root or ".")
-    from .families import is_family_source
+    from . import kinds
 
-    if is_family_source(spec.get("source")):
-        return prepare_family(name, spec, seed=seed, root=root)
+    return _PREPARE[kinds.of_spec(spec).runner](name, spec, seed=seed, split=split, root=root, cv=cv, models=models)
+
+
+def _prepare_table(
+    name: str,
+    spec: dict,
+    *,
+    seed: int,
+    split: dict,
+    root: Path | None = None,
+    cv: dict | None = None,
+    models: dict | None = None,
+) -> dict:
+    root = Path(root or ".")
     ds = load_dataset(name, spec, seed=seed, root=root)
     stratify = bool(split["stratify"]) and ds.task == "classification"
     if stratify:
@@ -581,6 +602,26 @@ def prepare_family(name: str, spec: dict, *, seed: int, root: Path | None = None
         {"family": fam.NAME, "sealed": False, "why": "a problem of an experiment family has no examples to seal"},
     )
     return meta
+
+
+def prepared_line(name: str, meta: dict) -> str:
+    """The prepare stage's line for dataset ``name`` (``meta``: what :func:`prepare` wrote)."""
+    if "problem" in meta:  # a family's problem: its description
+        shown = {k: v for k, v in meta["problem"].items() if isinstance(v, (int, float, str)) and v is not None}
+        return f"{name}: {meta['family']} problem ({meta['task']}): " + ", ".join(f"{k}={v}" for k, v in shown.items())
+    return (
+        f"{name}: {meta['task']}, {meta['n_train']} train / {meta['n_test']} sealed test, "
+        f"{len(meta['feature_names'])} features"
+    )
+
+
+#: by :attr:`~replearn.pipeline.kinds.ProblemKind.runner`: how a configured dataset is prepared, and its task
+def _prepare_units(name: str, spec: dict, *, seed: int, root: Path | None = None, **_: object) -> dict:
+    return prepare_family(name, spec, seed=seed, root=root)
+
+
+_PREPARE: dict[str, Callable[..., dict]] = {"estimators": _prepare_table, "units": _prepare_units}
+_TASK_OF = {"estimators": _table_task, "units": _family_task}
 
 
 def _save_part(path: Path, X: np.ndarray, y: np.ndarray, index: np.ndarray) -> None:

@@ -7,6 +7,7 @@ deterministic function of ``params.yaml`` and the files the previous stages wrot
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -14,7 +15,6 @@ from pathlib import Path
 import numpy as np
 
 from .. import models as registry
-from ..atomic import atomic_write
 from ..evaluation import budget
 from ..evaluation.budget import FitFailedError
 from ..evaluation.crossval import ModelSpec, cross_validate, fit_recording_convergence, n_iter_of, ranking_inputs
@@ -24,7 +24,7 @@ from ..evaluation.unsupervised import score_unsupervised
 from ..exceptions import ConfigError, DataValidationError
 from ..features import FeaturePipeline
 from ..persistence import SUFFIXES, load_model, save_model, stem_file
-from . import designs, families, paths, records, units
+from . import designs, families, kinds, paths, records, units
 from .data import Dataset, check_class_counts, load_meta, load_part, write_json
 from .designs import half_sampling_applies, half_sampling_folds, half_sampling_settings
 from .figures_data import decision_regions, figure_data
@@ -58,7 +58,14 @@ def _model_kind(name: str, hp: dict, dataset_task: str) -> str | None:
 
 
 def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpec]]:
-    """The evaluation task of dataset ``name`` and the models that run on it, in config order.
+    """The evaluation task of dataset ``name`` and the models (or units) that run on it, in config order
+    (:func:`_plan_table`; a family's problem: :func:`_plan_family`)."""
+    dspec = params.get("dataset", {}).get(name) or {}
+    return _runner(kinds.of_spec(dspec)).plan(params, name, dataset_task)
+
+
+def _plan_table(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpec]]:
+    """The evaluation task of table ``name`` and the models that run on it, in config order.
 
     Supervised models run on datasets of their task (``task`` is passed on to models that take it, unless
     the config fixes it); clusterers and decompositions run on any dataset (labels, when present, give the
@@ -67,14 +74,13 @@ def plan(params: dict, name: str, dataset_task: str) -> tuple[str, list[ModelSpe
     """
     by_kind: dict[str, list[ModelSpec]] = {}
     dspec = params.get("dataset", {}).get(name) or {}
-    if families.is_family_source(dspec.get("source")):
-        return _plan_family(params, name, dspec)
     only = dspec.get("models")
+    supervised = set(registry.available())
     for key, m in params["models"].items():
         if only is not None and key not in only:
             continue
-        if units.family_of_unit(m["name"], supervised=registry.available()) is not None:
-            continue  # a unit of an experiment family: runs on that family's problems only
+        if m["name"] not in supervised:
+            continue  # a unit of an experiment family (config checks every name): runs on its family's problems
         hp = dict(m.get("params") or {})
         kind = _model_kind(m["name"], hp, dataset_task)
         if kind is None:
@@ -108,38 +114,17 @@ def greater_is_better(metric: str) -> bool:
     return (METRICS[metric] if metric in METRICS else UNSUPERVISED_METRICS[metric]).greater_is_better
 
 
-def featurize(params: dict, name: str, root: Path = Path(".")) -> dict:
-    """Fit the feature maps on the training part; map both parts; save the fitted maps.
-
-    A dataset of an experiment family has no table to map: it is passed through (a note in
-    ``data/features/<name>/`` says so) and ``{"family": <name>}`` is returned.
-    """
-    spec = params["dataset"].get(name) or {}
-    if families.is_family_source(spec.get("source")):
-        out = paths.inside(root, paths.FEATURES / name, what="feature folder")
-        write_json(out / "passthrough.json", {"family": spec["source"], "feature_maps": "not applied"})
-        return {"family": spec["source"]}
-    X, y = load_part(root / paths.PREPARED / name / "train.npz")
-    Xt, yt = load_part(root / paths.SEALED / name / "test.npz")
-    fmap = FeaturePipeline(params["features"]["steps"], max_columns=params["features"].get("max_columns")).fit(X, y)
-    out = paths.inside(root, paths.FEATURES / name, what="feature folder")
-    out.mkdir(parents=True, exist_ok=True)
-    for part, A, b in (("train", fmap.transform(X), y), ("test", fmap.transform(Xt), yt)):
-        with atomic_write(out / f"{part}.npz", "wb", durable=False) as fh:  # whole or not at all
-            np.savez(fh, X=A, y=b)
-    fmap.save(out / "featurizer")
-    return {"n_features_in": int(X.shape[1]), "n_features_out": int(fmap.n_features_out_)}
-
-
 def train(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, records.TrainResult]:
     """Fit every model on the whole (mapped) training part, save it, and evaluate it on the sealed test part.
 
     Returns ``(metrics, result)``: train/test metrics per model, and the :class:`~.records.TrainResult`
     with the test-set predictions (with which examples each model got right, for McNemar's test).
     """
+    return _runner(kinds.of_meta(load_meta(name, root))).train(params, name, root)
+
+
+def _train_table(params: dict, name: str, root: Path = Path(".")) -> tuple[dict, records.TrainResult]:
     meta = load_meta(name, root)
-    if meta.get("family"):
-        return _train_family(params, name, root)
     task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.FEATURES / name / "train.npz")
     Xt, yt = load_part(root / paths.FEATURES / name / "test.npz")
@@ -549,9 +534,21 @@ def crossval(
     only, never a record. ``on_fits(n)`` is called as ``n`` more fits finish (see :func:`planned_fits`).
     ``executor`` (from :func:`.compute.session`; None: joblib processes) runs the fits of the replicates.
     """
+    run = _runner(kinds.of_meta(load_meta(name, root))).crossval
+    return run(params, name, root, progress, timing=timing, executor=executor, on_fits=on_fits)
+
+
+def _crossval_table(
+    params: dict,
+    name: str,
+    root: Path = Path("."),
+    progress="auto",
+    *,
+    timing: dict | None = None,
+    executor=None,
+    on_fits=None,
+) -> records.EvaluationResult:
     meta = load_meta(name, root)
-    if meta.get("family"):
-        return crossval_family(params, name, root, timing=timing, on_fits=on_fits)
     task, specs = plan(params, name, meta["task"])
     X, y = load_part(root / paths.PREPARED / name / "train.npz")
     design = designs.of_params(params)
@@ -678,12 +675,19 @@ def _add_timing(timing: dict | None, part: dict) -> None:
 def planned_fits(params: dict, name: str, root: Path = Path(".")) -> int:
     """How many fits :func:`crossval` makes on dataset ``name`` (models x replicates, half-sampling fits
     included): the total of an overall progress bar. Reads only the dataset's meta file."""
+    return _runner(kinds.of_meta(load_meta(name, root))).planned_fits(params, name, root)
+
+
+def _planned_unit_runs(params: dict, name: str, root: Path = Path(".")) -> int:
+    design = designs.of_params(params)
+    _, specs = _plan_family(params, name, params["dataset"][name])
+    return len(specs) * design.n_seeds * len(design.points)
+
+
+def _planned_table_fits(params: dict, name: str, root: Path = Path(".")) -> int:
     meta = load_meta(name, root)
     design = designs.of_params(params)
     points = len(design.points)
-    if meta.get("family"):
-        _, specs = _plan_family(params, name, params["dataset"][name])
-        return len(specs) * design.n_seeds * points
     _, specs = plan(params, name, meta["task"])
     per_point = design.replicates_per_point(params)
     if half_sampling_applies(params):
@@ -804,9 +808,7 @@ def crossval_log_lines(name: str, result: records.EvaluationResult, summary: dic
     lines = []
     metric = result.primary_metric
     for key, s in summary.items():
-        warn = f" ({s['not_converged']} fits hit max_iter)" if s["not_converged"] else ""
-        if result.family and s["not_converged"]:
-            warn = f" ({s['not_converged']} runs did not converge)"
+        warn = result.problem_kind.runs_not_converged(s["not_converged"]) if s["not_converged"] else ""
         if s.get("failed"):
             reasons = sorted({f.reason for f in result.models[key].failures})
             warn += f" ({s['failed']} failed fits: {', '.join(reasons)}; recorded, see the report)"
@@ -985,3 +987,34 @@ def crossval_family(params: dict, name: str, root: Path = Path("."), *, timing: 
             "scale_metrics": list(getattr(fam, "SCALE_METRICS", ())),
         },
     )
+
+
+def _crossval_units(params: dict, name: str, root: Path = Path("."), progress="auto", **kw):
+    """:func:`crossval_family` (units run serially: no progress bar, no executor)."""
+    return crossval_family(params, name, root, timing=kw.get("timing"), on_fits=kw.get("on_fits"))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Runner:
+    """What runs the problems of one kind (:attr:`~replearn.pipeline.kinds.ProblemKind.runner`)."""
+
+    plan: Callable
+    train: Callable
+    crossval: Callable
+    planned_fits: Callable
+
+
+#: the runners, by :attr:`ProblemKind.runner`: estimators fitted on tables, a family's units run on seeds
+RUNNERS: dict[str, _Runner] = {
+    "estimators": _Runner(_plan_table, _train_table, _crossval_table, _planned_table_fits),
+    "units": _Runner(
+        lambda params, name, _task: _plan_family(params, name, params["dataset"][name]),
+        _train_family,
+        _crossval_units,
+        _planned_unit_runs,
+    ),
+}
+
+
+def _runner(kind: kinds.ProblemKind) -> _Runner:
+    return RUNNERS[kind.runner]

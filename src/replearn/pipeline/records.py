@@ -51,6 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import ReplearnError
+from . import kinds
+from .kinds import ProblemKind
 
 SCHEMA_VERSION = 6
 REPLICATE_KINDS = ("split", "seed", "sweep")
@@ -150,6 +152,17 @@ class EvaluationResult:
     schema_version: int = SCHEMA_VERSION
 
     @property
+    def problem_kind(self) -> ProblemKind:
+        """What the problem is (:mod:`replearn.pipeline.kinds`): a table, or a problem of the family it names."""
+        return kinds.of_family_field(self.family)
+
+    @property
+    def problem(self) -> dict | None:
+        """The description of a family's problem (``family["problem"]``: the environment, its seed); None for a
+        table, whose data :attr:`data_sha256` identifies."""
+        return (self.family or {}).get("problem")
+
+    @property
     def replicate_kind(self) -> str:
         kinds = {s.kind for s in self.splits}
         return kinds.pop() if len(kinds) == 1 else "mixed"
@@ -178,6 +191,11 @@ class TrainResult:
     decision_regions: dict | None = None
     family: str | None = None  # the experiment family of the dataset (None: a supervised table)
     schema_version: int = SCHEMA_VERSION
+
+    @property
+    def problem_kind(self) -> ProblemKind:
+        """What the problem is (:mod:`replearn.pipeline.kinds`): a table, or a problem of the family it names."""
+        return kinds.of_family_field(self.family)
 
 
 @dataclass(frozen=True)

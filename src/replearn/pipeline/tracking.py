@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import designs
+from . import designs, kinds
 
 if TYPE_CHECKING:
     import tempfile
@@ -1019,7 +1019,7 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
     current.append(child.info.run_id)
     timing = _timing_metrics(root, d, key)
     _log_child(client, child.info.run_id, d, key, m, res, job["train_metrics"], job["train_results"], timing)
-    if not res.get("family"):
+    if kinds.of_record(res).fits_estimators:  # its dataset and fitted model as MLflow inputs
         cparams = child_params(d, key, m, res)
         _log_dataset_and_model(
             client,
@@ -1263,7 +1263,7 @@ def _log_child(client, run_id, d, key, m, res, train_metrics, train_results, ext
                 mean = _mean([v for v, p in zip(values, at) if p == point])
                 if mean is not None:
                     metrics.append(Metric(f"sweep.{metric}.mean", mean, now, j))
-    if not res.get("family"):  # fits that failed under cv.on_error: record (their scores are left out above)
+    if kinds.of_record(res).fits_estimators:  # fits that failed under cv.on_error: record (scores left out above)
         metrics.append(Metric("cv.failed_fits", float(len(m.get("failures") or [])), now, 0))
     for part, vals in train_metrics.get(d, {}).get(key, {}).items():
         metrics.extend(Metric(f"{part}.{k}", float(v), now, 0) for k, v in vals.items() if v is not None)
@@ -1300,7 +1300,7 @@ def child_params(d: str, key: str, m: dict, res: dict) -> dict[str, str]:
 
 def _unlogged_model_tag(frame: dict, res: dict, d: str, key: str) -> dict[str, str]:
     """With ``tracking.log_models: false``: a tag on each estimator's child run saying where its fitted model is."""
-    if frame.get("log_models", True) or res.get("family"):
+    if frame.get("log_models", True) or not kinds.of_record(res).fits_estimators:
         return {}
     return {
         "replearn.mlflow_model": f"not logged (tracking.log_models: false); the fitted model is models/{d}/{key}.npz "

@@ -231,7 +231,7 @@ def _same_replicates(cv_a: records.EvaluationResult, cv_b: records.EvaluationRes
             rb.test_index,
         ):
             return False
-        if cv_a.family is not None and ra.seed != rb.seed:  # a family's replicate is its problem's seed
+        if cv_a.problem_kind.question == "problem" and ra.seed != rb.seed:  # a family's replicate is its seed
             return False
     return True
 
@@ -255,7 +255,7 @@ def _data_reason(cv_a: records.EvaluationResult, cv_b: records.EvaluationResult,
         )
     if cv_a.n_examples != cv_b.n_examples:
         return f"the data differ ({cv_a.n_examples} -> {cv_b.n_examples} examples)"
-    if (cv_a.family or {}).get("problem") != (cv_b.family or {}).get("problem"):
+    if cv_a.problem != cv_b.problem:
         return "the problem differs (another environment or problem seed)"
     return None
 

@@ -68,15 +68,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-#: family name (the ``source:`` of a dataset config) -> module under ``replearn.pipeline.families``.
-#: Modules are imported lazily: a stage that never meets a family never pays for its imports.
-FAMILY_MODULES: dict[str, str] = {
-    "rl": "rl",
-    "structured": "structured",
-    "theory": "theory",
-    "generative": "generative",
-    "sequence": "sequence",
-}
+from ..kinds import FAMILY_MODULES, is_family_source  # noqa: F401  (the registry of families)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -211,8 +203,3 @@ def module_name(name: str) -> str:
 def load(name: str):
     """The family module ``name`` (see :data:`FAMILY_MODULES`)."""
     return importlib.import_module(f"{__name__}.{module_name(name)}")
-
-
-def is_family_source(source) -> bool:
-    """Whether a dataset's ``source`` names an experiment family (rather than shipped/file/synthetic data)."""
-    return isinstance(source, str) and source in FAMILY_MODULES

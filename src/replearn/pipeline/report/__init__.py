@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...atomic import write_text
+from .. import kinds as _kinds
 from . import benchmark as _benchmark
 from . import fewruns as _fewruns
 from . import leaderboard as _leaderboard
@@ -150,7 +151,8 @@ def build_report(
     order = [d for d in experiment.get("datasets") or [] if d in crossval]  # the configured order
     order += [d for d in sorted(crossval) if d not in order]
     # a benchmark over many datasets: one heat-map and one table instead of a section per dataset (.benchmark)
-    compact = _benchmark.is_compact(settings, len(order)) and not any(crossval[d].get("family") for d in order)
+    kinds = {d: _kinds.of_record(crossval[d]) for d in order}
+    compact = _benchmark.is_compact(settings, len(order)) and all(kinds[d].sealed_test for d in order)
     doc.add(_Heading(2, "Summary"))
     # a run over >= 8 datasets opens on the leaderboard (.leaderboard); the summary names its top group in a sentence
     board = compact and _leaderboard.applies(len(order))
@@ -188,9 +190,9 @@ def build_report(
     for ds in [] if compact else order:
         cv = crossval[ds]
         slug = _slug(ds)
-        family = cv.get("family")
+        kind = kinds[ds]
         doc.add(_Heading(2, f"Dataset: {ds}"))
-        if family:  # an experiment family's problem: what it is, and the units' learning curves over the seeds
+        if kind.problem_view:  # an experiment family's problem: what it is, and the units' learning curves over seeds
             curves = {
                 k: {"label": m.get("curve_label"), "curves": m.get("curves")}
                 for k, m in (cv.get("models") or {}).items()
@@ -198,9 +200,9 @@ def build_report(
             rel = plot(
                 f"curves_{slug}.png", lambda p, ds=ds, curves=curves: _plots.seed_curves_plot(ds, curves, p, dpi)
             )
-            doc.add(_Heading(3, f"Problem ({family.get('name')})"))
+            doc.add(_Heading(3, f"Problem ({kind.name})"))
             _family_section(doc, cv, f, _Image(rel, f"Learning curves over seeds on {ds}") if rel else None)
-        doc.add(_Heading(3, "Runs over seeds" if family else "Cross-validation"))
+        doc.add(_Heading(3, kind.replicates_heading))
         _crossval_table(doc, cv, f)
         primary = cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
         if primary is not None and cv.get("models"):
@@ -210,16 +212,16 @@ def build_report(
             )
             if rel:
                 doc.add(_Image(rel, f"Score distribution of {primary} on {ds}"))
-        doc.add(_Heading(3, "Final run" if family else "Sealed test set"))
+        doc.add(_Heading(3, kind.final_heading))
         _test_table(doc, ds, cv, train_metrics, f)
-        if primary is not None and train_metrics.get(ds) and not family:
+        if primary is not None and train_metrics.get(ds) and kind.sealed_test:
             rel = plot(
                 f"train_test_{slug}.png",
                 lambda p, ds=ds, primary=primary: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),
             )
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
-        if make_plots and train_results and train_results.get(ds) and not family:
+        if make_plots and train_results and train_results.get(ds) and kind.fits_estimators:
             views = _figures.model_views(train_results[ds], list(cv.get("classes") or []), plot_dir, slug, dpi)
             if views:
                 doc.add(_Heading(3, "Model views"))
@@ -228,9 +230,7 @@ def build_report(
                 rel = f"plots/{path.name}"
                 images[rel] = path.read_bytes()
                 doc.add(_Image(rel, caption))
-        doc.add(
-            _Heading(3, "Pairwise significance (over seeds)" if family else "Pairwise significance (cross-validation)")
-        )
+        doc.add(_Heading(3, kind.pairwise_heading))
         entry = sig_datasets.get(ds) or {}
         left_out = (significance.get("excluded") or {}).get(ds)
         if left_out:
@@ -247,12 +247,12 @@ def build_report(
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
         _fewruns.dataset_section(doc, ds, cv, entry, significance, f)  # seed replicates: IQM, PoI, detectable effect
-        if family:
+        if not kind.sealed_test:
             doc.add(
                 _Paragraph(
                     f"No sealed test set: McNemar's test and the test-set metric test need test-set predictions, "
-                    f"which a problem of the {family.get('name')} family does not have; the units are compared over "
-                    "seeds above."
+                    f"which a problem of the {kind.name} family does not have; the units are compared over "
+                    f"{kind.replicates} above."
                 )
             )
             continue
@@ -260,10 +260,9 @@ def build_report(
         _mcnemar_table(doc, entry, cv, f)
         _test_set_metric_table(doc, entry, significance, f)
 
-    for fam_name in sorted(
-        {str((crossval[d].get("family") or {}).get("name")) for d in order if crossval[d].get("family")}
-    ):
-        axis, rows = _family_scaling_rows({d: crossval[d] for d in order}, fam_name)
+    for fam_name in sorted({kinds[d].name for d in order if kinds[d].problem_view}):
+        fam_ds = [d for d in order if kinds[d].name == fam_name]
+        axis, rows = _family_scaling_rows({d: crossval[d] for d in fam_ds})
         sizes = {size for per in rows.values() for pts in per.values() for size, _, _ in pts}
         if axis and len(sizes) >= 2:
             rel = plot(
@@ -275,7 +274,6 @@ def build_report(
             _family_scaling_section(
                 doc, fam_name, axis, rows, f, _Image(rel, f"{fam_name} metrics against {axis}") if rel else None
             )
-        fam_ds = [d for d in order if (crossval[d].get("family") or {}).get("name") == fam_name]
         few = _fewruns.family_numbers(fam_name, {d: crossval[d] for d in fam_ds}, significance)
         if few is not None:  # >= 2 problems: aggregate IQM and the performance profile
             rel = plot(
@@ -285,10 +283,9 @@ def build_report(
             _fewruns.family_section(
                 doc, few, f, _Image(rel, f"Performance profile of the {fam_name} family") if rel else None
             )
-        draw_family = _family_figures.FIGURES.get(fam_name)
-        if draw_family is not None and make_plots:  # pictures particular to the family (bounds, samples)
-            fam_ds = [d for d in order if (crossval[d].get("family") or {}).get("name") == fam_name]
-            figs = draw_family(
+        draw_figures = _family_figures.FIGURES.get(fam_name)  # pictures particular to the family (bounds, samples)
+        if draw_figures is not None and make_plots:
+            figs = draw_figures(
                 {d: crossval[d] for d in fam_ds}, {d: (crossval[d]["family"].get("problem") or {}) for d in fam_ds}
             )
             if figs:
@@ -299,7 +296,6 @@ def build_report(
                     doc.add(_Image(rel, caption))
         text_samples = _family_figures.TEXT_SAMPLES.get(fam_name)
         if text_samples is not None:  # what the language models write, after the same held-out prompt
-            fam_ds = [d for d in order if (crossval[d].get("family") or {}).get("name") == fam_name]
             samples = text_samples({d: crossval[d] for d in fam_ds})
             if samples:
                 doc.add(_Heading(2, f"Generated text ({fam_name} family)"))

@@ -33,9 +33,9 @@ COMPACT_ABOVE = 8
 
 def is_compact(settings: Mapping, n_datasets: int) -> bool:
     """Whether the report shows the compact benchmark view (``report.per_dataset``; see the module docstring)."""
-    from replearn.pipeline.config import check_section
+    from replearn.pipeline.report_schema import check_report_settings
 
-    check_section("report", {"title": "", "decimals": 3, "dpi": 100, "plots": True, **dict(settings)})
+    check_report_settings({"title": "", "decimals": 3, "dpi": 100, "plots": True, **dict(settings)})
     mode = settings.get("per_dataset") or "auto"
     return mode == "compact" or (mode == "auto" and n_datasets > COMPACT_ABOVE)
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...stats.registry import label as _label
 from .. import designs
+from .. import kinds as _kinds
 from .document import (
     _DASH,
     _Cell,
@@ -27,10 +28,10 @@ from .summary import scope
 
 def _validate_settings(settings: Mapping) -> tuple[str, int, int, bool, tuple[str, ...]]:
     """The report settings, checked by the configuration schema (the one owner of every key's rules)."""
-    from replearn.pipeline.config import REPORT_FORMATS, check_section
+    from replearn.pipeline.report_schema import REPORT_FORMATS, check_report_settings
 
     settings = {"title": "replearn report", "decimals": 3, "dpi": 100, "plots": True, **dict(settings)}
-    check_section("report", settings)
+    check_report_settings(settings)
     formats = settings.get("formats") or list(REPORT_FORMATS)
     return (
         settings["title"],
@@ -214,7 +215,7 @@ def _multiclass_note(cv: Mapping) -> str | None:
 def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     metrics = list(cv.get("metrics") or [])
     models = sorted(cv.get("models", {}))
-    if cv.get("family"):  # a family's metric none of these units gives (value_error of a policy-gradient agent)
+    if _kinds.of_record(cv).sparse_metrics:  # a metric none of these units gives (value_error of a policy gradient)
         metrics = [
             m
             for m in metrics
@@ -260,10 +261,11 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     task = cv.get("task", "unknown task")
     n_examples = cv.get("n_examples")
     classes = cv.get("classes")
+    kind = _kinds.of_record(cv)
     facts = f"Task: {task}"
     if classes:
         facts += f" ({len(classes)} classes: {', '.join(str(c) for c in classes)})"
-    if n_examples is not None and not cv.get("family"):
+    if n_examples is not None and kind.sealed_test:
         facts += f"; {n_examples} development examples"
     doc.add(_Paragraph(facts + "."))
     note = _multiclass_note(cv)
@@ -271,9 +273,9 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
         doc.add(_Paragraph(note))
     doc.add(
         _Paragraph(
-            f"{'Replicates' if cv.get('family') else 'Cross-validation'}: "
+            f"{kind.replicates_title}: "
             f"{describe_scheme(cv.get('scheme'), n_splits)}. "
-            f"Cells show mean ± sample standard deviation over the {'seeds' if cv.get('family') else 'splits'}; "
+            f"Cells show mean ± sample standard deviation over the {kind.replicates}; "
             "↑ higher is better, ↓ lower is better; the best mean per metric is in bold."
             + (
                 " With failed fits (listed under Failures), over the replicates whose fit succeeded."
@@ -300,8 +302,9 @@ def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f:
     def get(m, part, metric):
         return (per_model[m].get(part) or {}).get(metric)
 
+    kind = _kinds.of_record(cv)
     columns = [(metric, "test") for metric in metrics]
-    if primary is not None and not cv.get("family"):
+    if primary is not None and kind.sealed_test:
         columns.append((primary, "train"))
     masks = {}
     for j, (metric, part) in enumerate(columns):
@@ -309,16 +312,17 @@ def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f:
         vals = [None if v is None else float(v) for v in vals]
         masks[j] = _best_mask(vals, greater.get(metric) if part == "test" else None)
     headers = ("Model",) + tuple(
-        f"{metric} ({part})" if not cv.get("family") else f"{metric} (final run)" for metric, part in columns
+        f"{metric} ({part})" if kind.sealed_test else f"{metric} ({kind.final_heading.lower()})"
+        for metric, part in columns
     )
     rows = tuple(
         (_Cell(m),) + tuple(_Cell(f.num(get(m, part, metric)), masks[j][i]) for j, (metric, part) in enumerate(columns))
         for i, m in enumerate(models)
     )
-    if cv.get("family"):
+    if not kind.sealed_test:
         doc.add(
             _Paragraph(
-                f"Final run: a problem of the {cv['family'].get('name')} family has no sealed test set; "
+                f"Final run: a problem of the {kind.name} family has no sealed test set; "
                 "each unit was run once more "
                 "with its own final seed (derived from the dataset and the unit's key), as in the train stage "
                 "(best value per metric in bold)."
@@ -461,7 +465,7 @@ def _replicates_phrase(significance: Mapping, crossval: Mapping) -> str:
         q = entry.get("question")
         kind = entry.get("replicates") or cv.get("replicate_kind")
         design = designs.of_scheme(cv.get("scheme"), design=entry.get("design"), replicates=kind)
-        if q == "problem" or cv.get("family"):
+        if (_kinds.of_record(cv).question or q) == "problem":
             kinds.add(f"over the seeds{sweep}")
         elif q == "split":
             kinds.add(f"over the seeds on one fixed held-out part{sweep}")
@@ -1027,13 +1031,14 @@ def _family_section(doc: _Document, cv: Mapping, f: _Fmt, curves_image) -> None:
         doc.add(curves_image)
 
 
-def _family_scaling_rows(crossval: Mapping, family: str) -> tuple[str | None, dict]:
-    """``(axis, rows[metric][unit] = [(size, mean, std)])`` over the datasets of ``family`` (report plot data)."""
+def _family_scaling_rows(crossval: Mapping) -> tuple[str | None, dict]:
+    """``(axis, rows[metric][unit] = [(size, mean, std)])`` over the datasets of ``crossval``, the problems of one
+    family (report plot data)."""
     axis: str | None = None
     rows: dict[str, dict] = {}
     for cv in crossval.values():
         fam = cv.get("family") or {}
-        if fam.get("name") != family or not fam.get("scale_by"):
+        if not fam.get("scale_by"):
             continue
         axis = fam["scale_by"]
         size = (fam.get("problem") or {}).get(axis)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from ...stats.registry import label
 from .. import designs
+from .. import kinds as _kinds
 from .document import _DASH, _Fmt
 
 
@@ -43,7 +44,7 @@ def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
     n = f"{n} " if n else ""
     design = designs.of_scheme(cv.get("scheme"), design=entry.get("design"), replicates=entry.get("replicates"))
     sweep = " at each model's best point of the sweep" if entry.get("sweep") else ""
-    if q == "problem" or cv.get("family"):
+    if (_kinds.of_record(cv).question or q) == "problem":
         return f" over {n}seeds{sweep}", "a claim about this problem, over seeds"
     if q == "split":
         return (

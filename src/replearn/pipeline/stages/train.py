@@ -12,8 +12,6 @@ def main(params: dict) -> None:
     for name, metrics[name], result in experiment.train_all(params):  # datasets in cv.n_jobs processes
         records.write(paths.RESULTS / "train" / f"{name}.json", result)
         for key, m in metrics[name].items():
-            note = "" if result.models[key].converged else " (hit max_iter before converging)"
-            if result.family and not result.models[key].converged:
-                note = " (did not converge)"
+            note = "" if result.models[key].converged else result.problem_kind.not_converged_fit
             log("train", f"{name}/{key}: " + ", ".join(f"test {k}={v:.4f}" for k, v in m["test"].items()) + note)
     write_json(paths.METRICS / "train.json", metrics)

@@ -35,6 +35,19 @@ def units() -> dict[str, tuple[str, Unit]]:
     return out
 
 
+def runner_of(name: str, *, supervised: Collection[str]) -> str:
+    """The runner of a configured model name (:attr:`~replearn.pipeline.kinds.ProblemKind.runner`): ``"units"``
+    for a family's unit, ``"estimators"`` for a supervised model (or an unknown name, which the models registry
+    refuses with its own message)."""
+    return "estimators" if family_of_unit(name, supervised=supervised) is None else "units"
+
+
+def hyperparameters(name: str) -> dict:
+    """A unit's hyperparameters: every constrained one (None when it has no default) and its defaults."""
+    unit = units()[name][1]
+    return {**{h: None for h in unit.constraints}, **unit.defaults}
+
+
 def family_of_unit(unit_name: str, *, supervised: Collection[str]) -> str | None:
     """The family whose ``UNITS`` hold ``unit_name`` (None for a supervised model or an unknown name).
 
