@@ -39,7 +39,15 @@ def _cmd_check(args) -> int:
     if any(f.blocking and not f.done for f in findings):
         return 1
     check_lock_file(root)
-    load_and_validate(root / "params.yaml", root=root)
+    params = load_and_validate(root / "params.yaml", root=root)
+    from . import plugin_lock
+
+    if args.repair and plugin_lock.refresh(root):
+        print(f"{plugin_lock.FILE}: rewritten with the installed version of each plugin model params.yaml names")
+    stale = plugin_lock.problem(root, params)
+    if stale:
+        print(stale, file=sys.stderr)
+        return 1
     problems = deps.check(root)
     if problems:
         print(
@@ -48,7 +56,7 @@ def _cmd_check(args) -> int:
             file=sys.stderr,
         )
         return 1
-    print("dvc.lock readable, params.yaml valid, dvc.yaml deps in sync")
+    print(f"dvc.lock readable, params.yaml valid, {plugin_lock.FILE} current, dvc.yaml deps in sync")
     return 0
 
 

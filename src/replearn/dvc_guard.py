@@ -5,8 +5,8 @@ entries) through one function, ``dvc.utils.serialize._common._dump_data``, which
 ``"w+"`` -- truncating it -- and then serializes the YAML into it: a process killed in between leaves an empty or
 cut file, and every later ``dvc`` command fails on it (``'./dvc.lock' validation failed``). ``.dvc/tmp/rwlock``
 is rewritten the same way at the start and end of every stage. This module, installed into every Python process
-of the environment replearn is installed in, changes three things in DVC, and only in the DVC version it was
-tested with (:data:`TESTED_DVC`):
+of the environment replearn is installed in, changes three things in DVC (and keeps one file current), and only
+in the DVC version it was tested with (:data:`TESTED_DVC`):
 
 1. ``_dump_data`` on the local file system writes through :func:`replearn.atomic.atomic_write` (a temporary
    file in the same folder, fsynced for dvc.lock and dvc.yaml, renamed over the target). DVC still decides
@@ -16,8 +16,11 @@ tested with (:data:`TESTED_DVC`):
 2. ``rwlock._edit_rwlock`` writes ``.dvc/tmp/rwlock`` the same way, and ``hydra.compose_and_dump`` (the
    ``params.yaml`` that ``dvc exp run -S`` composes, written with ``Path.write_text``) goes to a temporary file
    renamed over the target.
-3. ``Lockfile._load``, when DVC cannot read a workspace's lock file (empty, not YAML, or failing DVC's lock
-   schema -- what a writer without this guard leaves when killed), calls :func:`repair_lock` and reads again.
+3. ``Lockfile._load`` first brings the workspace's ``plugins.json`` up to date (once per process; again after
+   the composed ``params.yaml`` of item 2): the installed version of each plugin model the configuration names,
+   a dep of the stages that load them (:mod:`replearn.plugin_lock`). Then, when DVC cannot read a workspace's
+   lock file (empty, not YAML, or failing DVC's lock schema -- what a writer without this guard leaves when
+   killed), it calls :func:`repair_lock` and reads again.
    A lock file that reads is never touched, even when it differs from the last-good copy (that is DVC's
    business: a merge, a checkout, a user's edit), and neither is one with merge-conflict markers. The first read
    of a workspace's lock in a process also removes the unfinished temporary files killed writers left in the
@@ -301,6 +304,7 @@ def _patch_dvcfile(module) -> None:
         workspace = _is_local(fs) and getattr(fs, "rev", None) is None  # not a lock read from a git revision
         if workspace:
             _sweep_leftovers(getattr(self.repo, "root_dir", None))
+            _refresh_plugins(getattr(self.repo, "root_dir", None))
         try:
             result = original(self, **kwargs)
         except unreadable:
@@ -346,6 +350,27 @@ def _sweep_leftovers(root) -> None:
         pass
 
 
+_REFRESHED: set = set()
+
+
+def _refresh_plugins(root, again: bool = False) -> None:
+    """Bring the workspace's ``plugins.json`` up to date with the installed plugin models, once per process and
+    repository (``again``: after a new params.yaml), before DVC compares any stage with the lock: an upgraded
+    plugin then marks the stages that load it stale (:mod:`replearn.plugin_lock`). Never a reason for DVC to fail:
+    a problem is one warning line, and the stage that loads the models refuses to run on a stale file."""
+    if not isinstance(root, str) or (root in _REFRESHED and not again):
+        return
+    _REFRESHED.add(root)
+    try:
+        from .plugin_lock import refresh
+
+        refresh(root)
+    except Exception as exc:  # broken metadata of some distribution, an unwritable folder
+        import logging
+
+        logging.getLogger("replearn.dvc_guard").warning("replearn: plugins.json not refreshed: %s", exc)
+
+
 # -- 4. hydra: the params.yaml of `dvc exp run -S` ---------------------------------------------------------------
 def _configuration_error(exc: BaseException) -> Exception:
     """A Hydra composition error (replearn's own message for ``-S models=[k_nearest]`` or ``-S unknown_key=1``, from
@@ -386,6 +411,8 @@ def _patch_hydra(module) -> None:
                     raise _configuration_error(exc) from None  # params.yaml is left as it was
                 raise
             commit(temp, target)
+            if os.path.basename(target) == "params.yaml":  # the new params.yaml may name other models
+                _refresh_plugins(os.path.dirname(target), again=True)
         finally:
             if os.path.exists(temp):
                 os.unlink(temp)

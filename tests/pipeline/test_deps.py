@@ -290,7 +290,7 @@ def test_an_edit_to_one_file_of_each_family_stales_only_the_stages_that_run_it()
     ``deep/toy_data.py``, the records module no data loader), the fitting stages do not."""
     from replearn.pipeline import deps
 
-    stage_deps = {s: deps.code_deps(p, ROOT) for s, p in deps.stage_scripts(ROOT).items()}
+    stage_deps = deps.generated_deps(ROOT)
     assert stage_deps == deps.declared_code_deps(ROOT)  # what DVC sees is what was computed
     stale = {family: _stale_after_editing(rel, stage_deps) for family, rel in FAMILY_FILES.items()}
     for family, stages in stale.items():

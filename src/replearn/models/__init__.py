@@ -25,9 +25,7 @@ from dataclasses import dataclass
 
 from ..base import BASE_LEARNER_REGISTRY, _init_parameters
 from ..exceptions import ConfigError, PluginModelError, ReplearnError
-
-#: The entry-point group through which installed distributions register models.
-ENTRY_POINT_GROUP = "replearn.models"
+from ..plugin_lock import ENTRY_POINT_GROUP  # noqa: F401  (re-exported: the group, declared once)
 
 FAMILIES = (
     "linear",

@@ -68,6 +68,10 @@ def compose(overrides: list[str] | None = None, *, root: Path | None = None, out
         commit(tmp, output)
     finally:
         tmp.unlink(missing_ok=True)
+    if output.resolve() == (root / PARAMS_FILE).resolve():
+        from ..plugin_lock import refresh
+
+        refresh(root)  # the installed version of each plugin model it names (a dep of the stages that load them)
     return output
 
 

@@ -21,10 +21,14 @@ through other modules (imports inside functions included). :func:`import_closure
   can be used: ``from replearn.structured import DAgger`` brings in ``structured/imitation.py``, an import of
   ``replearn.structured`` that names only its other members does not.
 
+A stage that loads models (its closure holds ``replearn/models/__init__.py``, where plugin models are found) and
+reads the ``models`` parameter also depends on ``plugins.json`` (:mod:`replearn.plugin_lock`): the installed
+version of each plugin model the configuration names, so upgrading a plugin marks exactly those stages stale.
+
 ``python -m replearn deps --check`` fails when a stage's deps in ``dvc.yaml`` differ from these
 (a missing file would let results go stale; a superfluous one reruns a stage for nothing), and
-``python -m replearn deps --write`` rewrites the ``src/`` entries of every stage in place, leaving
-comments and every other entry as they are. A test runs the check.
+``python -m replearn deps --write`` rewrites the ``src/`` (and ``plugins.json``) entries of every stage in place,
+leaving comments and every other entry as they are. A test runs the check.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ FINE_GRAINED = ("", "pipeline", "pipeline/stages")  # package folders whose modu
 _BY_NAME = frozenset({"import_module", "__import__"})  # the calls that import a module named by a string
 
 _CMD = re.compile(r"python\s+(stages/[\w-]+\.py)")
+#: the module that finds plugin models: a stage importing it may run code outside the project
+PLUGIN_LOADER = SRC / PACKAGE / "models" / "__init__.py"
 
 
 def _module_file(src: Path, module: str) -> Path | None:
@@ -221,6 +227,39 @@ def code_deps(script: Path, root: Path) -> list[str]:
     return sorted(entries)
 
 
+def _reads_models(stage: dict) -> bool:
+    """Whether a dvc.yaml stage declares the ``models`` parameter (or the whole params file)."""
+    for entry in stage.get("params") or []:
+        if entry == "models" or (isinstance(entry, str) and entry.startswith("models.")):
+            return True
+        if isinstance(entry, dict) and any(v is None or "models" in (v or []) for v in entry.values()):
+            return True
+    return False
+
+
+def stage_deps(stage: dict, script: Path, root: Path) -> list[str]:
+    """The generated deps of one dvc.yaml ``stage`` running ``script``: :func:`code_deps`, then ``plugins.json``
+    when the stage loads configured models (see the module docstring)."""
+    from ..plugin_lock import FILE
+
+    entries = code_deps(script, root)
+    if _reads_models(stage) and PLUGIN_LOADER in import_closure(script, root):
+        entries.append(FILE)
+    return entries
+
+
+def _generated(entry: object) -> bool:
+    from ..plugin_lock import FILE
+
+    return isinstance(entry, str) and (entry.startswith(f"{SRC.as_posix()}/") or entry == FILE)
+
+
+def _stages(root: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load((Path(root) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+
+
 def stage_scripts(root: Path) -> dict[str, Path]:
     """``{stage: script}`` for every stage of ``dvc.yaml`` whose command runs ``python stages/<x>.py``."""
     import yaml
@@ -235,22 +274,23 @@ def stage_scripts(root: Path) -> dict[str, Path]:
 
 
 def declared_code_deps(root: Path) -> dict[str, list[str]]:
-    """The ``src/`` entries each stage lists in ``dvc.yaml`` now."""
-    import yaml
+    """The generated entries (``src/``, ``plugins.json``) each stage lists in ``dvc.yaml`` now."""
+    return {name: sorted(d for d in stage.get("deps", []) if _generated(d)) for name, stage in _stages(root).items()}
 
-    spec = yaml.safe_load((Path(root) / "dvc.yaml").read_text(encoding="utf-8"))
-    return {
-        name: sorted(d for d in stage.get("deps", []) if isinstance(d, str) and d.startswith(f"{SRC.as_posix()}/"))
-        for name, stage in spec["stages"].items()
-    }
+
+def generated_deps(root: Path) -> dict[str, list[str]]:
+    """``{stage: its generated deps}`` (:func:`stage_deps`) for every stage that runs a script, as ``dvc.yaml``
+    should declare them (:func:`declared_code_deps`)."""
+    stages = _stages(root)
+    return {stage: sorted(stage_deps(stages[stage], script, root)) for stage, script in stage_scripts(root).items()}
 
 
 def check(root: Path) -> dict[str, dict[str, list[str]]]:
-    """Per stage, the ``missing`` and ``superfluous`` code deps of ``dvc.yaml`` (empty lists: in sync)."""
+    """Per stage, the ``missing`` and ``superfluous`` generated deps of ``dvc.yaml`` (empty lists: in sync)."""
     declared = declared_code_deps(root)
     problems = {}
-    for stage, script in stage_scripts(root).items():
-        want = set(code_deps(script, root))
+    for stage, entries in generated_deps(root).items():
+        want = set(entries)
         have = set(declared.get(stage, []))
         if want != have:
             problems[stage] = {"missing": sorted(want - have), "superfluous": sorted(have - want)}
@@ -265,6 +305,7 @@ def write(root: Path) -> list[str]:
     path = Path(root) / "dvc.yaml"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     scripts = stage_scripts(root)
+    stages = _stages(root)
     changed = []
     out: list[str] = []
     stage = None
@@ -274,12 +315,12 @@ def write(root: Path) -> list[str]:
         if m:
             stage = m.group(1)
         stripped = line.strip()
-        if stage in scripts and stripped.startswith(f"- {SRC.as_posix()}/"):
+        if stage in scripts and stripped.startswith("- ") and _generated(stripped[2:]):
             continue  # dropped: regenerated below
         out.append(line)
         if stage in scripts and stripped == f"- {scripts[stage].as_posix()}":
             indent = line[: len(line) - len(line.lstrip())]
-            out.extend(f"{indent}- {entry}\n" for entry in code_deps(scripts[stage], root))
+            out.extend(f"{indent}- {entry}\n" for entry in stage_deps(stages[stage], scripts[stage], root))
     text = "".join(out)
     if text != path.read_text(encoding="utf-8"):
         before = declared_code_deps(root)

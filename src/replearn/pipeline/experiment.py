@@ -1018,3 +1018,14 @@ RUNNERS: dict[str, _Runner] = {
 
 def _runner(kind: kinds.ProblemKind) -> _Runner:
     return RUNNERS[kind.runner]
+
+
+def require_current_plugins(params: dict, root: str = ".") -> None:
+    """Refuse (``ConfigError``) to load configured models when the project's ``plugins.json`` does not record the
+    installed version of each plugin model ``params`` names: the results would be attributed to another plugin
+    version, and DVC would compare the stage against a stale dep (:mod:`replearn.plugin_lock`)."""
+    from ..plugin_lock import problem
+
+    stale = problem(root, params)
+    if stale:
+        raise ConfigError(stale)

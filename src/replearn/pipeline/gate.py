@@ -16,6 +16,7 @@ import os
 import sys
 
 from ..exceptions import ConfigError
+from ..plugin_lock import problem as plugin_problem
 from .config import restore_after_rejected_experiment, validate
 from .params import PARAMS_FILE, load_params, write_stamp
 
@@ -28,6 +29,9 @@ def accept(params: dict, params_file: str | os.PathLike = PARAMS_FILE) -> None:
     except ConfigError as exc:
         note = restore_after_rejected_experiment(params_file)
         raise ConfigError(f"{exc}\n{note}" if note else str(exc)) from None
+    stale = plugin_problem(os.path.dirname(os.path.abspath(params_file)), params)  # params.yaml is fine as it is
+    if stale:
+        raise ConfigError(stale)
     write_stamp(params_file)
 
 

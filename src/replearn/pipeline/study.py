@@ -9,9 +9,11 @@ A study holds what it owns and nothing of replearn's code::
     data/              registry.yaml and the shipped UCI CSVs (sha256-checked by prepare); the user's own CSVs
     requirements.txt   replearn==<the installed version>: every stage depends on it, so changing the pin (after
                        upgrading replearn) reruns the study, and a stage refuses to run under another version
+    plugins.json       the installed version of each plugin model params.yaml names (replearn.plugin_lock): a dep
+                       of the stages that load models, so upgrading a plugin reruns them
     README.md, .gitignore, .dvcignore, vendor/vega/templates/ (the `dvc plots` template)
 
-Everything but the README, requirements.txt and .gitignore comes from one place, this repository's files
+Everything but the README, requirements.txt, plugins.json and .gitignore comes from one place, this repository's files
 (:data:`TEMPLATE_SOURCES`): an installed wheel carries them as package data (``replearn/templates/``, copied
 there by setup.py when the wheel is built), an editable install reads them from the checkout. dvc.yaml and
 conf/config.yaml are rewritten for the study (:func:`study_dvc_yaml`, :func:`study_config`); every other file
@@ -297,6 +299,9 @@ def study_files(datasets: list[str], models: list[str], name: str, root: Path | 
     plot_template = "vendor/vega/templates/scores_by_model.json"
     files[plot_template] = (root / plot_template).read_bytes()
     files[REQUIREMENTS] = requirements_text(version).encode()
+    from ..plugin_lock import FILE, record, render
+
+    files[FILE] = render(record({})).encode()  # the plugin models the study names: filled in by compose (init)
     files[".gitignore"] = GITIGNORE.encode()
     files["README.md"] = readme_text(name, version, datasets, models).encode()
     from .ci_jobs import STUDY

@@ -12,6 +12,7 @@ from ..summary_metrics import crossval_plot_rows, crossval_summary
 
 
 def main(params: dict) -> None:
+    experiment.require_current_plugins(params)  # plugins.json: the installed plugin versions, a dep of this stage
     with compute.session(params) as executor:  # compute=local: None (joblib, cv.n_jobs); compute=dask: a cluster
         crossval_all(params, executor)
 

@@ -8,6 +8,7 @@ from ..stage import log
 
 
 def main(params: dict) -> None:
+    experiment.require_current_plugins(params)  # plugins.json: the installed plugin versions, a dep of this stage
     metrics = {}
     for name, metrics[name], result in experiment.train_all(params):  # datasets in cv.n_jobs processes
         records.write(paths.RESULTS / "train" / f"{name}.json", result)
