@@ -432,7 +432,7 @@ def _cmd_services(args) -> int:
 
 
 def _cmd_reproductions(args) -> int:
-    from .pipeline.reproduce import reproduction_page  # first: makes BLAS single-threaded before numpy loads
+    from .pipeline.report.reproductions import reproduction_page  # first: BLAS single-threaded before numpy loads
 
     paths, s = reproduction_page(args.out, seed=args.seed, source=args.source)
     print(

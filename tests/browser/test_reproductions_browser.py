@@ -32,8 +32,8 @@ CHROMIUM, pytestmark = check_report.browser_setup()  # CI (REPLEARN_REQUIRE_BROW
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory, single_threaded_blas) -> Path:
+    from replearn.pipeline.report.reproductions import write_page
     from replearn.reproductions import EXPERIMENTS, run_experiment
-    from replearn.reproductions.page import write_page
 
     runs = {
         name: run_experiment(name, ROOT / "data" / "reference", seed=0, quick=True).to_dict()

@@ -15,9 +15,10 @@ import pytest
 from replearn import reproductions
 from replearn.cli import main
 from replearn.pipeline import reproduce as service
+from replearn.pipeline.report.reproductions import reproduction_page, write_page
 from replearn.reproductions import EXPERIMENTS
 from replearn.reproductions.catalogue import CATALOGUE, EXTRAS
-from replearn.reproductions.page import counts_sentence, summary, write_page
+from replearn.reproductions.page import counts_sentence, summary
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,8 @@ def test_the_markdown_page_has_the_tables_and_figure_files(page):
     runs, paths = page
     md = paths["markdown"].read_text(encoding="utf-8")
     for e in CATALOGUE:
-        assert f"`{e.id}`" in md
+        assert f'<a id="{e.id}"></a>' in md and f"{e.id} · {e.kind} · " in md, e.id
+    assert md.count("> Why not:") == len(summary(runs)["not_reproduced"])
     linked = re.findall(r"!\[[^\]]*\]\((reproductions_files/[^)]+\.png)\)", md)
     assert linked and all((paths["markdown"].parent / p).is_file() for p in linked)
 
@@ -95,7 +97,7 @@ def test_the_command_reads_the_stage_output_and_refuses_a_single_preset(monkeypa
     assert (tmp_path / "reports" / "reproductions.html").is_file()
     results.write_text(json.dumps(service.reproduce({"reproduce": "epfl_examples", "seed": 3})))
     with pytest.raises(ValueError, match="reproduce: all"):
-        service.reproduction_page(tmp_path / "r2", source=results)
+        reproduction_page(tmp_path / "r2", source=results)
 
 
 def test_a_preset_run_imports_only_its_own_module():
@@ -139,3 +141,32 @@ def test_figures_give_every_entry_its_own_colour_and_frame_the_data_not_the_line
     (line,) = curve.axes[0].get_lines()
     assert np.isnan(np.asarray(line.get_ydata(), dtype=float)[2:]).all()
     assert _figure("t", {"x": [1, 2]}) is None
+
+
+def test_the_page_is_one_document_rendered_twice(page):
+    """Issue 38: the page is built by the report's document model, so the HTML and the Markdown carry the same
+    blocks (each entry's heading, its records and its figure) and escape text as the report does."""
+    from replearn.pipeline.report import reproductions as page_module
+    from replearn.pipeline.report.document import _Heading, _Image, _Note, _Table
+    from replearn.reproductions.page import figures
+
+    runs, paths = page
+    doc = page_module.document(runs, {"how": "seed 0", "source": "test"}, figures(runs))
+    entries = [b for b in doc.blocks if isinstance(b, _Heading) and b.level == 4]
+    assert [b.anchor for b in entries] == [e.id for e in CATALOGUE] + [
+        e.id for e in EXTRAS if any(e.id == r.get("example") for v in runs.values() for r in v["records"])
+    ]
+    n_records = sum(len(b.rows) for b in doc.blocks if isinstance(b, _Table))
+    assert n_records == summary(runs)["records"]
+    images = [b for b in doc.blocks if isinstance(b, _Image)]
+    html_text, md = paths["html"].read_text(encoding="utf-8"), paths["markdown"].read_text(encoding="utf-8")
+    assert html_text.count("<tr><td>") == n_records and md.count("\n| ") - md.count("\n| Quantity |") >= n_records
+    assert len(images) == html_text.count("data:image/png;base64,") == md.count("](reproductions_files/")
+    assert sum(isinstance(b, _Note) for b in doc.blocks) == html_text.count("<blockquote>")
+    # what a text may hold (an asterisk, a pipe, a tag) is escaped in both renderings
+    from replearn.pipeline.report.html import _render_html
+    from replearn.pipeline.report.markdown import _render_markdown
+
+    doc.add(_Note("a <b>tag</b> | a pipe * an asterisk"))
+    assert "&lt;b&gt;tag&lt;/b&gt;" in _render_html(doc, {b.relpath: b"png" for b in images})
+    assert "> a \\<b>tag\\</b> \\| a pipe \\* an asterisk" in _render_markdown(doc)

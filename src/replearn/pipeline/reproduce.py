@@ -129,31 +129,3 @@ def default_seed(root: Path = Path(".")) -> int:
         if isinstance(seed, int):
             return seed
     return 20240601
-
-
-def reproduction_page(out_dir, *, seed: int | None = None, root: Path = Path("."), source=None) -> tuple[dict, dict]:
-    """Write the reproduction page (:mod:`replearn.reproductions.page`) into ``out_dir``.
-
-    The numbers come from ``source`` -- a results/reproduction.json written by the reproduce stage with
-    ``reproduce: all`` -- when given, else from running every preset now with ``seed`` (default: params.yaml's,
-    so the page shows what the pipeline's stage computes). Returns ``(paths written, summary)``.
-    """
-    import json
-
-    from ..reproductions.page import summary, write_page
-
-    if source is not None:
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
-        if "runs" not in data:
-            raise ValueError(
-                f"{source} holds the preset {data.get('preset')!r}, not every reproduction: run the reproduce stage "
-                "with reproduce: all (the default experiment), or leave out --from to run them all now"
-            )
-        runs, where = data["runs"], str(source)
-        how = "Numbers as the reproduce stage computed them (each preset's seed derived from the experiment's)."
-    else:
-        seed = default_seed(root) if seed is None else int(seed)
-        runs = run_all(seed, root)["runs"]
-        how, where = f"Experiment seed {seed} (each preset's seed is derived from it and its name).", "run now"
-    paths = write_page(runs, out_dir, meta={"how": how, "source": where})
-    return paths, summary(runs)

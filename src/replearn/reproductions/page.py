@@ -1,38 +1,41 @@
-"""The reproduction page: every worked example of the five texts, published beside measured, with its figure.
+"""The reproduction page's content: every worked example of the five texts, published beside measured.
 
-:func:`write_page` takes the presets' results (``{preset: ExperimentResult.to_dict()}``, as the reproduce
-stage stores them under ``runs`` for ``reproduce: all``) and writes
-
-* ``reproductions.html``: one self-contained page (inline CSS, figures as inline base64 PNG, no script,
-  no external URL) grouped by text and section, in the order of :data:`.catalogue.CATALOGUE`: for each
-  example the text's description, the lines, every record (published, measured, tolerance, verdict,
-  source, record id) and the figure the catalogue names; an example that is not reproduced says why;
-* ``reproductions.md``: the same tables in Markdown, the figures as PNG files in
-  ``reproductions_files/`` beside it.
-
-It is what ``python -m replearn reproductions`` (``make reproductions``) writes to ``reports/``. Plotting
-uses matplotlib's Agg backend; nothing is printed.
+What the page counts (:func:`summary`, :func:`counts_sentence`), how it groups the catalogue (:func:`grouped`),
+words a record (:func:`provenance`, :func:`measured_by`, :func:`format_number`, :func:`entry_verdict`) and draws
+each example's figure (:func:`figures`, matplotlib's Agg backend), and the generated tables of
+docs/reproductions.md (:func:`catalogue_tables`, :func:`update_docs`). The page itself -- ``reproductions.html``
+and ``reproductions.md``, which ``python -m replearn reproductions`` (``make reproductions``) writes to
+``reports/`` -- is rendered by the report's document model (:mod:`replearn.pipeline.report.reproductions`).
+Nothing is printed.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import io
 import itertools
 import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..atomic import write_bytes, write_text
 from .catalogue import CATALOGUE, EXTRAS, TEXTS, Example
 
-__all__ = ["catalogue_tables", "counts_sentence", "summary", "write_page"]
+__all__ = [
+    "catalogue_tables",
+    "counts_sentence",
+    "entry_verdict",
+    "figures",
+    "format_number",
+    "grouped",
+    "measured_by",
+    "provenance",
+    "records_by_example",
+    "summary",
+]
 
 TEXT_ORDER = ("cs229", "cs229s", "ciml", "cs480", "epfl", "extra")
 
 
-def _records_by_example(runs: Mapping[str, Mapping]) -> dict[str, list[dict]]:
+def records_by_example(runs: Mapping[str, Mapping]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for name in sorted(runs):
         for r in runs[name].get("records") or []:
@@ -42,7 +45,7 @@ def _records_by_example(runs: Mapping[str, Mapping]) -> dict[str, list[dict]]:
 
 def summary(runs: Mapping[str, Mapping]) -> dict:
     """Counts over the catalogue: entries, reproduced (every record of the entry reproduced), records."""
-    by_example = _records_by_example(runs)
+    by_example = records_by_example(runs)
     reproduced, failing, missing = [], [], []
     for e in CATALOGUE:
         recs = by_example.get(e.id, [])
@@ -122,7 +125,7 @@ def _reproduced_by(entry: Example, recs: list[dict]) -> str:
 def catalogue_tables(runs: Mapping[str, Mapping]) -> str:
     """The Markdown tables of docs/reproductions.md: one per text, every catalogue entry with the records that
     reproduce it, then the examples from outside the texts (a test keeps the docs equal to this)."""
-    by_example = _records_by_example(runs)
+    by_example = records_by_example(runs)
     out: list[str] = []
     n = 0
     for key in TEXT_ORDER[:-1]:
@@ -281,10 +284,15 @@ def _figure_for(entry: Example, runs: Mapping[str, Mapping]) -> bytes | None:
     return _figure_png(entry.title, curve) if curve else None
 
 
+def figures(runs: Mapping[str, Mapping]) -> dict[str, bytes]:
+    """``{entry id: PNG}`` of every catalogue (and extra) entry whose figure ``runs`` holds the curve of."""
+    return {e.id: png for e in CATALOGUE + EXTRAS if (png := _figure_for(e, runs))}
+
+
 # ------------------------------------------------------------------------------------------------- text
 
 
-def _num(v) -> str:
+def format_number(v) -> str:
     if v is None:
         return "—"
     v = float(v)
@@ -295,7 +303,7 @@ def _num(v) -> str:
     return f"{v:.6g}"
 
 
-def _grouped(runs: Mapping[str, Mapping]):
+def grouped(runs: Mapping[str, Mapping]):
     """(text key, [(section, [entries])]) in catalogue order; the extras last."""
     by_text: dict[str, list[Example]] = {}
     for e in CATALOGUE + EXTRAS:
@@ -314,102 +322,17 @@ def _grouped(runs: Mapping[str, Mapping]):
             yield key, sections
 
 
-_CSS = """
-body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1100px;
-       color: #222; line-height: 1.45; padding: 0 1em; }
-h1 { font-size: 1.7em; } h2 { border-bottom: 2px solid #ccc; margin-top: 2em; } h3 { margin-bottom: 0.2em; }
-.entry { border: 1px solid #ddd; border-radius: 6px; padding: 0.6em 1em; margin: 1em 0; background: #fcfcfc; }
-.meta { color: #666; font-size: 0.9em; }
-table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.88em; width: 100%; }
-th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top; }
-th { background: #f0f0f0; } td.num { text-align: right; font-family: monospace; white-space: nowrap; }
-.ok { color: #146c2e; font-weight: bold; } .bad { color: #b00020; font-weight: bold; }
-.reason { background: #fff6e0; border-left: 4px solid #e0a800; padding: 0.4em 0.8em; }
-img { max-width: 100%; display: block; margin: 0.5em 0; }
-nav a { margin-right: 1em; }
-"""
-
-
-def _html(runs: Mapping[str, Mapping], meta: Mapping, figures: Mapping[str, bytes]) -> str:
-    by_example = _records_by_example(runs)
-    s = summary(runs)
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>replearn: the worked examples of the course texts, reproduced</title>",
-        f"<style>{_CSS}</style></head><body>",
-        '<h1 id="top">The worked examples of the five course texts, reproduced</h1>',
-        "<p>Every worked numeric example, table and figure of the course texts (the project's catalogue of the "
-        f"texts, {s['catalogue']} entries) rerun with replearn's own algorithms: the value the text prints, the value "
-        "measured now, the tolerance (absolute, in the quantity's units: half a unit of the last printed digit unless "
-        "the record's source says otherwise) and the verdict |measured − published| ≤ tolerance. Each record says "
-        "where its published value comes from (<em>printed</em>, <em>derived</em> from the text's formula, the "
-        "corrected value of an <em>erratum</em> -- the printed one is shown and excluded by the tolerance --, an "
-        "<em>invariant</em> the text states) and which public replearn function measured it; an <em>arithmetic</em> "
-        "check of the text is computed in the preset, not by replearn's algorithms, and counted apart.</p>",
-        f"<p><strong>{html.escape(counts_sentence(s))}</strong>. {html.escape(str(meta.get('how', '')))}</p>",
-    ]
-    out.append(
-        "<nav>" + "".join(f'<a href="#{k}">{html.escape(TEXTS[k][0])}</a>' for k, _ in _grouped(runs)) + "</nav>"
-    )
-    for key, sections in _grouped(runs):
-        name, seed_file = TEXTS[key]
-        out.append(f'<h2 id="{key}">{html.escape(name)} <span class="meta">({html.escape(seed_file)})</span></h2>')
-        for section, entries in sections:
-            out.append(f"<h3>{html.escape(section)}</h3>")
-            for e in entries:
-                out.append(_entry_html(e, by_example.get(e.id, []), figures.get(e.id)))
-    out.append(
-        '<p class="meta"><a href="#top">top</a> · generated by <code>python -m replearn reproductions</code>'
-        f" ({html.escape(str(meta.get('source', '')))})</p>"
-    )
-    out.append("</body></html>")
-    return "\n".join(out)
-
-
-def _verdict(recs: list[dict], entry: Example) -> tuple[str, str]:
+def entry_verdict(recs: list[dict], entry: Example) -> str:
+    """``reproduced`` (every record of the entry), ``NOT reproduced``, ``not reproduced`` (the catalogue says why)
+    or ``no record``."""
     if entry.reason is not None:
-        return "not reproduced", "bad"
+        return "not reproduced"
     if not recs:
-        return "no record", "bad"
-    ok = all(r.get("reproduced") for r in recs)
-    return ("reproduced" if ok else "NOT reproduced"), ("ok" if ok else "bad")
+        return "no record"
+    return "reproduced" if all(r.get("reproduced") for r in recs) else "NOT reproduced"
 
 
-def _entry_html(e: Example, recs: list[dict], png: bytes | None) -> str:
-    verdict, cls = _verdict(recs, e)
-    parts = [
-        f'<div class="entry" id="{html.escape(e.id)}">',
-        f'<h4>{html.escape(e.title)} <span class="{cls}">— {verdict}</span></h4>',
-        f'<p class="meta">{html.escape(e.id)} · {html.escape(e.kind)} · {html.escape(e.section)}, '
-        f"{html.escape(e.lines)}</p>",
-        f"<p>{html.escape(e.description)}</p>",
-    ]
-    if e.reason is not None:
-        parts.append(f'<p class="reason">Why not: {html.escape(e.reason)}</p>')
-    if recs:
-        parts.append(
-            "<table><tr><th>Quantity</th><th>Published</th><th>Measured</th><th>Tolerance</th><th>Verdict</th>"
-            "<th>Provenance</th><th>Measured by</th><th>Source</th><th>Record</th></tr>"
-        )
-        for r in recs:
-            ok = bool(r.get("reproduced"))
-            parts.append(
-                f'<tr><td>{html.escape(str(r.get("quantity")))}</td><td class="num">{_num(r.get("published"))}</td>'
-                f'<td class="num">{_num(r.get("measured"))}</td><td class="num">{_num(r.get("tolerance"))}</td>'
-                f'<td class="{"ok" if ok else "bad"}">{"reproduced" if ok else "NOT reproduced"}</td>'
-                f"<td>{html.escape(_provenance(r))}</td><td>{html.escape(_measured_by(r))}</td>"
-                f"<td>{html.escape(str(r.get('source')))}</td><td>{html.escape(str(r.get('id')))}</td></tr>"
-            )
-        parts.append("</table>")
-    if png:
-        data = base64.b64encode(png).decode("ascii")
-        parts.append(f'<img alt="{html.escape(e.title)}" src="data:image/png;base64,{data}">')
-    parts.append("</div>")
-    return "\n".join(parts)
-
-
-def _provenance(r: Mapping) -> str:
+def provenance(r: Mapping) -> str:
     """``printed``, ``derived from ...``, ``erratum (the text prints 4.24)``, ``invariant``, or ``arithmetic check
     of the text``."""
     p = str(r.get("provenance") or "printed")
@@ -417,81 +340,19 @@ def _provenance(r: Mapping) -> str:
         return f"derived from {r['derived_from']}"
     if p == "arithmetic":
         text = "arithmetic check of the text"
-        return text + (f" (printed {_num(r['erratum'])}: an erratum)" if r.get("erratum") is not None else "")
+        return text + (f" (printed {format_number(r['erratum'])}: an erratum)" if r.get("erratum") is not None else "")
     if p == "erratum":
-        return f"erratum (the text prints {_num(r.get('erratum'))})"
+        return f"erratum (the text prints {format_number(r.get('erratum'))})"
     return p
 
 
-def _measured_by(r: Mapping) -> str:
+def measured_by(r: Mapping) -> str:
     by = r.get("measured_by") or []
     return ", ".join(str(b) for b in by) if by else "the preset's arithmetic"
 
 
 def _md_cell(v) -> str:
     return str(v).replace("|", "\\|").replace("\n", " ")
-
-
-def _markdown(runs: Mapping[str, Mapping], meta: Mapping, figures: Mapping[str, bytes], figures_dir: Path) -> str:
-    by_example = _records_by_example(runs)
-    s = summary(runs)
-    lines = [
-        "# The worked examples of the five course texts, reproduced",
-        "",
-        f"**{counts_sentence(s)}**. {meta.get('how', '')}",
-        "",
-        "Tolerances are absolute, in the quantity's units; the verdict is |measured − published| ≤ tolerance.",
-    ]
-    figures_dir.mkdir(parents=True, exist_ok=True)
-    for key, sections in _grouped(runs):
-        lines += ["", f"## {TEXTS[key][0]} ({TEXTS[key][1]})"]
-        for section, entries in sections:
-            lines += ["", f"### {section}"]
-            for e in entries:
-                recs = by_example.get(e.id, [])
-                verdict, _ = _verdict(recs, e)
-                lines += ["", f"#### {e.title} — {verdict}", "", f"`{e.id}` · {e.kind} · {e.lines}", "", e.description]
-                if e.reason is not None:
-                    lines += ["", f"> Why not: {e.reason}"]
-                if recs:
-                    lines += [
-                        "",
-                        "| Quantity | Published | Measured | Tolerance | Verdict | Provenance | Measured by | Source "
-                        "| Record |",
-                        "|---|---:|---:|---:|---|---|---|---|---|",
-                    ]
-                    for r in recs:
-                        verdict_r = "reproduced" if r.get("reproduced") else "NOT reproduced"
-                        lines.append(
-                            f"| {_md_cell(r.get('quantity'))} | {_num(r.get('published'))} | {_num(r.get('measured'))} "
-                            f"| {_num(r.get('tolerance'))} | {verdict_r} | {_md_cell(_provenance(r))} "
-                            f"| {_md_cell(_measured_by(r))} | {_md_cell(r.get('source'))} | {_md_cell(r.get('id'))} |"
-                        )
-                png = figures.get(e.id)
-                if png:
-                    path = figures_dir / f"{e.id.replace('.', '_')}.png"
-                    write_bytes(path, png, durable=False)  # whole or not at all
-                    lines += ["", f"![{e.title}]({figures_dir.name}/{path.name})"]
-    lines += ["", f"Generated by `python -m replearn reproductions` ({meta.get('source', '')})."]
-    return "\n".join(lines) + "\n"
-
-
-def write_page(runs: Mapping[str, Mapping], out_dir, *, meta: Mapping | None = None) -> dict[str, Path]:
-    """Write ``reproductions.html``, ``reproductions.md`` and ``reproductions_files/`` into ``out_dir``.
-
-    ``runs``: ``{preset: result dict}`` (:meth:`ExperimentResult.to_dict`, records with their ``example``);
-    ``meta``: ``{"how": one sentence on the run (seed), "source": where the numbers came from}``.
-    Returns the paths written.
-    """
-    meta = dict(meta or {})
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    figures = {e.id: png for e in CATALOGUE + EXTRAS if (png := _figure_for(e, runs))}
-    page = out / "reproductions.html"
-    write_text(page, _html(runs, meta, figures), durable=False)
-    md = out / "reproductions.md"
-    write_text(md, _markdown(runs, meta, figures, out / "reproductions_files"), durable=False)
-    return {"html": page, "markdown": md, "figures": out / "reproductions_files"}
 
 
 #: the generated parts of docs/reproductions.md sit between these markers

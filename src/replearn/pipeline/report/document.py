@@ -22,6 +22,14 @@ class _Cell:
 class _Heading:
     level: int
     text: str
+    anchor: str | None = None  # an id to link to (``#anchor``): a navigation bar, a catalogue entry
+
+
+@dataclass(frozen=True)
+class _Note:
+    """A paragraph set apart (a caveat, the reason something is missing): a block quote."""
+
+    text: str
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import html
 import re
 from collections.abc import Mapping
 
-from .document import _Document, _Heading, _Image, _LinkParagraph, _List, _Paragraph, _Table
+from .document import _Document, _Heading, _Image, _LinkParagraph, _List, _Note, _Paragraph, _Table
 
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #222; margin: 2em auto;
@@ -22,28 +22,34 @@ tbody tr:nth-child(even) { background: #fafafa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; height: auto; display: block; margin: .5em 0 1em 0; }
 """.strip()
+#: the rules of the blocks only some documents have (added to a page that uses them: the report's bytes stay)
+_CSS_NOTE = "blockquote { background: #fff6e0; border-left: 4px solid #e0a800; margin: .5em 0; padding: .1em .8em; }"
 
 _NUMERIC = re.compile(r"^[<\-]?[0-9.]+( ± [0-9.]+)?$|^-?inf$|^nan$|^—$")
 
 
 def _render_html(doc: _Document, images: Mapping[str, bytes]) -> str:
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
+    css = _CSS + ("\n" + _CSS_NOTE if any(isinstance(b, _Note) for b in doc.blocks) else "")
     out = [
         "<!DOCTYPE html>",
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
         f"<title>{e(doc.title)}</title>",
-        f"<style>\n{_CSS}\n</style>",
+        f"<style>\n{css}\n</style>",
         "</head>",
         "<body>",
         f"<h1>{e(doc.title)}</h1>",
     ]
     for b in doc.blocks:
         if isinstance(b, _Heading):
-            out.append(f"<h{b.level}>{e(b.text)}</h{b.level}>")
+            anchor = f' id="{e(b.anchor)}"' if b.anchor else ""
+            out.append(f"<h{b.level}{anchor}>{e(b.text)}</h{b.level}>")
         elif isinstance(b, _Paragraph):
             out.append(f"<p>{e(b.text)}</p>")
+        elif isinstance(b, _Note):
+            out.append(f"<blockquote><p>{e(b.text)}</p></blockquote>")
         elif isinstance(b, _LinkParagraph):
             links = " · ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in b.links)
             out.append(f"<p>{e(b.text)} {links}</p>")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
 
-from .document import _Document, _Heading, _Image, _LinkParagraph, _List, _Paragraph, _Table
+from .document import _Document, _Heading, _Image, _LinkParagraph, _List, _Note, _Paragraph, _Table
 from .html import _NUMERIC
 
 _MD_SPECIAL = re.compile(r"([\\`*|]|<(?=[A-Za-z/!?])|^[#>]|!(?=\[)|\](?=[(\[]))")
@@ -22,9 +23,13 @@ def _render_markdown(doc: _Document) -> str:
     out = [f"# {_md(doc.title)}", ""]
     for b in doc.blocks:
         if isinstance(b, _Heading):
+            if b.anchor:  # an HTML anchor line: Markdown viewers link #anchor to it
+                out += [f'<a id="{html.escape(b.anchor, quote=True)}"></a>', ""]  # its own block (blank line)
             out += ["#" * b.level + " " + _md(b.text), ""]
         elif isinstance(b, _Paragraph):
             out += [_md(b.text), ""]
+        elif isinstance(b, _Note):
+            out += ["> " + _md(b.text), ""]
         elif isinstance(b, _LinkParagraph):
             out += [_md(b.text) + " " + " · ".join(f"[{_md(label)}]({href})" for label, href in b.links), ""]
         elif isinstance(b, _List):
