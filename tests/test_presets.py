@@ -192,16 +192,18 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     _check_digests(preset, work)  # last: on a machine class with no stored digests it skips, every check above done
 
 
-def _digests_of(work: Path) -> dict[str, str]:
+def _digests_module():
     spec = importlib.util.spec_from_file_location("replearn_tests_digests", ROOT / "tests" / "tools" / "digests.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.digests(work)
+    return module
 
 
 def _check_digests(preset: str, work: Path) -> None:
-    """The preset's metrics/ and results/ are what they were when the digests were stored (file by file)."""
-    got = _digests_of(work)
+    """The preset's metrics/ and results/ are what they were when the digests were stored (file by file; the
+    floats of a near tie to the digits its conditioning leaves meaningful, tests/tools/digests.py)."""
+    module = _digests_module()
+    got = module.digests(work)
     if DIGESTS is None:
         pytest.skip(
             f"{preset} ran through every stage and passed every check, but no digests are stored for this machine "

@@ -151,7 +151,7 @@ def test_out_of_range_unit_values_are_rejected_by_the_configuration_and_the_run_
 
     unit, value = UNITS[name], UNIT_BAD[(name, hp)]
     errors: list[str] = []
-    config._check_unit("m", {"name": name, "params": {hp: value}}, unit, errors)
+    config._check_unit("m", {"name": name, "params": {hp: value}}, errors)
     assert len(errors) == 1 and errors[0].startswith(f"models.m.params.{hp}:") and repr(value) in errors[0], errors
     family = units.family_of_unit(name, supervised=())
     registry = {n: u for n, (f, u) in units.units().items() if f == family}

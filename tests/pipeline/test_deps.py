@@ -57,7 +57,7 @@ def test_cli_check_fails_on_drift(tmp_path):
     for part in ("src", "stages"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     spec = yaml.safe_load((ROOT / "dvc.yaml").read_text())
-    spec["stages"]["report"]["deps"].remove("src/replearn/pipeline/report")
+    spec["stages"]["report"]["deps"].remove("src/replearn/pipeline/report/sections.py")
     (tmp_path / "dvc.yaml").write_text(yaml.safe_dump(spec))
     res = subprocess.run([sys.executable, "-m", "replearn", "deps"], cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 1 and "report: missing dep" in res.stderr
