@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ...atomic import write_text
 from .. import kinds as _kinds
+from ..views import AcrossDatasets, Nemenyi
 from . import benchmark as _benchmark
 from . import fewruns as _fewruns
 from . import leaderboard as _leaderboard
@@ -313,19 +314,20 @@ def build_report(
                 )
 
     across = significance.get("across_datasets")
+    view = AcrossDatasets.from_dict(across)
     cd_image = None
-    if across and across.get("ran") and len(across.get("average_ranks") or {}) >= 2:
-        nem = across.get("nemenyi") or {}
+    if view.ran and len(view.average_ranks) >= 2:
+        nem = view.nemenyi if view.nemenyi is not None else Nemenyi()
         rel = plot(
             "critical_difference.png",
             lambda p: _plots.critical_difference_diagram(
-                across["average_ranks"],
-                nem.get("cd"),
-                nem.get("cliques") or [],
+                view.average_ranks,
+                nem.cd,
+                nem.cliques,
                 p,
                 dpi,
-                title=f"Average ranks on {_across_metric(across, significance, crossval)[0]} "
-                f"(Nemenyi, α = {_alpha(nem.get('alpha'))})",
+                title=f"Average ranks on {_across_metric(view, significance, crossval)[0]} "
+                f"(Nemenyi, α = {_alpha(nem.alpha)})",
             ),
         )
         if rel:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...atomic import write_text
 from ...stats.registry import label
+from ..views import AcrossDatasets
 from . import benchmark as _benchmark
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
 
@@ -184,28 +185,28 @@ def _median_times(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> d
 def top_group(significance: Mapping) -> tuple[str, list[str], str] | None:
     """``(best, group, how)``: the best-ranked model, the models the across-datasets post-hoc procedure cannot
     tell from it (itself included, in rank order) and how that was decided; None without average ranks."""
-    across = significance.get("across_datasets") or {}
-    ranks = across.get("average_ranks") or {}
+    across = AcrossDatasets.from_dict(significance.get("across_datasets"))
+    ranks = across.average_ranks
     if not ranks:
         return None
     order = sorted(ranks, key=lambda m: (ranks[m], m))
     best = order[0]
-    if not across.get("ran"):
-        return best, order, f"no across-datasets test was run ({across.get('reason')})"
-    fr = across.get("friedman") or {}
-    if not across.get("significant"):
-        return best, order, f"the Friedman test finds no difference among the models (p {_p(fr.get('pvalue'))})"
-    ph = across.get("posthoc") or {}
-    proc = label(ph.get("method_used") or ph.get("method"))
-    if not ph.get("ran"):
-        return best, order, f"Friedman rejects (p {_p(fr.get('pvalue'))}) but no post-hoc ran ({ph.get('reason')})"
+    if not across.ran:
+        return best, order, f"no across-datasets test was run ({across.reason})"
+    fr = across.friedman
+    if not across.significant:
+        return best, order, f"the Friedman test finds no difference among the models (p {_p(fr.pvalue)})"
+    ph = across.posthoc
+    proc = label(ph.procedure)
+    if not ph.ran:
+        return best, order, f"Friedman rejects (p {_p(fr.pvalue)}) but no post-hoc ran ({ph.reason})"
     beaten = set()
-    for c in ph.get("comparisons") or []:
-        if c.get("significant") and best in (c.get("a"), c.get("b")):
-            beaten.add(c["b"] if c.get("a") == best else c["a"])
+    for c in ph.comparisons:
+        if c.significant and best in (c.a, c.b):
+            beaten.add(c.b if c.a == best else c.a)
     group = [m for m in order if m not in beaten]
-    alpha = ph.get("alpha", across.get("alpha", significance.get("alpha")))
-    how = f"Friedman p {_p(fr.get('pvalue'))}, then {proc} at α = {alpha}"
+    alpha = ph.alpha if ph.alpha is not None else significance.get("alpha")
+    how = f"Friedman p {_p(fr.pvalue)}, then {proc} at α = {alpha}"
     return best, group, how
 
 
@@ -228,10 +229,10 @@ def top_group_sentence(significance: Mapping, metric: str | None = None) -> str 
     if found is None:
         return None
     best, group, how = found
-    across = significance.get("across_datasets") or {}
-    n = across.get("n_datasets", len(across.get("datasets") or []))
+    across = AcrossDatasets.from_dict(significance.get("across_datasets"))
+    n = across.n
     what = f" on {metric}" if metric else ""
-    k = len(across.get("average_ranks") or {})
+    k = len(across.average_ranks)
     if len(group) == k:
         return (
             f"Across N = {n} datasets{what} (does a model rank better than another on datasets like these?): no "

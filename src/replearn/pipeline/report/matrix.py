@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...stats.registry import label
+from ..views import AcrossDatasets, AcrossPairs
 from .document import _DASH, _Cell, _Fmt, _Paragraph, _Table
 
 __all__ = ["STATES", "matrix_blocks", "pairwise_matrix", "pairwise_matrix_plot"]
@@ -48,59 +49,59 @@ def pairwise_matrix(across: Mapping | None, pairs: Mapping | None, alpha: float 
     ``{"models": [...], "source": "posthoc" | "across_pairs", "method", "control", "alpha", "reason",
     "cells": [[{"state", "pvalue_adjusted"} ...] ...]}`` -- row i against column j; ``reason`` says why a family
     compared no pair (Friedman did not reject), else None."""
-    across = across or {}
-    pairs = pairs or {}
-    ranks = {str(k): float(v) for k, v in (across.get("average_ranks") or {}).items()}
-    prows = [r for r in pairs.get("rows") or [] if r.get("pvalue") is not None] if pairs.get("ran") else []
-    if not ranks and pairs.get("ran"):
+    across_view, pairs_view = AcrossDatasets.from_dict(across), AcrossPairs.from_dict(pairs)
+    ranks = {str(k): float(v) for k, v in across_view.average_ranks.items()}
+    prows = [r for r in pairs_view.rows if r.pvalue is not None] if pairs_view.ran else []
+    if not ranks and pairs_view.ran:
         means: dict[str, list] = {}
-        for r in pairs.get("rows") or []:
-            means.setdefault(r["model_a"], []).append(r.get("mean_a"))
-            means.setdefault(r["model_b"], []).append(r.get("mean_b"))
-        models = sorted(pairs.get("models") or means)
+        for r in pairs_view.rows:
+            means.setdefault(r.model_a, []).append(r.mean_a)
+            means.setdefault(r.model_b, []).append(r.mean_b)
+        models = sorted(pairs_view.models or means)
     else:
         models = sorted(ranks, key=lambda m: (ranks[m], m))
     if len(models) < 2:
         return None
-    alpha = float(alpha if alpha is not None else (across.get("nemenyi") or {}).get("alpha", 0.05))
+    nemenyi_alpha = across_view.nemenyi.alpha if across_view.nemenyi is not None else None
+    alpha = float(alpha if alpha is not None else nemenyi_alpha if nemenyi_alpha is not None else 0.05)
     pos = {m: i for i, m in enumerate(models)}
     k = len(models)
     cells = [
         [{"state": "self" if i == j else "not compared", "pvalue_adjusted": None} for j in range(k)] for i in range(k)
     ]
-    posthoc = across.get("posthoc") or {}
-    control = posthoc.get("control")
+    posthoc = across_view.posthoc
+    control = posthoc.control
     reason = None
-    if across.get("ran"):
+    if across_view.ran:
         source = "posthoc"
-        method = posthoc.get("method_used") or posthoc.get("method")
-        if posthoc.get("ran"):
-            for c in posthoc.get("comparisons") or []:
-                a, b = str(c["a"]), str(c["b"])
+        method = posthoc.procedure
+        if posthoc.ran:
+            for c in posthoc.comparisons:
+                a, b = str(c.a), str(c.b)
                 if a not in pos or b not in pos:
                     continue
-                sig = bool(c.get("significant"))
-                a_better = float(c.get("rank_a", 0)) < float(c.get("rank_b", 0))
+                sig = bool(c.significant)
+                a_better = float(c.rank_a) < float(c.rank_b)
                 state_a = ("better" if a_better else "worse") if sig else "no difference"
-                _set(cells, pos[a], pos[b], state_a, c.get("pvalue_adjusted"))
+                _set(cells, pos[a], pos[b], state_a, c.pvalue_adjusted)
         else:
-            reason = posthoc.get("reason") or "the post-hoc procedure did not run"
+            reason = posthoc.reason or "the post-hoc procedure did not run"
     elif prows:
         source = "across_pairs"
-        method = pairs.get("test")
+        method = pairs_view.test
         for r in prows:
-            a, b = str(r["model_a"]), str(r["model_b"])
+            a, b = str(r.model_a), str(r.model_b)
             if a not in pos or b not in pos:
                 continue
-            sig = bool(r.get("significant")) and r.get("winner") is not None
-            state_a = ("better" if r.get("winner") == a else "worse") if sig else "no difference"
-            _set(cells, pos[a], pos[b], state_a, r.get("pvalue_adjusted"))
+            sig = bool(r.significant) and r.winner is not None
+            state_a = ("better" if r.winner == a else "worse") if sig else "no difference"
+            _set(cells, pos[a], pos[b], state_a, r.pvalue_adjusted)
     else:
         return None
     for r in prows:  # the Bayesian signed-rank test's "practically equivalent", where nothing was significant
-        br = r.get("bayesian_signed_rank") or {}
-        a, b = str(r["model_a"]), str(r["model_b"])
-        if br.get("decision") == "equivalent" and a in pos and b in pos:
+        a, b = str(r.model_a), str(r.model_b)
+        br = r.bayesian_signed_rank
+        if br is not None and br.decision == "equivalent" and a in pos and b in pos:
             for i, j in ((pos[a], pos[b]), (pos[b], pos[a])):
                 if cells[i][j]["state"] in ("no difference", "not compared"):
                     cells[i][j]["state"] = "equivalent"
@@ -116,7 +117,7 @@ def pairwise_matrix(across: Mapping | None, pairs: Mapping | None, alpha: float 
 
 
 def _set(cells: list, i: int, j: int, state_i: str, p) -> None:
-    other = {"better": "worse", "worse": "better"}.get(state_i, state_i)
+    other = "worse" if state_i == "better" else "better" if state_i == "worse" else state_i
     p = None if p is None else float(p)
     cells[i][j] = {"state": state_i, "pvalue_adjusted": p}
     cells[j][i] = {"state": other, "pvalue_adjusted": p}
@@ -138,7 +139,7 @@ def describe(matrix: Mapping) -> str:
     alpha = f"{float(matrix['alpha']):g}"
     if matrix["source"] == "posthoc":
         fam = f"{label(matrix['method'])} post-hoc procedure on the average ranks after Friedman's test"
-        if matrix.get("control") is not None:
+        if matrix["control"] is not None:
             fam += f" (every model against the control {matrix['control']}; other pairs not compared)"
     else:
         fam = f"{label(matrix['method'])} of each pair over the datasets (no across-datasets test ran)"
@@ -148,7 +149,7 @@ def describe(matrix: Mapping) -> str:
         "P(within the ROPE) ≥ 1 − α), a plain p: no significant difference. Cells show the adjusted p-value; models "
         "are in order of average rank."
     )
-    if matrix.get("reason"):
+    if matrix["reason"]:
         text += f" No pair was compared: {matrix['reason']}."
     return text
 

@@ -12,6 +12,7 @@ import numpy as np
 from ...stats.registry import label as _label
 from .. import designs
 from .. import kinds as _kinds
+from ..views import AcrossDatasets, Nemenyi, Posthoc
 from .document import (
     _DASH,
     _Cell,
@@ -447,9 +448,12 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
     )
 
 
-def _across_metric(across: Mapping, significance: Mapping, crossval: Mapping) -> tuple[str | None, bool | None]:
-    metric = across.get("metric") or significance.get("metric")
-    for ds in across.get("datasets") or []:
+def _across_metric(
+    across: Mapping | AcrossDatasets | None, significance: Mapping, crossval: Mapping
+) -> tuple[str | None, bool | None]:
+    view = across if isinstance(across, AcrossDatasets) else AcrossDatasets.from_dict(across)
+    metric = view.metric or significance.get("metric")
+    for ds in view.datasets:
         greater = (crossval.get(ds) or {}).get("greater_is_better", {})
         if metric in greater:
             return metric, bool(greater[metric])
@@ -490,16 +494,16 @@ def _across_section(
     a dataset's mean is a mean over (default: the designs that were run; ``replearn compare`` says it of its table).
     """
     doc.add(_Heading(2, "Across datasets"))
-    across = across or {}
-    ranks = {str(k): float(v) for k, v in (across.get("average_ranks") or {}).items()}
-    n = across.get("n_datasets", len(across.get("datasets") or []))
-    if not across.get("ran") and not ranks:
-        reason = across.get("reason") or "no reason recorded"
+    view = AcrossDatasets.from_dict(across)
+    ranks = {str(k): float(v) for k, v in view.average_ranks.items()}
+    n = view.n
+    if not view.ran and not ranks:
+        reason = view.reason or "no reason recorded"
         doc.add(_Paragraph(f"The across-datasets comparison (Friedman test) was not run: {reason}."))
         return
-    metric, higher = _across_metric(across, significance, crossval)
-    models = list(across.get("models") or [])
-    datasets = list(across.get("datasets") or [])
+    metric, higher = _across_metric(view, significance, crossval)
+    models = list(view.models)
+    datasets = list(view.datasets)
     doc.add(
         _Paragraph(
             f"Models are ranked on each dataset by their mean {metric} "
@@ -508,7 +512,7 @@ def _across_section(
             f"rank), then the ranks are averaged over the N = {n} datasets."
         )
     )
-    scores = across.get("scores") or []
+    scores = view.scores
     if scores and models and scores_table:
         doc.add(
             _Table(
@@ -525,16 +529,16 @@ def _across_section(
             tuple((_Cell(name), _Cell(f.num(ranks[name]), ranks[name] == best)) for name in order),
         )
     )
-    if not across.get("ran"):
-        doc.add(_Paragraph(f"No across-datasets test was run: {across.get('reason') or 'no reason recorded'}."))
+    if not view.ran:
+        doc.add(_Paragraph(f"No across-datasets test was run: {view.reason or 'no reason recorded'}."))
         return
-    fr = across.get("friedman") or {}
-    nem = across.get("nemenyi") or {}
-    alpha = nem.get("alpha", significance.get("alpha"))
-    exact = fr.get("pvalue_method") == "exact"
+    fr = view.friedman
+    nem = view.nemenyi if view.nemenyi is not None else Nemenyi()
+    alpha = nem.alpha if view.nemenyi is not None else significance.get("alpha")
+    exact = fr.pvalue_method == "exact"
     items = [
-        f"Friedman χ²_F = {f.num(fr.get('statistic'))} (df = {f.df(fr.get('df'))}, N = {n} datasets, "
-        f"k = {len(models)} models), p = {f.pvalue(fr.get('pvalue'))} "
+        f"Friedman χ²_F = {f.num(fr.statistic)} (df = {f.df(fr.df)}, N = {n} datasets, "
+        f"k = {len(models)} models), p = {f.pvalue(fr.pvalue)} "
         + (
             "(exact: the permutation distribution of the ranks within each dataset)"
             if exact
@@ -542,17 +546,17 @@ def _across_section(
         ),
     ]
     if not exact:  # at small N the Iman-Davenport approximation is liberal: shown only beside the chi-square p
-        f_stat = fr.get("f_statistic")
+        f_stat = fr.f_statistic
         items.append(
-            f"Iman–Davenport F_F = {'∞' if f_stat is None else f.num(f_stat)} (df = {f.df(fr.get('df_f'))}), "
-            f"p = {f.pvalue(fr.get('f_pvalue'))}"
+            f"Iman–Davenport F_F = {'∞' if f_stat is None else f.num(f_stat)} (df = {f.df(fr.df_f)}), "
+            f"p = {f.pvalue(fr.f_pvalue)}"
         )
     items.append(
-        f"Nemenyi critical difference CD = {f.num(nem.get('cd'))} at α = {_alpha(alpha)} "
-        f"(q_α = {f.num(nem.get('q_alpha'))}, k = {len(models)} models, N = {n} datasets)"
+        f"Nemenyi critical difference CD = {f.num(nem.cd)} at α = {_alpha(alpha)} "
+        f"(q_α = {f.num(nem.q_alpha)}, k = {len(models)} models, N = {n} datasets)"
     )
     doc.add(_List(tuple(items)))
-    if across.get("significant"):
+    if view.significant:
         doc.add(
             _Paragraph(
                 f"Friedman's test rejects, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
@@ -569,10 +573,10 @@ def _across_section(
         )
     if cd_image is not None:
         doc.add(cd_image)
-    cd = nem.get("cd")
+    cd = nem.cd
     sentences = []
-    if across.get("significant"):
-        for clique in nem.get("cliques") or []:
+    if view.significant:
+        for clique in nem.cliques:
             members = sorted(clique, key=lambda name: (ranks.get(name, math.inf), name))
             if len(members) >= 2:
                 lo, hi = ranks.get(members[0]), ranks.get(members[-1])
@@ -595,7 +599,7 @@ def _across_section(
         doc.add(_Heading(3, "Pairwise view"))
         for block in pairwise_view:
             doc.add(block)
-    _posthoc_table(doc, across.get("posthoc"), f)
+    _posthoc_table(doc, view.posthoc, f)
 
 
 def _how_to_read(doc: _Document, significance: Mapping) -> None:
@@ -804,37 +808,35 @@ def _test_set_metric_table(doc: _Document, entry: Mapping, significance: Mapping
     doc.add(_Table(("Pair (A vs B)", "Score A", "Score B", "Difference", "p", "Adjusted p", "Verdict"), rows))
 
 
-def _posthoc_table(doc: _Document, posthoc: Mapping | None, f: _Fmt) -> None:
-    if not posthoc:
+def _posthoc_table(doc: _Document, posthoc: Posthoc, f: _Fmt) -> None:
+    if not posthoc.ran:
+        doc.add(_Paragraph(f"Post-hoc comparisons were not run: {posthoc.reason or 'no reason recorded'}."))
         return
-    if not posthoc.get("ran"):
-        doc.add(_Paragraph(f"Post-hoc comparisons were not run: {posthoc.get('reason') or 'no reason recorded'}."))
-        return
-    method = posthoc.get("method_used") or posthoc.get("method")
+    method = posthoc.procedure
     name = _correction_name(method)
-    control = posthoc.get("control")
+    control = posthoc.control
     family = f"every model against the control {control}" if control is not None else "all pairs of models"
     doc.add(
         _Paragraph(
             f"Post-hoc comparisons on the average ranks, {family}: z = (R_B − R_A) / √(k(k+1)/(6N)), p-values "
-            f"adjusted with {name} at α = {_alpha(posthoc.get('alpha'))}. The bars of the diagram use the Nemenyi "
+            f"adjusted with {name} at α = {_alpha(posthoc.alpha)}. The bars of the diagram use the Nemenyi "
             "critical difference; a more powerful procedure can find a pair significant although a bar joins it. "
             "Effect sizes are computed over the datasets and are positive when model A is better."
         )
     )
     rows = tuple(
         (
-            _Cell(f"{c.get('a')} vs {c.get('b')}"),
-            _Cell(f.num(c.get("rank_a"))),
-            _Cell(f.num(c.get("rank_b"))),
-            _Cell(f.num(c.get("z"))),
-            _Cell(f.pvalue(c.get("pvalue"))),
-            _Cell(f.pvalue(c.get("pvalue_adjusted"))),
-            _Cell(f.num(c.get("rank_biserial"))),
-            _Cell(f.num(c.get("cliffs_delta"))),
-            _Cell("significant" if c.get("significant") else "not significant", bool(c.get("significant"))),
+            _Cell(f"{c.a} vs {c.b}"),
+            _Cell(f.num(c.rank_a)),
+            _Cell(f.num(c.rank_b)),
+            _Cell(f.num(c.z)),
+            _Cell(f.pvalue(c.pvalue)),
+            _Cell(f.pvalue(c.pvalue_adjusted)),
+            _Cell(f.num(c.rank_biserial)),
+            _Cell(f.num(c.cliffs_delta)),
+            _Cell("significant" if c.significant else "not significant", bool(c.significant)),
         )
-        for c in posthoc.get("comparisons") or []
+        for c in posthoc.comparisons
     )
     doc.add(
         _Table(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from ...stats.registry import label
 from .. import designs
 from .. import kinds as _kinds
+from ..views import AcrossDatasets, AcrossPairs
 from .document import _DASH, _Fmt
 
 
@@ -175,49 +176,43 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
 
 def across_line(significance: Mapping, f: _Fmt) -> str | None:
     """The verdict across datasets (ranks, Friedman and the post-hoc procedure), stating N."""
-    across = significance.get("across_datasets") or {}
-    ranks = across.get("average_ranks") or {}
-    n = across.get("n_datasets", len(across.get("datasets") or []))
+    across = AcrossDatasets.from_dict(significance.get("across_datasets"))
+    ranks = across.average_ranks
+    n = across.n
     if not ranks:
-        pairs = significance.get("across_pairs") or {}
-        if pairs.get("ran"):
-            sig = [r for r in pairs.get("rows") or [] if r.get("significant")]
+        pairs = AcrossPairs.from_dict(significance.get("across_pairs"))
+        if pairs.ran:
+            sig = [r for r in pairs.rows if r.significant]
             verdicts = "; ".join(
-                f"{r['winner']} better than {r['model_b'] if r['winner'] == r['model_a'] else r['model_a']}"
-                for r in sig
-                if r.get("winner")
+                f"{r.winner} better than {r.model_b if r.winner == r.model_a else r.model_a}" for r in sig if r.winner
             )
             return (
-                f"Across N = {len(pairs.get('datasets') or [])} datasets ({label(pairs.get('test'))}, "
-                f"smallest attainable p = {f.pvalue(pairs.get('smallest_possible_pvalue'))}): "
+                f"Across N = {len(pairs.datasets)} datasets ({label(pairs.test)}, "
+                f"smallest attainable p = {f.pvalue(pairs.smallest_possible_pvalue)}): "
                 + (verdicts or "no pair differs significantly")
                 + "."
             )
-        return None if not across.get("reason") else f"Across datasets: not compared ({across['reason']})."
+        return None if not across.reason else f"Across datasets: not compared ({across.reason})."
     order = sorted(ranks, key=lambda m: (ranks[m], m))
     ranking = ", ".join(f"{m} ({f.num(ranks[m])})" for m in order)
-    if not across.get("ran"):
+    if not across.ran:
         return (
             f"Across N = {n} datasets: average ranks {ranking}; no across-datasets test was run, so no model is "
-            f"declared better ({across.get('reason')})."
+            f"declared better ({across.reason})."
         )
-    fr = across.get("friedman") or {}
-    method = "exact" if fr.get("pvalue_method") == "exact" else "chi-square approximation"
-    head = f"Across N = {n} datasets: average ranks {ranking}; Friedman p = {f.pvalue(fr.get('pvalue'))} ({method})"
-    if not across.get("significant"):
+    fr = across.friedman
+    method = "exact" if fr.pvalue_method == "exact" else "chi-square approximation"
+    head = f"Across N = {n} datasets: average ranks {ranking}; Friedman p = {f.pvalue(fr.pvalue)} ({method})"
+    if not across.significant:
         return head + ": no significant difference among the models."
-    ph = across.get("posthoc") or {}
-    if not ph.get("ran"):
-        return head + f": significant, but no post-hoc comparison was run ({ph.get('reason')})."
-    found = [c for c in ph.get("comparisons") or [] if c.get("significant")]
-    proc = label(ph.get("method_used") or ph.get("method"))
+    ph = across.posthoc
+    if not ph.ran:
+        return head + f": significant, but no post-hoc comparison was run ({ph.reason})."
+    found = [c for c in ph.comparisons if c.significant]
+    proc = label(ph.procedure)
     if not found:
         return head + f": significant overall, but no pair differs after {proc}."
-    better = [
-        f"{c['a'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['b']} better than "
-        f"{c['b'] if c.get('rank_a', 0) < c.get('rank_b', 0) else c['a']}"
-        for c in found
-    ]
+    better = [f"{c.a if c.rank_a < c.rank_b else c.b} better than {c.b if c.rank_a < c.rank_b else c.a}" for c in found]
     return head + f"; post-hoc ({proc}): " + "; ".join(better) + "."
 
 
