@@ -98,3 +98,8 @@ def test_a_comparison_without_its_pair_is_refused():
         PosthocComparison.from_dict({"rank_a": 1.0})
     with pytest.raises(TypeError):
         PairRow.from_dict({"pvalue": 0.5})
+
+
+def test_a_record_without_the_post_hoc_section_says_so():
+    assert AcrossDatasets.from_dict({"ran": True}).posthoc.recorded is False  # written before the procedure existed
+    assert AcrossDatasets.from_dict({"ran": True, "posthoc": {"ran": False, "reason": "r"}}).posthoc.recorded

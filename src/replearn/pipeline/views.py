@@ -111,6 +111,8 @@ class Posthoc:
     average_ranks: dict = field(default_factory=dict)
     comparisons: tuple[PosthocComparison, ...] = ()
     conventions: dict = field(default_factory=dict)
+    #: whether the record holds the section at all (records written before the post-hoc procedure existed do not)
+    recorded: bool = field(default=False, compare=False)
 
     @property
     def procedure(self) -> str | None:
@@ -119,9 +121,8 @@ class Posthoc:
 
     @classmethod
     def from_dict(cls, data: Mapping | None) -> Posthoc:
-        return cls(
-            **_scalars(cls, data, comparisons=lambda rows: tuple(PosthocComparison.from_dict(r) for r in rows or []))
-        )
+        found = _scalars(cls, data, comparisons=lambda rows: tuple(PosthocComparison.from_dict(r) for r in rows or []))
+        return cls(**{**found, "recorded": bool(data)})
 
 
 @dataclass(frozen=True)

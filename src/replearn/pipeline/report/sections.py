@@ -809,6 +809,8 @@ def _test_set_metric_table(doc: _Document, entry: Mapping, significance: Mapping
 
 
 def _posthoc_table(doc: _Document, posthoc: Posthoc, f: _Fmt) -> None:
+    if not posthoc.recorded:
+        return
     if not posthoc.ran:
         doc.add(_Paragraph(f"Post-hoc comparisons were not run: {posthoc.reason or 'no reason recorded'}."))
         return
