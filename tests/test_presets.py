@@ -192,18 +192,17 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     _check_digests(preset, work)  # last: on a machine class with no stored digests it skips, every check above done
 
 
-def _digests_module():
+def _digests_of(work: Path) -> dict[str, str]:
     spec = importlib.util.spec_from_file_location("replearn_tests_digests", ROOT / "tests" / "tools" / "digests.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module
+    return module.digests(work)
 
 
 def _check_digests(preset: str, work: Path) -> None:
     """The preset's metrics/ and results/ are what they were when the digests were stored (file by file; the
     floats of a near tie to the digits its conditioning leaves meaningful, tests/tools/digests.py)."""
-    module = _digests_module()
-    got = module.digests(work)
+    got = _digests_of(work)
     if DIGESTS is None:
         pytest.skip(
             f"{preset} ran through every stage and passed every check, but no digests are stored for this machine "

@@ -13,9 +13,9 @@ the section does not carry it, and :meth:`from_dict` is the one place that looks
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar, Self
 
 __all__ = [
     "AcrossDatasets",
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-def _scalars(cls, data: Mapping | None, **nested) -> dict[str, Any]:
+def _scalars(cls, data: Any, nested: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
     """The fields of ``cls`` found in ``data`` (a missing or null section: every field's default; a null list or
     mapping: an empty one); ``nested``: ``{field: converter}`` for the fields that are views themselves."""
     data = data or {}
@@ -40,12 +40,25 @@ def _scalars(cls, data: Mapping | None, **nested) -> dict[str, Any]:
         value = data[f.name]
         if value is None and (f.default_factory is not MISSING or f.default == ()):
             continue  # a collection written as null reads as empty
-        out[f.name] = nested[f.name](value) if f.name in nested else value
+        out[f.name] = nested[f.name](value) if f.name in nested and value is not None else value
     return out
 
 
+class _View:
+    """A view of one record section: :meth:`from_dict` reads it; ``_NESTED`` converts the fields that are views."""
+
+    _NESTED: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+
+    @classmethod
+    def from_dict(cls, data: Mapping | Self | None) -> Self:
+        """The view of ``data`` (a view already: itself), each missing field at its declared default."""
+        if isinstance(data, cls):
+            return data
+        return cls(**_scalars(cls, data, cls._NESTED))
+
+
 @dataclass(frozen=True)
-class Friedman:
+class Friedman(_View):
     """Friedman's test of "every model ranks alike" (``across_datasets.friedman``)."""
 
     statistic: float | None = None
@@ -58,13 +71,9 @@ class Friedman:
     df_f: list = field(default_factory=list)
     kendall_w: float | None = None
 
-    @classmethod
-    def from_dict(cls, data: Mapping | None) -> Friedman:
-        return cls(**_scalars(cls, data))
-
 
 @dataclass(frozen=True)
-class Nemenyi:
+class Nemenyi(_View):
     """The critical difference of the average ranks (``across_datasets.nemenyi``)."""
 
     alpha: float | None = None
@@ -72,13 +81,9 @@ class Nemenyi:
     q_alpha: float | None = None
     cliques: list = field(default_factory=list)
 
-    @classmethod
-    def from_dict(cls, data: Mapping | None) -> Nemenyi:
-        return cls(**_scalars(cls, data))
-
 
 @dataclass(frozen=True)
-class PosthocComparison:
+class PosthocComparison(_View):
     """One hypothesis of the post-hoc procedure: ``a`` against ``b`` on their average ranks."""
 
     a: str
@@ -93,13 +98,9 @@ class PosthocComparison:
     rank_biserial: float | None = None
     cliffs_delta: float | None = None
 
-    @classmethod
-    def from_dict(cls, data: Mapping) -> PosthocComparison:
-        return cls(**_scalars(cls, data))
-
 
 @dataclass(frozen=True)
-class Posthoc:
+class Posthoc(_View):
     """The post-hoc procedure after Friedman's test rejects (``across_datasets.posthoc``)."""
 
     ran: bool = False
@@ -111,6 +112,7 @@ class Posthoc:
     average_ranks: dict = field(default_factory=dict)
     comparisons: tuple[PosthocComparison, ...] = ()
     conventions: dict = field(default_factory=dict)
+    _NESTED = {"comparisons": lambda rows: tuple(PosthocComparison.from_dict(r) for r in rows)}
     #: whether the record holds the section at all (records written before the post-hoc procedure existed do not)
     recorded: bool = field(default=False, compare=False)
 
@@ -120,13 +122,14 @@ class Posthoc:
         return self.method_used or self.method
 
     @classmethod
-    def from_dict(cls, data: Mapping | None) -> Posthoc:
-        found = _scalars(cls, data, comparisons=lambda rows: tuple(PosthocComparison.from_dict(r) for r in rows or []))
-        return cls(**{**found, "recorded": bool(data)})
+    def from_dict(cls, data: Mapping | Posthoc | None) -> Posthoc:
+        if isinstance(data, cls):
+            return data
+        return cls(**{**_scalars(cls, data, cls._NESTED), "recorded": bool(data)})
 
 
 @dataclass(frozen=True)
-class AcrossDatasets:
+class AcrossDatasets(_View):
     """``across_datasets``: k models over N datasets (average ranks; Friedman, Nemenyi and the post-hoc procedure
     when it ran)."""
 
@@ -143,18 +146,7 @@ class AcrossDatasets:
     nemenyi: Nemenyi | None = None
     posthoc: Posthoc = field(default_factory=Posthoc)
     significant: bool = False
-
-    @classmethod
-    def from_dict(cls, data: Mapping | None) -> AcrossDatasets:
-        return cls(
-            **_scalars(
-                cls,
-                data,
-                friedman=Friedman.from_dict,
-                nemenyi=lambda d: None if d is None else Nemenyi.from_dict(d),
-                posthoc=Posthoc.from_dict,
-            )
-        )
+    _NESTED = {"friedman": Friedman.from_dict, "nemenyi": Nemenyi.from_dict, "posthoc": Posthoc.from_dict}
 
     @property
     def n(self) -> int:
@@ -163,7 +155,7 @@ class AcrossDatasets:
 
 
 @dataclass(frozen=True)
-class BayesianSignedRank:
+class BayesianSignedRank(_View):
     """The Bayesian signed-rank test of one pair over the datasets (``across_pairs.rows[].bayesian_signed_rank``)."""
 
     model_a: str | None = None
@@ -180,13 +172,9 @@ class BayesianSignedRank:
     n_samples: int | None = None
     seed: int | None = None
 
-    @classmethod
-    def from_dict(cls, data: Mapping | None) -> BayesianSignedRank:
-        return cls(**_scalars(cls, data))
-
 
 @dataclass(frozen=True)
-class PairRow:
+class PairRow(_View):
     """One pair of models over the datasets (``across_pairs.rows[]``)."""
 
     model_a: str
@@ -211,16 +199,11 @@ class PairRow:
     correction_used: str | None = None
     note: str | None = None
     bayesian_signed_rank: BayesianSignedRank | None = None
-
-    @classmethod
-    def from_dict(cls, data: Mapping) -> PairRow:
-        return cls(
-            **_scalars(cls, data, bayesian_signed_rank=lambda d: None if d is None else BayesianSignedRank.from_dict(d))
-        )
+    _NESTED = {"bayesian_signed_rank": BayesianSignedRank.from_dict}
 
 
 @dataclass(frozen=True)
-class AcrossPairs:
+class AcrossPairs(_View):
     """``across_pairs``: every pair of models over the datasets (Wilcoxon or sign test, adjusted over the pairs)."""
 
     ran: bool = False
@@ -233,7 +216,4 @@ class AcrossPairs:
     bayesian_withheld: str | None = None
     smallest_possible_pvalue: float | None = None
     effect_sizes: str | None = None
-
-    @classmethod
-    def from_dict(cls, data: Mapping | None) -> AcrossPairs:
-        return cls(**_scalars(cls, data, rows=lambda rows: tuple(PairRow.from_dict(r) for r in rows or [])))
+    _NESTED = {"rows": lambda rows: tuple(PairRow.from_dict(r) for r in rows)}

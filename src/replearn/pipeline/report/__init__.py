@@ -333,7 +333,7 @@ def build_report(
         if rel:
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
     pairwise_view = matrix_image = None
-    matrix = _matrix.pairwise_matrix(across, significance.get("across_pairs"), significance.get("alpha"))
+    matrix = _matrix.pairwise_matrix(view, significance.get("across_pairs"), significance.get("alpha"))
     if compact and matrix is not None:  # a benchmark: one k x k matrix before the per-pair tables
         rel = plot("pairwise_matrix.png", lambda p: _matrix.pairwise_matrix_plot(matrix, p, dpi))
         matrix_image = _Image(rel, "Pairwise matrix: every pair of models across datasets") if rel else None
@@ -373,7 +373,7 @@ def build_report(
             if matrix is not None:
                 pairwise_view = _matrix.matrix_blocks(matrix, f, None)
     _across_section(
-        doc, across, significance, crossval, f, cd_image, scores_table=not compact, pairwise_view=pairwise_view
+        doc, view, significance, crossval, f, cd_image, scores_table=not compact, pairwise_view=pairwise_view
     )
     _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
     note = across_failure_note(across, significance.get("across_pairs"))

@@ -43,7 +43,9 @@ _COLOURS = {
 _MARK = {"better": "▲", "worse": "▼", "equivalent": "≈", "no difference": "", "not compared": "", "self": ""}
 
 
-def pairwise_matrix(across: Mapping | None, pairs: Mapping | None, alpha: float | None = None) -> dict | None:
+def pairwise_matrix(
+    across: Mapping | AcrossDatasets | None, pairs: Mapping | None, alpha: float | None = None
+) -> dict | None:
     """The matrix as plain data, or None when there is no pairwise family to show.
 
     ``{"models": [...], "source": "posthoc" | "across_pairs", "method", "control", "alpha", "reason",

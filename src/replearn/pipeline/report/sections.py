@@ -451,7 +451,7 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
 def _across_metric(
     across: Mapping | AcrossDatasets | None, significance: Mapping, crossval: Mapping
 ) -> tuple[str | None, bool | None]:
-    view = across if isinstance(across, AcrossDatasets) else AcrossDatasets.from_dict(across)
+    view = AcrossDatasets.from_dict(across)
     metric = view.metric or significance.get("metric")
     for ds in view.datasets:
         greater = (crossval.get(ds) or {}).get("greater_is_better", {})
@@ -480,7 +480,7 @@ def _replicates_phrase(significance: Mapping, crossval: Mapping) -> str:
 
 def _across_section(
     doc: _Document,
-    across: Mapping | None,
+    across: Mapping | AcrossDatasets | None,
     significance: Mapping,
     crossval: Mapping,
     f: _Fmt,
