@@ -152,6 +152,9 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert "Generated text (sequence family)" in report
     sig = json.loads((work / "results" / "significance.json").read_text())
     assert set(sig["datasets"]) == set(params["dataset"])
+    from replearn.pipeline.views import undeclared_keys
+
+    assert not undeclared_keys(sig), f"{preset}: keys no view of the report declares: {undeclared_keys(sig)[:10]}"
     assert params["tracking"]["enabled"]
     from mlflow.tracking import MlflowClient
 

@@ -4,6 +4,7 @@ a reader that knows it, and a section that did not run reads with the declared d
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import fields
 from pathlib import Path
 
@@ -16,11 +17,15 @@ from replearn.pipeline.views import (
     AcrossDatasets,
     AcrossPairs,
     BayesianSignedRank,
+    DatasetComparison,
     Friedman,
     Nemenyi,
+    PairComparison,
     PairRow,
     Posthoc,
     PosthocComparison,
+    Significance,
+    undeclared_keys,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,3 +108,78 @@ def test_a_comparison_without_its_pair_is_refused():
 def test_a_record_without_the_post_hoc_section_says_so():
     assert AcrossDatasets.from_dict({"ran": True}).posthoc.recorded is False  # written before the procedure existed
     assert AcrossDatasets.from_dict({"ran": True, "posthoc": {"ran": False, "reason": "r"}}).posthoc.recorded
+
+
+# -- one dataset's comparisons ------------------------------------------------------------------------------------
+def _failures_case():
+    spec = importlib.util.spec_from_file_location(
+        "replearn_test_failures", ROOT / "tests" / "pipeline" / "test_failures.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._across_case()
+
+
+@pytest.fixture(scope="module")
+def significance():
+    crossval, train = _failures_case()
+    cfg = dict(yaml.safe_load((ROOT / "params.yaml").read_text())["stats"], bayesian=True)
+    return compare.compare(crossval, train, cfg)
+
+
+def test_every_key_of_a_dataset_entry_is_read_through_a_view(significance):
+    entry = significance["datasets"]["d1"]
+    assert entry["cv"] and entry["bayesian"] and entry["test_set"] and entry["test_set_metric"]["rows"]
+    assert undeclared_keys(significance) == []
+    view = Significance.from_dict(significance)
+    d1 = view.dataset("d1")
+    assert isinstance(d1, DatasetComparison) and isinstance(d1.cv[0], PairComparison)
+    assert [(r.model_a, r.model_b, r.pvalue_adjusted) for r in d1.cv] == [
+        (r["model_a"], r["model_b"], r["pvalue_adjusted"]) for r in entry["cv"]
+    ]
+    assert d1.bayesian[0].decision == entry["bayesian"][0]["decision"]
+    assert d1.test_set_metric.rows[0].score_a == entry["test_set_metric"]["rows"][0]["score_a"]
+    assert view.across_datasets.imputed_worst_rank == significance["across_datasets"]["imputed_worst_rank"]
+    assert view.left_out("d1") == significance["excluded"].get("d1", [])
+
+
+def test_a_planted_key_is_found_wherever_it_is_written(significance):
+    import copy
+
+    for plant, where in (
+        (lambda s: s["datasets"]["d0"]["cv"][1].update(new=1), "significance.datasets.d0.cv[1].new"),
+        (
+            lambda s: s["datasets"]["d2"]["test_set_metric"].update(new=1),
+            "significance.datasets.d2.test_set_metric.new",
+        ),
+        (lambda s: s["across_pairs"]["rows"][0].update(new=1), "significance.across_pairs.rows[0].new"),
+        (lambda s: s["across_datasets"]["friedman"].update(new=1), "significance.across_datasets.friedman.new"),
+        (lambda s: s.update(new=1), "significance.new"),
+    ):
+        planted = copy.deepcopy(significance)
+        plant(planted)
+        assert undeclared_keys(planted) == [where]
+
+
+def test_the_walked_sections_are_the_converted_ones():
+    """undeclared_keys walks exactly the sections from_dict converts into views (one structure, not two)."""
+    from replearn.pipeline import views
+
+    for view, sections in views._SECTIONS.items():
+        assert set(sections) == set(view._NESTED), view.__name__
+
+
+def test_a_row_without_an_adjusted_p_reports_its_raw_one():
+    raw = PairComparison.from_dict({"model_a": "a", "model_b": "b", "pvalue": 0.03})
+    adjusted = PairComparison.from_dict({"model_a": "a", "model_b": "b", "pvalue": 0.03, "pvalue_adjusted": None})
+    assert raw.reported_pvalue == 0.03 and raw.pvalue_adjusted is None
+    assert adjusted.reported_pvalue is None  # recorded as null: untestable after the correction, not "raw"
+    assert raw == adjusted  # what was recorded does not take part in equality
+
+
+def test_missing_sections_read_as_absent_not_as_empty_sections():
+    entry = DatasetComparison.from_dict({"cv": None, "test_set_metric": {}, "sweep": {}})
+    assert entry.cv == () and entry.test_set_metric is None and entry.sweep is None
+    sig = Significance.from_dict({"across_pairs": {}, "datasets": {"x": {}}})
+    assert sig.across_pairs is None and sig.dataset("nowhere") == DatasetComparison() and sig.left_out("x") == []
+    assert Significance.from_dict(sig) is sig

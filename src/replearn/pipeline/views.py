@@ -1,14 +1,17 @@
-"""Typed views of the comparison records over datasets, for the code that reads them (issue 38: the report consumes
-objects, not ``.get(`` on stage records).
+"""Typed views of the significance record, for the code that reads it (issue 38: the report consumes objects, not
+``.get(`` on stage records).
 
-``results/significance.json`` (and a ``replearn compare`` result) carries two sections written by
-:mod:`replearn.pipeline.compare`: ``across_datasets`` (:func:`~replearn.pipeline.compare.across_datasets`: average
-ranks, Friedman's test, the Nemenyi critical difference, the post-hoc procedure) and ``across_pairs``
-(:func:`~replearn.pipeline.compare.across_pairs`: a row per pair of models over the datasets). Their shape varies
-with what ran -- a section that did not run has only ``ran`` and ``reason`` -- so the written JSON stays as it is
-and these views are built from it at read time: each field is declared here once with the value a reader sees when
-the section does not carry it, and :meth:`from_dict` is the one place that looks a key up. A reader asks
-``across.posthoc.ran``, never ``(across.get("posthoc") or {}).get("ran")``.
+``results/significance.json`` (and a ``replearn compare`` result) is written by :mod:`replearn.pipeline.compare`:
+the settings, one entry per dataset (:class:`DatasetComparison`: its pairs over the replicates, on the sealed test
+set and in the Bayesian analysis, a sweep's summary) and two sections over datasets: ``across_datasets``
+(:func:`~replearn.pipeline.compare.across_datasets`: average ranks, Friedman's test, the Nemenyi critical
+difference, the post-hoc procedure) and ``across_pairs`` (:func:`~replearn.pipeline.compare.across_pairs`: a row
+per pair of models over the datasets). Their shape varies with what ran -- a section that did not run has only
+``ran`` and ``reason`` -- so the written JSON stays as it is and these views are built from it at read time: each
+field is declared here once with the value a reader sees when the section does not carry it, and
+:meth:`from_dict` is the one place that looks a key up. A reader asks ``across.posthoc.ran``, never
+``(across.get("posthoc") or {}).get("ran")``; :func:`undeclared_keys` lists what a writer puts in a record that no
+view declares (the preset tests require none).
 """
 
 from __future__ import annotations
@@ -20,12 +23,22 @@ from typing import Any, ClassVar, Self
 __all__ = [
     "AcrossDatasets",
     "AcrossPairs",
+    "BayesianComparison",
+    "BayesianSetting",
     "BayesianSignedRank",
+    "DatasetComparison",
     "Friedman",
     "Nemenyi",
+    "PairComparison",
     "PairRow",
     "Posthoc",
     "PosthocComparison",
+    "SealedMetricTest",
+    "Significance",
+    "Sweep",
+    "SweepModel",
+    "SweepNeighbour",
+    "undeclared_keys",
 ]
 
 
@@ -217,3 +230,289 @@ class AcrossPairs(_View):
     smallest_possible_pvalue: float | None = None
     effect_sizes: str | None = None
     _NESTED = {"rows": lambda rows: tuple(PairRow.from_dict(r) for r in rows)}
+
+
+# --------------------------------------------------------------------------- one dataset's comparisons
+# ``datasets.<d>`` of the record (:func:`~replearn.pipeline.compare._dataset_entry`): the pairs over the replicates
+# (``cv``), on the sealed test set (``test_set``, ``test_set_metric``) and in the Bayesian analysis (``bayesian``),
+# with the design, the question and the failed fits; a sweep adds its summary (``sweep``).
+
+
+@dataclass(frozen=True)
+class PairComparison(_View):
+    """One pair of models on one dataset: a row of ``cv`` (over the replicates: the design's test), of ``test_set``
+    (McNemar's test) or of ``test_set_metric.rows`` (the permutation or bootstrap test of the sealed predictions).
+    The fields a kind of row does not carry read as None."""
+
+    model_a: str | None = None
+    model_b: str | None = None
+    test: str | None = None
+    method: str | None = None
+    mean_a: float | None = None
+    mean_b: float | None = None
+    mean_difference: float | None = None
+    statistic: float | None = None
+    df: float | None = None
+    pvalue: float | None = None
+    pvalue_adjusted: float | None = None
+    significant: bool = False
+    winner: str | None = None
+    correction_used: str | None = None
+    effect_size: float | None = None
+    effect_size_name: str | None = None
+    ci: list | None = None
+    conventions: dict = field(default_factory=dict)
+    standard_error: float | None = None
+    between_share: float | None = None
+    note: str | None = None
+    dropped_replicates: int = 0
+    detectable_difference: float | None = None
+    detectable_level: float | None = None
+    gate: str | None = None
+    question: str | None = None
+    selection: str | None = None
+    sequential: dict | None = None
+    n01: int | None = None
+    n10: int | None = None
+    accuracy_a: float | None = None
+    accuracy_b: float | None = None
+    score_a: float | None = None
+    score_b: float | None = None
+    seed: int | None = None
+    #: the keys the row holds (a row written without an adjusted p-value reports its raw one)
+    recorded: frozenset = field(default=frozenset(), compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping | PairComparison | None) -> PairComparison:
+        if isinstance(data, cls):
+            return data
+        keys = frozenset(data) if isinstance(data, Mapping) else frozenset()
+        return cls(**{**_scalars(cls, data, cls._NESTED), "recorded": keys})
+
+    @property
+    def reported_pvalue(self) -> float | None:
+        """The p-value the verdict uses: the adjusted one, or the raw one for a row written without adjustment."""
+        return self.pvalue_adjusted if "pvalue_adjusted" in self.recorded else self.pvalue
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        """``(model A, model B)`` as strings (the sort key of every table)."""
+        return str(self.model_a), str(self.model_b)
+
+
+def _pairs(rows) -> tuple[PairComparison, ...]:
+    return tuple(PairComparison.from_dict(r) for r in rows)
+
+
+@dataclass(frozen=True)
+class BayesianComparison(_View):
+    """One pair of models in the Bayesian analysis of one dataset (``datasets.<d>.bayesian[]``)."""
+
+    model_a: str | None = None
+    model_b: str | None = None
+    dropped_replicates: int = 0
+    test: str | None = None
+    rope: float | None = None
+    p_a_better: float | None = None
+    p_equivalent: float | None = None
+    p_b_better: float | None = None
+    posterior_mean: float | None = None
+    credible_interval: list | None = None
+    rho: float | None = None
+    p_decision: float | None = None
+    decision: str | None = None
+    decision_rule: str | None = None
+    decision_note: str | None = None
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return str(self.model_a), str(self.model_b)
+
+
+@dataclass(frozen=True)
+class SealedMetricTest(_View):
+    """The permutation or bootstrap test of the primary metric on the sealed test predictions
+    (``datasets.<d>.test_set_metric``)."""
+
+    ran: bool = False
+    reason: str | None = None
+    test: str | None = None
+    metric: str | None = None
+    n_resamples: int | None = None
+    rows: tuple[PairComparison, ...] = ()
+    _NESTED = {"rows": _pairs}
+
+
+@dataclass(frozen=True)
+class SweepNeighbour(_View):
+    """The best point of a sweep against one neighbour (``sweep.models.<key>.neighbours[]``)."""
+
+    best: Any = None
+    neighbour: Any = None
+    test: str | None = None
+    mean_difference: float | None = None
+    statistic: float | None = None
+    pvalue: float | None = None
+    pvalue_adjusted: float | None = None
+    significant: bool = False
+    family: int = 1
+
+
+@dataclass(frozen=True)
+class SweepModel(_View):
+    """One model along a sweep: its curve (``[{"point", "mean", "se"}]``), best and one-SE points, and the best
+    point against its neighbours."""
+
+    curve: list = field(default_factory=list)
+    best: Any = None
+    one_se: Any = None
+    neighbours: tuple[SweepNeighbour, ...] = ()
+    swept: bool | None = None
+    _NESTED = {"neighbours": lambda rows: tuple(SweepNeighbour.from_dict(r) for r in rows)}
+
+
+@dataclass(frozen=True)
+class Sweep(_View):
+    """A sweep's summary on one dataset (``datasets.<d>.sweep``: :func:`~replearn.pipeline.compare.compare_sweep`)."""
+
+    axis: str | None = None
+    values: list = field(default_factory=list)
+    metric: str | None = None
+    models: dict = field(default_factory=dict)  # key -> SweepModel
+    swept: list = field(default_factory=list)
+    simplest: str = "first"
+    question: str | None = None
+    neighbour_test: str | None = None
+    se: str | None = None
+    _NESTED = {"models": lambda models: {k: SweepModel.from_dict(m) for k, m in models.items()}}
+
+
+def _present(view: type[_View]) -> Callable[[Any], Any]:
+    """A converter for an optional section: an empty or missing one reads as None (the report then says nothing)."""
+    return lambda data: view.from_dict(data) if data else None
+
+
+@dataclass(frozen=True)
+class DatasetComparison(_View):
+    """One dataset's comparisons (``datasets.<d>``)."""
+
+    cv: tuple[PairComparison, ...] = ()
+    bayesian: tuple[BayesianComparison, ...] = ()
+    test_set: tuple[PairComparison, ...] = ()
+    test_set_metric: SealedMetricTest | None = None
+    design: str | None = None
+    replicates: str | None = None
+    question: str | None = None
+    metric: str | None = None
+    n_replicates: int | None = None
+    means: dict = field(default_factory=dict)
+    failed_fits: dict = field(default_factory=dict)
+    no_successful_fit: list = field(default_factory=list)
+    failed_final_fit: list = field(default_factory=list)
+    sweep: Sweep | None = None
+    _NESTED = {
+        "cv": _pairs,
+        "bayesian": lambda rows: tuple(BayesianComparison.from_dict(r) for r in rows),
+        "test_set": _pairs,
+        "test_set_metric": _present(SealedMetricTest),
+        "sweep": _present(Sweep),
+    }
+
+
+@dataclass(frozen=True)
+class BayesianSetting(_View):
+    """The Bayesian analysis as configured (``bayesian``: whether it ran, its ROPE)."""
+
+    enabled: bool = False
+    rope: float | None = None
+    rope_scale: str | None = None
+
+
+@dataclass(frozen=True)
+class Significance(_View):
+    """The significance record (``results/significance.json``, a ``replearn compare`` result) as the report reads
+    it: the settings, every dataset's comparisons and the two analyses over datasets."""
+
+    metric: str | None = None
+    alpha: float | None = None
+    higher_is_better: bool | None = None
+    pairwise_test: str | None = None
+    pairwise_test_config: str | None = None
+    correction: str | None = None
+    test_set_test: str | None = None
+    test_set_metric_test: str | None = None
+    bayesian: BayesianSetting = field(default_factory=BayesianSetting)
+    posthoc: dict = field(default_factory=dict)
+    round_before_ranking: int | None = None
+    seed: int | None = None
+    datasets: dict = field(default_factory=dict)  # dataset -> DatasetComparison
+    across_datasets: AcrossDatasets = field(default_factory=AcrossDatasets)
+    across_pairs: AcrossPairs | None = None
+    excluded: dict = field(default_factory=dict)
+    schema_version: int | None = None
+    _NESTED = {
+        "bayesian": BayesianSetting.from_dict,
+        "datasets": lambda entries: {d: DatasetComparison.from_dict(e) for d, e in entries.items()},
+        "across_datasets": AcrossDatasets.from_dict,
+        "across_pairs": _present(AcrossPairs),
+    }
+
+    def dataset(self, name: str) -> DatasetComparison:
+        """The comparisons of dataset ``name`` (none recorded: an empty entry)."""
+        entry = self.datasets.get(name)
+        return entry if entry is not None else DatasetComparison()
+
+    def left_out(self, name: str) -> list[str]:
+        """The models left out of dataset ``name``'s tests (no score on the primary metric)."""
+        return list(self.excluded.get(name) or [])
+
+
+def _undeclared(view: type[_View], data: Any, where: str) -> list[str]:
+    """``where.key`` for every key of ``data`` (and of its nested sections) that ``view`` does not declare."""
+    if not isinstance(data, Mapping):
+        return []
+    declared = {f.name for f in fields(view)}  # type: ignore[arg-type]
+    out = [f"{where}.{k}" for k in data if k not in declared]
+    for name, sub in _SECTIONS.get(view, {}).items():
+        value = data.get(name)
+        if isinstance(value, Mapping) and sub[1] == "map":
+            for key, item in value.items():
+                out += _undeclared(sub[0], item, f"{where}.{name}.{key}")
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                out += _undeclared(sub[0], item, f"{where}.{name}[{i}]")
+        elif value is not None:
+            out += _undeclared(sub[0], value, f"{where}.{name}")
+    return out
+
+
+#: the nested sections of each view: ``{field: (view, "one" | "list" | "map")}`` (what :func:`undeclared_keys` walks)
+_SECTIONS: dict[type, dict[str, tuple[type, str]]] = {
+    Significance: {
+        "bayesian": (BayesianSetting, "one"),
+        "datasets": (DatasetComparison, "map"),
+        "across_datasets": (AcrossDatasets, "one"),
+        "across_pairs": (AcrossPairs, "one"),
+    },
+    DatasetComparison: {
+        "cv": (PairComparison, "list"),
+        "bayesian": (BayesianComparison, "list"),
+        "test_set": (PairComparison, "list"),
+        "test_set_metric": (SealedMetricTest, "one"),
+        "sweep": (Sweep, "one"),
+    },
+    SealedMetricTest: {"rows": (PairComparison, "list")},
+    Sweep: {"models": (SweepModel, "map")},
+    SweepModel: {"neighbours": (SweepNeighbour, "list")},
+    AcrossDatasets: {"friedman": (Friedman, "one"), "nemenyi": (Nemenyi, "one"), "posthoc": (Posthoc, "one")},
+    Posthoc: {"comparisons": (PosthocComparison, "list")},
+    AcrossPairs: {"rows": (PairRow, "list")},
+    PairRow: {"bayesian_signed_rank": (BayesianSignedRank, "one")},
+}
+
+
+def undeclared_keys(significance: Mapping) -> list[str]:
+    """Every key of a significance record (``results/significance.json``, a ``replearn compare`` result) that no
+    view declares, as a dotted path: a key a writer adds without a reader that knows it (empty: every key is
+    read through its view)."""
+    return _undeclared(Significance, significance, "significance")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ...atomic import write_text
 from .. import kinds as _kinds
-from ..views import AcrossDatasets, Nemenyi
+from ..views import Nemenyi, Significance
 from . import benchmark as _benchmark
 from . import fewruns as _fewruns
 from . import leaderboard as _leaderboard
@@ -81,7 +81,7 @@ class ReportArtifacts:
 def build_report(
     *,
     crossval: dict[str, dict],
-    significance: dict,
+    significance: dict | Significance,
     train_metrics: dict,
     settings: dict,
     experiment: dict,
@@ -95,9 +95,9 @@ def build_report(
     ----------
     crossval : dict
         dataset name -> cross-validation result (schema of the ``crossval`` stage).
-    significance : dict
+    significance : dict or Significance
         Output of the ``compare`` stage: per-dataset pairwise tests and the across-datasets
-        Friedman/Nemenyi analysis.
+        Friedman/Nemenyi analysis (read through its typed view, :class:`~replearn.pipeline.views.Significance`).
     train_metrics : dict
         dataset -> model -> {"train": {metric: value}, "test": {metric: value}}.
     settings : dict
@@ -129,6 +129,7 @@ def build_report(
     from . import plots as _plots
 
     title, decimals, dpi, make_plots, formats = _validate_settings(settings)
+    significance = Significance.from_dict(significance)
     f = _Fmt(decimals)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -162,7 +163,7 @@ def build_report(
         if board:
             metric = _benchmark.mean_table(crossval, order)[2]
             across_summary = _leaderboard.top_group_sentence(significance, metric) or across_summary
-        lines = [_benchmark.digest_line(crossval, significance, order, significance.get("round_before_ranking"))]
+        lines = [_benchmark.digest_line(crossval, significance, order, significance.round_before_ranking)]
         doc.add(_List(tuple(lines + ([across_summary] if across_summary else []))))
     else:
         doc.add(_List(tuple(summary_lines(crossval, significance, f, order))))
@@ -187,7 +188,6 @@ def build_report(
             if rel:
                 repro_images.append(_Image(rel, f"{reproduction['preset']}: {cname}"))
         _reproduction_section(doc, reproduction, f, repro_images)
-    sig_datasets = significance.get("datasets") or {}
     for ds in [] if compact else order:
         cv = crossval[ds]
         slug = _slug(ds)
@@ -232,18 +232,18 @@ def build_report(
                 images[rel] = path.read_bytes()
                 doc.add(_Image(rel, caption))
         doc.add(_Heading(3, kind.pairwise_heading))
-        entry = sig_datasets.get(ds) or {}
-        left_out = (significance.get("excluded") or {}).get(ds)
+        entry = significance.dataset(ds)
+        left_out = significance.left_out(ds)
         if left_out:
             doc.add(_Paragraph(f"Left out of the significance tests (no {primary} score): {_join_names(left_out)}."))
-        if entry.get("sweep"):
-            rel = plot(f"sweep_{slug}.png", lambda p, ds=ds, entry=entry: _plots.sweep_plot(ds, entry["sweep"], p, dpi))
+        if entry.sweep is not None:
+            rel = plot(f"sweep_{slug}.png", lambda p, ds=ds, sweep=entry.sweep: _plots.sweep_plot(ds, sweep, p, dpi))
             _sweep_section(
                 doc,
                 entry,
                 significance,
                 f,
-                _Image(rel, f"Sweep over {entry['sweep'].get('axis')} on {ds}") if rel else None,
+                _Image(rel, f"Sweep over {entry.sweep.axis} on {ds}") if rel else None,
             )
         _pairwise_table(doc, entry, cv, significance, f)
         _bayesian_table(doc, entry, significance, f)
@@ -313,8 +313,7 @@ def build_report(
                     )
                 )
 
-    across = significance.get("across_datasets")
-    view = AcrossDatasets.from_dict(across)
+    view = significance.across_datasets
     cd_image = None
     if view.ran and len(view.average_ranks) >= 2:
         nem = view.nemenyi if view.nemenyi is not None else Nemenyi()
@@ -333,7 +332,7 @@ def build_report(
         if rel:
             cd_image = _Image(rel, "Critical difference diagram of the average ranks")
     pairwise_view = matrix_image = None
-    matrix = _matrix.pairwise_matrix(view, significance.get("across_pairs"), significance.get("alpha"))
+    matrix = _matrix.pairwise_matrix(view, significance.across_pairs, significance.alpha)
     if compact and matrix is not None:  # a benchmark: one k x k matrix before the per-pair tables
         rel = plot("pairwise_matrix.png", lambda p: _matrix.pairwise_matrix_plot(matrix, p, dpi))
         matrix_image = _Image(rel, "Pairwise matrix: every pair of models across datasets") if rel else None
@@ -341,7 +340,7 @@ def build_report(
     heatmap_image = None
     if compact:
         models, means, metric, higher = _benchmark.mean_table(crossval, order)
-        ranks = _benchmark.rank_rows(means, higher, significance.get("round_before_ranking"))
+        ranks = _benchmark.rank_rows(means, higher, significance.round_before_ranking)
         cols = sorted(range(len(models)), key=lambda j: (ranks[:, j].mean(), models[j]))
         rel = plot(
             "rank_heatmap.png",
@@ -358,7 +357,7 @@ def build_report(
         )
         heatmap_image = _Image(rel, f"Rank of every model on each of the {len(order)} datasets") if rel else None
     if board:  # the table, then the CD diagram, the k x k matrix and the heat-map; the long tables stay below
-        board_rows, metric = _leaderboard.leaderboard_rows(crossval, order, significance.get("round_before_ranking"))
+        board_rows, metric = _leaderboard.leaderboard_rows(crossval, order, significance.round_before_ranking)
         pictures = [cd_image, matrix_image, heatmap_image]
         blocks = _leaderboard.leaderboard_blocks(
             board_rows, metric, significance, [i for i in pictures if i is not None], with_times=False
@@ -375,13 +374,13 @@ def build_report(
     _across_section(
         doc, view, significance, crossval, f, cd_image, scores_table=not compact, pairwise_view=pairwise_view
     )
-    _across_pairs_section(doc, significance.get("across_pairs"), significance, f)
-    note = across_failure_note(across, significance.get("across_pairs"))
+    _across_pairs_section(doc, significance.across_pairs, significance, f, crossval=crossval)
+    note = across_failure_note(view, significance.across_pairs)
     if note:
         doc.add(_Paragraph(note))
     if compact:
         _benchmark.per_dataset_section(
-            doc, crossval, significance, order, f, heatmap_image, significance.get("round_before_ranking")
+            doc, crossval, significance, order, f, heatmap_image, significance.round_before_ranking
         )
     _how_to_read(doc, significance)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ...stats.registry import label
+from ..views import DatasetComparison, Significance
 from .document import _DASH, _Cell, _Document, _Fmt, _Heading, _Image, _Paragraph, _Table
 
 #: ``report.per_dataset: auto`` shows a section per dataset up to this many datasets, the compact view above
@@ -137,18 +138,18 @@ def rank_heatmap_plot(
 CALIBRATED_QUESTIONS = ("population", "split", "problem")
 
 
-def _calibrated(entry: Mapping) -> bool:
-    return entry.get("question") in CALIBRATED_QUESTIONS
+def _calibrated(entry: DatasetComparison) -> bool:
+    return entry.question in CALIBRATED_QUESTIONS
 
 
-def _significant_wins(entry: Mapping, best: str) -> tuple[int, int]:
+def _significant_wins(entry: DatasetComparison, best: str) -> tuple[int, int]:
     """(how many models ``best`` beats by the dataset's pairwise test after correction, how many were tested)."""
     wins = tested = 0
-    for row in entry.get("cv") or []:
-        if best not in (row.get("model_a"), row.get("model_b")) or row.get("pvalue") is None:
+    for row in entry.cv:
+        if best not in (row.model_a, row.model_b) or row.pvalue is None:
             continue
         tested += 1
-        if row.get("significant") and row.get("winner") == best:
+        if row.significant and row.winner == best:
             wins += 1
     return wins, tested
 
@@ -156,20 +157,21 @@ def _significant_wins(entry: Mapping, best: str) -> tuple[int, int]:
 def per_dataset_section(
     doc: _Document,
     crossval: Mapping,
-    significance: Mapping,
+    significance: Significance | Mapping,
     order: Sequence[str],
     f: _Fmt,
     image: _Image | None,
     decimals: int | None = None,
 ) -> None:
     """The compact per-dataset view: the heat-map and one row per dataset (see the module docstring)."""
+    significance = Significance.from_dict(significance)
     models, means, metric, higher = mean_table(crossval, order)
     if not order or not models:
         return
     ranks = rank_rows(means, higher, decimals)
     avg = ranks.mean(axis=0)
     cols = sorted(range(len(models)), key=lambda j: (avg[j], models[j]))
-    sig = significance.get("datasets") or {}
+    sig = significance.dataset
     doc.add(_Heading(2, f"Per dataset ({len(order)} datasets)"))
     arrow = "higher" if higher else "lower"
     doc.add(
@@ -182,7 +184,7 @@ def per_dataset_section(
             "Columns are in order of average rank; every pairwise row is in results/significance.json."
         )
     )
-    if any(not _calibrated(sig.get(d) or {}) for d in order):
+    if any(not _calibrated(sig(d)) for d in order):
         doc.add(_Paragraph(_UNCALIBRATED_NOTE))
     if image is not None:
         doc.add(image)
@@ -197,14 +199,14 @@ def per_dataset_section(
             cells.append(_Cell(text, bold=best is not None and ranks[i, j] == ranks[i, best]))
         if best is None:
             cells += [_Cell(_DASH), _Cell(_DASH)]
-        elif not _calibrated(sig.get(d) or {}):
+        elif not _calibrated(sig(d)):
             cells += [_Cell(models[best]), _Cell(_DASH)]
         else:
-            wins, tested = _significant_wins(sig.get(d) or {}, models[best])
+            wins, tested = _significant_wins(sig(d), models[best])
             cells += [_Cell(models[best]), _Cell(f"{wins} of {tested}" if tested else _DASH)]
         rows.append(tuple(cells))
-    tests = sorted({str(r.get("test")) for d in order for r in (sig.get(d) or {}).get("cv") or [] if r.get("test")})
-    correction = significance.get("correction")
+    tests = sorted({str(r.test) for d in order for r in sig(d).cv if r.test})
+    correction = significance.correction
     caption = (
         f"Pairwise tests: {', '.join(label(t) for t in tests) or _DASH}; correction: "
         f"{label(correction) if correction and correction != 'none' else 'none'}."
@@ -218,24 +220,26 @@ def per_dataset_section(
     )
 
 
-def digest_line(crossval: Mapping, significance: Mapping, order: Sequence[str], decimals: int | None = None) -> str:
+def digest_line(
+    crossval: Mapping, significance: Significance | Mapping, order: Sequence[str], decimals: int | None = None
+) -> str:
     """One summary line for the per-dataset results of a benchmark: how often each model is best, and on how
     many datasets the best one beats every other model by that dataset's test."""
+    sig = Significance.from_dict(significance).dataset
     models, means, metric, higher = mean_table(crossval, order)
     if not order or not models:
         return "Per dataset: no model has a score to compare."
     ranks = rank_rows(means, higher, decimals)
-    sig = significance.get("datasets") or {}
     best_counts: dict[str, float] = {}
     clear = 0
     for i, d in enumerate(order):
         top = [j for j in range(len(models)) if not math.isnan(means[i, j]) and ranks[i, j] == ranks[i].min()]
         for j in top:  # shared first places count as a fraction
             best_counts[models[j]] = best_counts.get(models[j], 0.0) + 1.0 / len(top)
-        if len(top) == 1 and _calibrated(sig.get(d) or {}):
-            wins, tested = _significant_wins(sig.get(d) or {}, models[top[0]])
+        if len(top) == 1 and _calibrated(sig(d)):
+            wins, tested = _significant_wins(sig(d), models[top[0]])
             clear += tested > 0 and wins == tested
-    calibrated = sum(_calibrated(sig.get(d) or {}) for d in order)
+    calibrated = sum(_calibrated(sig(d)) for d in order)
     ranking = ", ".join(f"{m} {c:g}" for m, c in sorted(best_counts.items(), key=lambda t: (-t[1], t[0])))
     head = f"Per dataset (N = {len(order)}): the best mean {metric} belongs to {ranking} (shared first places split)"
     if not calibrated:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..views import AcrossDatasets, AcrossPairs, DatasetComparison
 from .document import _Cell, _Document, _Heading, _Paragraph, _Table
 
 
@@ -95,17 +96,17 @@ def failures_section(
     )
 
 
-def dataset_failure_note(entry: Mapping) -> str | None:
+def dataset_failure_note(entry: DatasetComparison | Mapping) -> str | None:
     """The note under a dataset's pairwise tables: the replicates dropped per pair and the models left out."""
+    entry = DatasetComparison.from_dict(entry)
     parts = []
-    left_out = list(entry.get("no_successful_fit") or [])
+    left_out = list(entry.no_successful_fit)
     if left_out:
         parts.append(f"left out of these tests (no successful fit): {', '.join(left_out)}")
-    dropped = [r for r in entry.get("cv") or [] if r.get("dropped_replicates")]
+    dropped = [r for r in entry.cv if r.dropped_replicates]
     if dropped:
         pairs = "; ".join(
-            f"{r['model_a']} vs {r['model_b']}: {r['dropped_replicates']}"
-            for r in sorted(dropped, key=lambda r: (str(r["model_a"]), str(r["model_b"])))
+            f"{r.model_a} vs {r.model_b}: {r.dropped_replicates}" for r in sorted(dropped, key=lambda r: r.pair)
         )
         parts.append(f"replicates dropped because a fit of the pair failed -- {pairs}")
     if not parts:
@@ -113,20 +114,20 @@ def dataset_failure_note(entry: Mapping) -> str | None:
     return "Failed fits: " + "; ".join(parts) + "."
 
 
-def across_failure_note(across: Mapping | None, pairs: Mapping | None) -> str | None:
+def across_failure_note(across: AcrossDatasets | Mapping | None, pairs: AcrossPairs | Mapping | None) -> str | None:
     """The note of the across-datasets section: the (dataset, model) means imputed with the worst rank and the
     datasets each pair's test dropped."""
     parts = []
-    imputed = list((across or {}).get("imputed_worst_rank") or [])
+    imputed = list(AcrossDatasets.from_dict(across).imputed_worst_rank)
     if imputed:
         items = ", ".join(f"{m} on {d}" for d, m in imputed)
         parts.append(
             f"{len(imputed)} mean(s) missing because a fit failed, ranked worst on their dataset (ties share the "
             f"average of the worst ranks) for Friedman's test, the post-hoc comparisons and the CD diagram: {items}"
         )
-    dropped = [r for r in (pairs or {}).get("rows") or [] if r.get("dropped_datasets")]
+    dropped = [r for r in AcrossPairs.from_dict(pairs).rows if r.dropped_datasets]
     if dropped:
-        items = "; ".join(f"{r['model_a']} vs {r['model_b']}: {r['dropped_datasets']}" for r in dropped)
+        items = "; ".join(f"{r.model_a} vs {r.model_b}: {r.dropped_datasets}" for r in dropped)
         parts.append(f"datasets dropped from the pairwise tests over datasets (a fit of the pair failed) -- {items}")
     if not parts:
         return None

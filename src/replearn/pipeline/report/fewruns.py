@@ -34,6 +34,7 @@ import numpy as np
 from ...stats import fewruns as fr
 from ...stats.registry import label as _label
 from ..seeding import derive_seed
+from ..views import DatasetComparison, Significance
 from .document import _Cell, _Document, _Fmt, _Heading, _Image, _Paragraph, _Table
 
 __all__ = [
@@ -73,8 +74,8 @@ def _finite(values: Sequence) -> np.ndarray:
     return a[np.isfinite(a)]
 
 
-def _seed(significance: Mapping) -> int:
-    return int(significance.get("seed") or 0)
+def _seed(significance: Significance | Mapping) -> int:
+    return int(Significance.from_dict(significance).seed or 0)
 
 
 def _oriented(values: np.ndarray, greater: bool) -> np.ndarray:
@@ -83,14 +84,17 @@ def _oriented(values: np.ndarray, greater: bool) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- one dataset
-def dataset_numbers(dataset: str, cv: Mapping, entry: Mapping, significance: Mapping) -> dict:
+def dataset_numbers(
+    dataset: str, cv: Mapping, entry: DatasetComparison | Mapping, significance: Significance | Mapping
+) -> dict:
     """The few-run numbers of one dataset of seed replicates, on its primary metric.
 
     Returns ``{"metric", "greater", "units": [{"unit", "n", "mean", "iqm", "ci"}], "pairs": [{"model_a",
     "model_b", "poi", "ci"}], "undetected": [{"model_a", "model_b", "test", "n", "pairs", "correction",
     "pvalue_adjusted", "level", "mde_sd", "sd", "mde", "reachable", "p_min"}]}`` (units and pairs sorted by name;
     ``undetected`` lists the pairs the significance stage tested and did not tell apart)."""
-    metric = str(entry.get("metric") or cv.get("primary_metric") or significance.get("metric"))
+    entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
+    metric = str(entry.metric or cv.get("primary_metric") or significance.metric)
     greater = bool((cv.get("greater_is_better") or {}).get(metric, True))
     seed = _seed(significance)
     units = []
@@ -123,19 +127,19 @@ def dataset_numbers(dataset: str, cv: Mapping, entry: Mapping, significance: Map
     }
 
 
-def _undetected(cv: Mapping, entry: Mapping, significance: Mapping, metric: str) -> list[dict]:
+def _undetected(cv: Mapping, entry: DatasetComparison, significance: Significance, metric: str) -> list[dict]:
     """The minimum detectable effect of every tested pair that the test did not tell apart."""
-    rows = [r for r in entry.get("cv") or [] if r.get("pvalue") is not None]
+    rows = [r for r in entry.cv if r.pvalue is not None]
     m = len(rows)  # the p-values adjusted together (compare._finish_rows)
-    alpha = significance.get("alpha")
+    alpha = significance.alpha
     if not m or alpha is None:
         return []
     out = []
-    for r in sorted(rows, key=lambda r: (str(r.get("model_a")), str(r.get("model_b")))):
-        test = r.get("test")
-        if r.get("significant") or test not in _REPLICATE_TESTS:
+    for r in sorted(rows, key=lambda r: r.pair):
+        test = r.test
+        if r.significant or test not in _REPLICATE_TESTS:
             continue
-        a, b = str(r.get("model_a")), str(r.get("model_b"))
+        a, b = r.pair
         sa = np.array([math.nan if v is None else float(v) for v in _scores(cv, a, metric)], dtype=np.float64)
         sb = np.array([math.nan if v is None else float(v) for v in _scores(cv, b, metric)], dtype=np.float64)
         if sa.size != sb.size:
@@ -143,7 +147,7 @@ def _undetected(cv: Mapping, entry: Mapping, significance: Mapping, metric: str)
         d = (sa - sb)[np.isfinite(sa) & np.isfinite(sb)]
         if d.size < 2:
             continue
-        correction = r.get("correction_used") or significance.get("correction") or "none"
+        correction = r.correction_used or significance.correction or "none"
         corr = (
             correction
             if correction in ("holm", "bonferroni", "shaffer", "bergmann_hommel", "hochberg", "hommel")
@@ -160,7 +164,7 @@ def _undetected(cv: Mapping, entry: Mapping, significance: Mapping, metric: str)
                 "n": int(d.size),
                 "pairs": m,
                 "correction": corr,
-                "pvalue_adjusted": r.get("pvalue_adjusted"),
+                "pvalue_adjusted": r.pvalue_adjusted,
                 "level": float(alpha) / m if corr != "none" else float(alpha),
                 "mde_sd": mde_sd,
                 "sd": sd,
@@ -176,7 +180,14 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f} %"
 
 
-def dataset_section(doc: _Document, dataset: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> None:
+def dataset_section(
+    doc: _Document,
+    dataset: str,
+    cv: Mapping,
+    entry: DatasetComparison | Mapping,
+    significance: Significance | Mapping,
+    f: _Fmt,
+) -> None:
     """The few-run tables of one dataset of seed replicates (nothing for other replicates or no scores)."""
     if not is_seed_replicates(cv):
         return
@@ -254,7 +265,7 @@ def _undetected_line(u: Mapping, metric: str, f: _Fmt) -> str:
 
 
 # --------------------------------------------------------------------------- across the problems of a family
-def family_numbers(family: str, crossval: Mapping[str, Mapping], significance: Mapping) -> dict | None:
+def family_numbers(family: str, crossval: Mapping[str, Mapping], significance: Significance | Mapping) -> dict | None:
     """The aggregate over the datasets (problems) of one family, in the configured order of ``crossval``.
 
     Scores are min-max normalised per problem over every unit's finite scores (1 = best, for a metric where lower

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...atomic import write_text
 from ...stats.registry import label
-from ..views import AcrossDatasets
+from ..views import Significance
 from . import benchmark as _benchmark
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
 
@@ -182,10 +182,11 @@ def _median_times(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> d
 
 
 # --------------------------------------------------------------------------------------------- the verdict
-def top_group(significance: Mapping) -> tuple[str, list[str], str] | None:
+def top_group(significance: Significance | Mapping) -> tuple[str, list[str], str] | None:
     """``(best, group, how)``: the best-ranked model, the models the across-datasets post-hoc procedure cannot
     tell from it (itself included, in rank order) and how that was decided; None without average ranks."""
-    across = AcrossDatasets.from_dict(significance.get("across_datasets"))
+    significance = Significance.from_dict(significance)
+    across = significance.across_datasets
     ranks = across.average_ranks
     if not ranks:
         return None
@@ -205,7 +206,7 @@ def top_group(significance: Mapping) -> tuple[str, list[str], str] | None:
         if c.significant and best in (c.a, c.b):
             beaten.add(c.b if c.a == best else c.a)
     group = [m for m in order if m not in beaten]
-    alpha = ph.alpha if ph.alpha is not None else significance.get("alpha")
+    alpha = ph.alpha if ph.alpha is not None else significance.alpha
     how = f"Friedman p {_p(fr.pvalue)}, then {proc} at α = {alpha}"
     return best, group, how
 
@@ -223,13 +224,14 @@ def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def top_group_sentence(significance: Mapping, metric: str | None = None) -> str | None:
+def top_group_sentence(significance: Significance | Mapping, metric: str | None = None) -> str | None:
     """The summary's one sentence across datasets: the top group, the question, the test and N."""
+    significance = Significance.from_dict(significance)
     found = top_group(significance)
     if found is None:
         return None
     best, group, how = found
-    across = AcrossDatasets.from_dict(significance.get("across_datasets"))
+    across = significance.across_datasets
     n = across.n
     what = f" on {metric}" if metric else ""
     k = len(across.average_ranks)
@@ -261,7 +263,7 @@ def _seconds(x: float | None) -> str:
 def leaderboard_blocks(
     rows: Sequence[Row],
     metric: str | None,
-    significance: Mapping,
+    significance: Significance | Mapping,
     images: Sequence[_Image],
     *,
     with_times: bool,

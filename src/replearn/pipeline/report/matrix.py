@@ -44,7 +44,7 @@ _MARK = {"better": "▲", "worse": "▼", "equivalent": "≈", "no difference": 
 
 
 def pairwise_matrix(
-    across: Mapping | AcrossDatasets | None, pairs: Mapping | None, alpha: float | None = None
+    across: Mapping | AcrossDatasets | None, pairs: Mapping | AcrossPairs | None, alpha: float | None = None
 ) -> dict | None:
     """The matrix as plain data, or None when there is no pairwise family to show.
 

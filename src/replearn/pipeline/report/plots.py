@@ -30,6 +30,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..views import Sweep
+
 __all__ = [
     "NotebookFigure",
     "score_distribution_plot",
@@ -445,11 +447,12 @@ def critical_difference_figure(
         return fig
 
 
-def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAULT_DPI) -> Path:
+def sweep_plot(dataset: str, sweep: Sweep | Mapping, path: Path | str, dpi: int = DEFAULT_DPI) -> Path:
     """Each model's mean score along the sweep axis with a band of ± one standard error; the best point is
     marked with a filled circle and the one-standard-error choice with an open square."""
-    models = sorted(sweep.get("models") or {})
-    values = list(sweep.get("values") or [])
+    sweep = Sweep.from_dict(sweep)
+    models = sorted(sweep.models)
+    values = list(sweep.values)
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
     x = [float(v) for v in values] if numeric else list(range(len(values)))
     with matplotlib.rc_context(_STYLE):  # the fixed style: the bytes do not depend on the machine
@@ -457,9 +460,9 @@ def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAUL
         ax = fig.add_subplot(1, 1, 1)
         palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
         for i, key in enumerate(models):
-            m = sweep["models"][key]
-            means = [c["mean"] if c["mean"] is not None else math.nan for c in m["curve"]]
-            se = [c["se"] if c["se"] is not None else 0.0 for c in m["curve"]]
+            m = sweep.models[key]
+            means = [c["mean"] if c["mean"] is not None else math.nan for c in m.curve]
+            se = [c["se"] if c["se"] is not None else 0.0 for c in m.curve]
             color = palette[i % len(palette)]
             ax.plot(x, means, marker=".", color=color, label=key)
             ax.fill_between(
@@ -470,7 +473,7 @@ def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAUL
                 alpha=0.15,
                 linewidth=0,
             )
-            for point, marker, fill in ((m.get("best"), "o", color), (m.get("one_se"), "s", "none")):
+            for point, marker, fill in ((m.best, "o", color), (m.one_se, "s", "none")):
                 if point is not None and point in values:
                     j = values.index(point)
                     ax.plot(
@@ -479,9 +482,9 @@ def sweep_plot(dataset: str, sweep: Mapping, path: Path | str, dpi: int = DEFAUL
         if not numeric:
             ax.set_xticks(x)
             ax.set_xticklabels([str(v) for v in values])
-        ax.set_xlabel(str(sweep.get("axis")))
-        ax.set_ylabel(f"mean {sweep.get('metric')} (± 1 SE)")
-        ax.set_title(f"{dataset}: sweep over {sweep.get('axis')} (● best, □ one-SE choice)")
+        ax.set_xlabel(str(sweep.axis))
+        ax.set_ylabel(f"mean {sweep.metric} (± 1 SE)")
+        ax.set_title(f"{dataset}: sweep over {sweep.axis} (● best, □ one-SE choice)")
         ax.legend(loc="best", fontsize="small")
         fig.tight_layout()
         return _save(fig, path, dpi)

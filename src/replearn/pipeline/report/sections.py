@@ -12,7 +12,16 @@ import numpy as np
 from ...stats.registry import label as _label
 from .. import designs
 from .. import kinds as _kinds
-from ..views import AcrossDatasets, Nemenyi, Posthoc
+from ..views import (
+    AcrossDatasets,
+    AcrossPairs,
+    BayesianSignedRank,
+    DatasetComparison,
+    Nemenyi,
+    PairComparison,
+    Posthoc,
+    Significance,
+)
 from .document import (
     _DASH,
     _Cell,
@@ -87,29 +96,37 @@ SEALED_QUESTION = (
 )
 
 
-def _verdict(row: Mapping) -> str:
-    if row.get("gate") and not row.get("significant"):
+def _verdict_words(significant: bool, winner: str | None, gated: bool = False) -> str:
+    """A row's verdict words; ``gated``: a sealed test behind the pair's cross-validation verdict."""
+    if gated and not significant:
         return "not tested (no cross-validation verdict to confirm)"
-    winner = row.get("winner")
-    if row.get("significant") and winner is not None:
+    if significant and winner is not None:
         return f"{winner} better"
-    if row.get("significant"):
+    if significant:
         return "significant difference"
     return "no significant difference"
+
+
+def _verdict(row: PairComparison | Mapping) -> str:
+    """The verdict of a pair's row on one dataset (a sealed test behind its gate: "not tested")."""
+    row = PairComparison.from_dict(row)
+    return _verdict_words(row.significant, row.winner, bool(row.gate))
 
 
 def _ci_excludes_zero(ci) -> bool:
     return bool(ci) and len(ci) == 2 and ci[0] is not None and ci[1] is not None and (ci[0] > 0 or ci[1] < 0)
 
 
-def _verdict_with_ci(row: Mapping, correction: str) -> str:
+def _verdict_with_ci(row: PairComparison | Mapping, correction: str) -> str:
     """The verdict, with a word on why it can differ from the row's own (unadjusted) confidence interval, and
     on a "no significant difference" the difference the design detects with 80 % power."""
+    row = PairComparison.from_dict(row)
     text = _verdict(row)
-    if not row.get("significant") and row.get("detectable_difference") is not None:
-        text += f" (80 % power from ±{float(row['detectable_difference']):.3g})"
-    if not row.get("significant") and _ci_excludes_zero(row.get("ci")):
-        if row.get("pvalue") is not None and row.get("pvalue_adjusted", row["pvalue"]) > row["pvalue"]:
+    if not row.significant and row.detectable_difference is not None:
+        text += f" (80 % power from ±{float(row.detectable_difference):.3g})"
+    if not row.significant and _ci_excludes_zero(row.ci):
+        adjusted = row.reported_pvalue
+        if row.pvalue is not None and adjusted is not None and adjusted > row.pvalue:
             return (
                 f"{text} after {correction} (the unadjusted CI excludes 0; the adjustment for the number of "
                 "pairs decides)"
@@ -341,46 +358,49 @@ def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f:
     doc.add(_Table(headers, rows))
 
 
-def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: Mapping, f: _Fmt) -> None:
-    rows_in = list(entry.get("cv") or [])
+def _pairwise_table(
+    doc: _Document,
+    entry: DatasetComparison | Mapping,
+    cv: Mapping,
+    significance: Significance | Mapping,
+    f: _Fmt,
+) -> None:
+    entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
     # The pairwise tests run on each dataset's own primary metric.
-    metric = entry.get("metric") or cv.get("primary_metric") or significance.get("metric")
-    alpha = significance.get("alpha")
-    test = significance.get("pairwise_test")
+    metric = entry.metric or cv.get("primary_metric") or significance.metric
+    test = significance.pairwise_test
     test_name = _test_name(test)
-    correction = _correction_name(significance.get("correction"))
-    if not rows_in:
+    correction = _correction_name(significance.correction)
+    if not entry.cv:
         doc.add(_Paragraph("No pairwise cross-validation comparisons were recorded for this dataset."))
         return
     where, claim = scope(entry, cv)
-    tests = sorted({str(r.get("test")) for r in rows_in if r.get("test")})
+    tests = sorted({str(r.test) for r in entry.cv if r.test})
     if tests and (test in (None, "per dataset") or len(tests) > 1):
         test_name = ", ".join(_test_name(t) for t in tests)
     doc.add(
         _Paragraph(
             f"Pairwise comparisons on {metric}{where}: {test_name}, "
-            f"p-values adjusted with {correction}, α = {_alpha(alpha)}; {claim}. "
+            f"p-values adjusted with {correction}, α = {_alpha(significance.alpha)}; {claim}. "
             "The mean difference is model A minus model B; the CI is for that difference (unadjusted)."
         )
     )
-    rows_in = sorted(rows_in, key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
     rows = []
-    for r in rows_in:
-        es_name = r.get("effect_size_name")
-        es = f.num(r.get("effect_size"))
-        if es_name and r.get("effect_size") is not None:
-            es = f"{es_name} = {es}"
+    for r in sorted(entry.cv, key=lambda r: r.pair):
+        es = f.num(r.effect_size)
+        if r.effect_size_name and r.effect_size is not None:
+            es = f"{r.effect_size_name} = {es}"
         rows.append(
             (
-                _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
-                _Cell(f.num(r.get("mean_difference"))),
-                _Cell(f.num(r.get("statistic"))),
-                _Cell(f.df(r.get("df"))),
-                _Cell(f.pvalue(r.get("pvalue"))),
-                _Cell(f.pvalue(r.get("pvalue_adjusted"))),
+                _Cell(f"{r.model_a} vs {r.model_b}"),
+                _Cell(f.num(r.mean_difference)),
+                _Cell(f.num(r.statistic)),
+                _Cell(f.df(r.df)),
+                _Cell(f.pvalue(r.pvalue)),
+                _Cell(f.pvalue(r.pvalue_adjusted)),
                 _Cell(es),
-                _Cell(f.ci(r.get("ci"))),
-                _Cell(_verdict_with_ci(r, correction), bool(r.get("significant"))),
+                _Cell(f.ci(r.ci)),
+                _Cell(_verdict_with_ci(r, correction), r.significant),
             )
         )
     doc.add(
@@ -394,9 +414,9 @@ def _pairwise_table(doc: _Document, entry: Mapping, cv: Mapping, significance: M
         doc.add(_Paragraph(note))
 
 
-def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None:
-    rows_in = list(entry.get("test_set") or [])
-    if not rows_in:
+def _mcnemar_table(doc: _Document, entry: DatasetComparison | Mapping, cv: Mapping, f: _Fmt) -> None:
+    entry = DatasetComparison.from_dict(entry)
+    if not entry.test_set:
         if cv.get("task") not in (None, "classification"):
             doc.add(
                 _Paragraph(
@@ -413,21 +433,20 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
             f"correctly, n10 those only model A classified correctly; {SEALED_QUESTION}."
         )
     )
-    rows_in = sorted(rows_in, key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
     rows = tuple(
         (
-            _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
-            _Cell(str(r.get("method", _DASH))),
-            _Cell(f.df(r.get("n01"))),
-            _Cell(f.df(r.get("n10"))),
-            _Cell(f.num(r.get("statistic"))),
-            _Cell(f.pvalue(r.get("pvalue"))),
-            _Cell(f.pvalue(r.get("pvalue_adjusted"))),
-            _Cell(f.num(r.get("accuracy_a"))),
-            _Cell(f.num(r.get("accuracy_b"))),
-            _Cell(_verdict(r), bool(r.get("significant"))),
+            _Cell(f"{r.model_a} vs {r.model_b}"),
+            _Cell(str(r.method if "method" in r.recorded else _DASH)),
+            _Cell(f.df(r.n01)),
+            _Cell(f.df(r.n10)),
+            _Cell(f.num(r.statistic)),
+            _Cell(f.pvalue(r.pvalue)),
+            _Cell(f.pvalue(r.pvalue_adjusted)),
+            _Cell(f.num(r.accuracy_a)),
+            _Cell(f.num(r.accuracy_b)),
+            _Cell(_verdict(r), r.significant),
         )
-        for r in rows_in
+        for r in sorted(entry.test_set, key=lambda r: r.pair)
     )
     doc.add(
         _Table(
@@ -449,26 +468,27 @@ def _mcnemar_table(doc: _Document, entry: Mapping, cv: Mapping, f: _Fmt) -> None
 
 
 def _across_metric(
-    across: Mapping | AcrossDatasets | None, significance: Mapping, crossval: Mapping
+    across: Mapping | AcrossDatasets | None, significance: Significance | Mapping, crossval: Mapping
 ) -> tuple[str | None, bool | None]:
-    view = AcrossDatasets.from_dict(across)
-    metric = view.metric or significance.get("metric")
+    view, significance = AcrossDatasets.from_dict(across), Significance.from_dict(significance)
+    metric = view.metric or significance.metric
     for ds in view.datasets:
         greater = (crossval.get(ds) or {}).get("greater_is_better", {})
         if metric in greater:
             return metric, bool(greater[metric])
-    return metric, significance.get("higher_is_better")
+    return metric, significance.higher_is_better
 
 
-def _replicates_phrase(significance: Mapping, crossval: Mapping) -> str:
+def _replicates_phrase(significance: Significance | Mapping, crossval: Mapping) -> str:
     """What a dataset's mean score is a mean over, by the designs that were run (the across-datasets ranks)."""
+    significance = Significance.from_dict(significance)
     kinds = set()
     for name, cv in crossval.items():
-        entry = (significance.get("datasets") or {}).get(name) or {}
-        sweep = " at each model's best point" if entry.get("sweep") else ""
-        q = entry.get("question")
-        kind = entry.get("replicates") or cv.get("replicate_kind")
-        design = designs.of_scheme(cv.get("scheme"), design=entry.get("design"), replicates=kind)
+        entry = significance.dataset(name)
+        sweep = " at each model's best point" if entry.sweep is not None else ""
+        q = entry.question
+        kind = entry.replicates or cv.get("replicate_kind")
+        design = designs.of_scheme(cv.get("scheme"), design=entry.design, replicates=kind)
         if (_kinds.of_record(cv).question or q) == "problem":
             kinds.add(f"over the seeds{sweep}")
         elif q == "split":
@@ -481,7 +501,7 @@ def _replicates_phrase(significance: Mapping, crossval: Mapping) -> str:
 def _across_section(
     doc: _Document,
     across: Mapping | AcrossDatasets | None,
-    significance: Mapping,
+    significance: Significance | Mapping,
     crossval: Mapping,
     f: _Fmt,
     cd_image,
@@ -494,7 +514,7 @@ def _across_section(
     a dataset's mean is a mean over (default: the designs that were run; ``replearn compare`` says it of its table).
     """
     doc.add(_Heading(2, "Across datasets"))
-    view = AcrossDatasets.from_dict(across)
+    view, significance = AcrossDatasets.from_dict(across), Significance.from_dict(significance)
     ranks = {str(k): float(v) for k, v in view.average_ranks.items()}
     n = view.n
     if not view.ran and not ranks:
@@ -504,10 +524,10 @@ def _across_section(
     metric, higher = _across_metric(view, significance, crossval)
     models = list(view.models)
     datasets = list(view.datasets)
+    over = over if over is not None else _replicates_phrase(significance, crossval)  # the design's, not "CV"
     doc.add(
         _Paragraph(
-            f"Models are ranked on each dataset by their mean {metric} "
-            f"{over if over is not None else _replicates_phrase(significance, crossval)} "
+            f"Models are ranked on each dataset by their mean {metric} {over} "
             f"({'higher' if higher or higher is None else 'lower'} is better; rank 1 is best, ties share the average "
             f"rank), then the ranks are averaged over the N = {n} datasets."
         )
@@ -518,7 +538,7 @@ def _across_section(
             _Table(
                 ("Dataset",) + tuple(models),
                 tuple((_Cell(str(ds)),) + tuple(_Cell(f.num(v)) for v in row) for ds, row in zip(datasets, scores)),
-                caption=f"Mean cross-validation {metric} used for the ranking",
+                caption=f"Mean {metric} {over}, used for the ranking",
             )
         )
     order = sorted(ranks, key=lambda name: (ranks[name], name))
@@ -534,7 +554,7 @@ def _across_section(
         return
     fr = view.friedman
     nem = view.nemenyi if view.nemenyi is not None else Nemenyi()
-    alpha = nem.alpha if view.nemenyi is not None else significance.get("alpha")
+    alpha = nem.alpha if view.nemenyi is not None else significance.alpha
     exact = fr.pvalue_method == "exact"
     items = [
         f"Friedman χ²_F = {f.num(fr.statistic)} (df = {f.df(fr.df)}, N = {n} datasets, "
@@ -559,14 +579,14 @@ def _across_section(
     if view.significant:
         doc.add(
             _Paragraph(
-                f"Friedman's test rejects, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, the "
+                f"Friedman's test rejects, at α = {_alpha(significance.alpha)} over N = {n} datasets, the "
                 "hypothesis that all models perform equally; the post-hoc comparisons below say which pairs differ."
             )
         )
     else:
         doc.add(
             _Paragraph(
-                f"Friedman's test does not reject, at α = {_alpha(significance.get('alpha'))} over N = {n} datasets, "
+                f"Friedman's test does not reject, at α = {_alpha(significance.alpha)} over N = {n} datasets, "
                 "the hypothesis that all models perform equally, so no pair is declared different; the rank diagram "
                 "is descriptive."
             )
@@ -602,8 +622,9 @@ def _across_section(
     _posthoc_table(doc, view.posthoc, f)
 
 
-def _how_to_read(doc: _Document, significance: Mapping) -> None:
-    correction = significance.get("correction")
+def _how_to_read(doc: _Document, significance: Significance | Mapping) -> None:
+    significance = Significance.from_dict(significance)
+    correction = significance.correction
     if correction == "holm":
         adjust = (
             "Holm's step-down procedure adjusts the p-values so that the family-wise error rate over all "
@@ -630,7 +651,7 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
             (
                 "Cross-validation tables summarise the per-split scores; the spread (± standard deviation) "
                 "shows how much a score depends on the split.",
-                _cv_test_note(significance.get("pairwise_test")),
+                _cv_test_note(significance.pairwise_test),
                 adjust,
                 "McNemar's test uses the sealed test set, scored once per model after refitting on the whole "
                 "development set: it compares only the examples on which the two models disagree. The sealed "
@@ -647,7 +668,7 @@ def _how_to_read(doc: _Document, significance: Mapping) -> None:
                 + (
                     "; the Bayesian tables say when two models are practically equivalent (a probability above "
                     f"{_DECISION:g} for the region of practical equivalence)."
-                    if (significance.get("bayesian") or {}).get("enabled")
+                    if significance.bayesian.enabled
                     else "."
                 ),
             )
@@ -691,6 +712,15 @@ def _cv_test_note(test) -> str:
 _DECISION = 0.95  # posterior probability needed for a Bayesian verdict (Benavoli et al. 2017)
 
 
+def _decision_words(decision, a: str, b: str) -> str:
+    """A recorded Bayesian decision in words ("a_better", "b_better", "equivalent"; anything else: no decision)."""
+    return {
+        "a_better": f"{a} practically better",
+        "b_better": f"{b} practically better",
+        "equivalent": "practically equivalent",
+    }.get(str(decision), "no decision")
+
+
 def _bayes_verdict(a: str, b: str, p_a, p_eq, p_b) -> tuple[str, bool]:
     for p, text in (
         (p_a, f"{a} practically better"),
@@ -702,20 +732,22 @@ def _bayes_verdict(a: str, b: str, p_a, p_eq, p_b) -> tuple[str, bool]:
     return "no decision", False
 
 
-def _rope_text(significance: Mapping, rope, f: _Fmt) -> str:
+def _rope_text(significance: Significance | Mapping, rope, f: _Fmt) -> str:
     """ "±0.010" for an absolute ROPE, "±1% of the pair's mean score" for a relative one."""
-    setting = significance.get("bayesian") or {}
-    if setting.get("rope_scale") == "relative" and setting.get("rope") is not None:
-        return f"±{100 * float(setting['rope']):g}% of the pair's mean score"
+    setting = Significance.from_dict(significance).bayesian
+    if setting.rope_scale == "relative" and setting.rope is not None:
+        return f"±{100 * float(setting.rope):g}% of the pair's mean score"
     return f"±{f.num(rope)}"
 
 
-def _bayesian_table(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt) -> None:
-    rows_in = sorted(entry.get("bayesian") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+def _bayesian_table(
+    doc: _Document, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
+) -> None:
+    rows_in = sorted(DatasetComparison.from_dict(entry).bayesian, key=lambda r: r.pair)
     if not rows_in:
         return
-    rope = _rope_text(significance, rows_in[0].get("rope"), f)
-    half = rows_in[0].get("test") == "bayesian_t_posterior"
+    rope = _rope_text(significance, rows_in[0].rope, f)
+    half = rows_in[0].test == "bayesian_t_posterior"
     doc.add(_Heading(3, "Bayesian comparison"))
     doc.add(
         _Paragraph(
@@ -726,30 +758,26 @@ def _bayesian_table(doc: _Document, entry: Mapping, significance: Mapping, f: _F
             )
             + ": the posterior probabilities that model A is better by more than the region of practical "
             f"equivalence ({rope}), that the two are practically equivalent, or that B is better. "
-            f"{(rows_in[0].get('decision_rule') or '').capitalize()}: the same multiplicity control as the "
+            f"{(rows_in[0].decision_rule or '').capitalize()}: the same multiplicity control as the "
             "p-values, so the table never names a winner that the pairwise test does not."
         )
     )
     rows = []
     for r in rows_in:
-        a, b = str(r.get("model_a")), str(r.get("model_b"))
-        if r.get("decision") is not None:
-            verdict = {
-                "a_better": f"{a} practically better",
-                "b_better": f"{b} practically better",
-                "equivalent": "practically equivalent",
-            }.get(r["decision"], "no decision")
-            strong = r["decision"] != "undecided"
+        a, b = r.pair
+        if r.decision is not None:
+            verdict = _decision_words(r.decision, a, b)
+            strong = r.decision != "undecided"
         else:
-            verdict, strong = _bayes_verdict(a, b, r.get("p_a_better"), r.get("p_equivalent"), r.get("p_b_better"))
+            verdict, strong = _bayes_verdict(a, b, r.p_a_better, r.p_equivalent, r.p_b_better)
         rows.append(
             (
                 _Cell(f"{a} vs {b}"),
-                _Cell(f.num(r.get("p_a_better"))),
-                _Cell(f.num(r.get("p_equivalent"))),
-                _Cell(f.num(r.get("p_b_better"))),
-                _Cell(f.num(r.get("posterior_mean"))),
-                _Cell(f.ci(r.get("credible_interval"))),
+                _Cell(f.num(r.p_a_better)),
+                _Cell(f.num(r.p_equivalent)),
+                _Cell(f.num(r.p_b_better)),
+                _Cell(f.num(r.posterior_mean)),
+                _Cell(f.ci(r.credible_interval)),
                 _Cell(verdict, strong),
             )
         )
@@ -769,41 +797,43 @@ def _bayesian_table(doc: _Document, entry: Mapping, significance: Mapping, f: _F
     )
 
 
-def _test_set_metric_table(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt) -> None:
-    res = entry.get("test_set_metric")
-    if not res:
+def _test_set_metric_table(
+    doc: _Document, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
+) -> None:
+    res = DatasetComparison.from_dict(entry).test_set_metric
+    if res is None:
         return
-    name = _label(res.get("test") or "resampling test")
+    name = _label(res.test or "resampling test")
     doc.add(_Heading(3, f"{name[0].upper() + name[1:]} (sealed test set)"))
-    if not res.get("ran"):
-        doc.add(_Paragraph(f"Not run: {res.get('reason') or 'no reason recorded'}."))
+    if not res.ran:
+        doc.add(_Paragraph(f"Not run: {res.reason or 'no reason recorded'}."))
         return
-    correction = _correction_name(significance.get("correction"))
-    methods = {str(r.get("method")) for r in res.get("rows") or []}
+    correction = _correction_name(Significance.from_dict(significance).correction)
+    methods = {str(r.method) for r in res.rows}
     if methods and all(m.startswith("exact") for m in methods):  # 0/1 scores: the permutation test in closed form
         how = "exact p-values over every swap of the examples' pair of predictions, no resampling"
     elif any(m.startswith("exact") for m in methods):
-        how = f"exact where the score is 0/1, else {res.get('n_resamples')} resamples, seeded"
+        how = f"exact where the score is 0/1, else {res.n_resamples} resamples, seeded"
     else:
-        how = f"{res.get('n_resamples')} resamples, seeded"
+        how = f"{res.n_resamples} resamples, seeded"
     doc.add(
         _Paragraph(
-            f"{name[0].upper() + name[1:]} of {res.get('metric')} on the sealed test predictions "
+            f"{name[0].upper() + name[1:]} of {res.metric} on the sealed test predictions "
             f"({how}), p-values adjusted with {correction} in one gated family with the cross-validation "
             f"verdicts; {SEALED_QUESTION}. The difference is model A minus model B."
         )
     )
     rows = tuple(
         (
-            _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
-            _Cell(f.num(r.get("score_a"))),
-            _Cell(f.num(r.get("score_b"))),
-            _Cell(f.num(r.get("mean_difference"))),
-            _Cell(f.pvalue(r.get("pvalue"))),
-            _Cell(f.pvalue(r.get("pvalue_adjusted"))),
-            _Cell(_verdict(r), bool(r.get("significant"))),
+            _Cell(f"{r.model_a} vs {r.model_b}"),
+            _Cell(f.num(r.score_a)),
+            _Cell(f.num(r.score_b)),
+            _Cell(f.num(r.mean_difference)),
+            _Cell(f.pvalue(r.pvalue)),
+            _Cell(f.pvalue(r.pvalue_adjusted)),
+            _Cell(_verdict(r), r.significant),
         )
-        for r in sorted(res.get("rows") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
+        for r in sorted(res.rows, key=lambda r: r.pair)
     )
     doc.add(_Table(("Pair (A vs B)", "Score A", "Score B", "Difference", "p", "Adjusted p", "Verdict"), rows))
 
@@ -850,53 +880,61 @@ def _posthoc_table(doc: _Document, posthoc: Posthoc, f: _Fmt) -> None:
 
 
 def _across_pairs_section(
-    doc: _Document, pairs: Mapping | None, significance: Mapping, f: _Fmt, ranked: str = "mean cross-validation"
+    doc: _Document,
+    pairs: AcrossPairs | Mapping | None,
+    significance: Significance | Mapping,
+    f: _Fmt,
+    crossval: Mapping | None = None,
+    over: str | None = None,
 ) -> None:
+    """The pairs of models over the datasets, each dataset's score the mean ``over`` its replicates (default: worded
+    by the designs that were run on ``crossval``; ``replearn compare`` says it of its table)."""
     if not pairs:
         return
+    pairs = AcrossPairs.from_dict(pairs)
     doc.add(_Heading(3, "Pairs of models across datasets"))
-    if not pairs.get("ran"):
-        doc.add(_Paragraph(f"Not run: {pairs.get('reason') or 'no reason recorded'}."))
+    if not pairs.ran:
+        doc.add(_Paragraph(f"Not run: {pairs.reason or 'no reason recorded'}."))
         return
-    test = _test_name(pairs.get("test"))
-    correction = _correction_name(significance.get("correction"))
-    datasets = list(pairs.get("datasets") or [])
+    test = _test_name(pairs.test)
+    correction = _correction_name(Significance.from_dict(significance).correction)
+    n = len(pairs.datasets)
     doc.add(
         _Paragraph(
-            f"Each pair of models compared over the {len(datasets)} datasets by the {test} on the {ranked} "
-            f"{pairs.get('metric')} (Demsar 2006, §3.1), p-values adjusted with {correction}. "
-            f"With {len(datasets)} datasets no p-value can fall below "
-            f"{f.pvalue(pairs.get('smallest_possible_pvalue'))}. "
+            f"Each pair of models compared over the {n} datasets by the {test} on the mean {pairs.metric} "
+            f"{over if over is not None else _replicates_phrase(significance, crossval or {})} "
+            f"(Demsar 2006, §3.1), p-values adjusted with {correction}. "
+            f"With {n} datasets no p-value can fall below "
+            f"{f.pvalue(pairs.smallest_possible_pvalue)}. "
             "Wins count the datasets on which each model is better; effect sizes are positive when model A is better."
         )
     )
-    if pairs.get("bayesian_withheld"):
-        doc.add(_Paragraph(f"Bayesian signed-rank test not run: {pairs['bayesian_withheld']}."))
-    rows_in = sorted(pairs.get("rows") or [], key=lambda r: (str(r.get("model_a")), str(r.get("model_b"))))
-    bayes = any(r.get("bayesian_signed_rank") for r in rows_in)
+    if pairs.bayesian_withheld:
+        doc.add(_Paragraph(f"Bayesian signed-rank test not run: {pairs.bayesian_withheld}."))
+    rows_in = sorted(pairs.rows, key=lambda r: (str(r.model_a), str(r.model_b)))
+    bayes = any(r.bayesian_signed_rank for r in rows_in)
+
+    def count(value) -> str:
+        return _DASH if value is None else str(value)
+
     rows = []
     for r in rows_in:
         cells = [
-            _Cell(f"{r.get('model_a')} vs {r.get('model_b')}"),
-            _Cell(f.num(r.get("mean_difference"))),
-            _Cell(f"{r.get('wins_a', _DASH)} / {r.get('wins_b', _DASH)} / {r.get('ties', _DASH)}"),
-            _Cell(f.num(r.get("statistic"))),
-            _Cell(f.pvalue(r.get("pvalue"))),
-            _Cell(f.pvalue(r.get("pvalue_adjusted"))),
-            _Cell(f.pvalue(r.get("sign_test_pvalue"))),
-            _Cell(f.num(r.get("rank_biserial"))),
-            _Cell(f.num(r.get("cliffs_delta"))),
+            _Cell(f"{r.model_a} vs {r.model_b}"),
+            _Cell(f.num(r.mean_difference)),
+            _Cell(f"{count(r.wins_a)} / {count(r.wins_b)} / {count(r.ties)}"),
+            _Cell(f.num(r.statistic)),
+            _Cell(f.pvalue(r.pvalue)),
+            _Cell(f.pvalue(r.pvalue_adjusted)),
+            _Cell(f.pvalue(r.sign_test_pvalue)),
+            _Cell(f.num(r.rank_biserial)),
+            _Cell(f.num(r.cliffs_delta)),
         ]
         if bayes:
-            br = r.get("bayesian_signed_rank") or {}
-            probs = " / ".join(f.num(br.get(k)) for k in ("p_a_better", "p_equivalent", "p_b_better"))
-            decision = {
-                "a_better": f"{r.get('model_a')} practically better",
-                "b_better": f"{r.get('model_b')} practically better",
-                "equivalent": "practically equivalent",
-            }.get(str(br.get("decision")), "no decision")
-            cells.append(_Cell(f"{probs} ({decision})"))
-        cells.append(_Cell(_verdict(r), bool(r.get("significant"))))
+            br = r.bayesian_signed_rank or BayesianSignedRank()
+            probs = " / ".join(f.num(p) for p in (br.p_a_better, br.p_equivalent, br.p_b_better))
+            cells.append(_Cell(f"{probs} ({_decision_words(br.decision, str(r.model_a), str(r.model_b))})"))
+        cells.append(_Cell(_verdict_words(r.significant, r.winner), r.significant))
         rows.append(tuple(cells))
     headers = [
         "Pair (A vs B)",
@@ -910,24 +948,26 @@ def _across_pairs_section(
         "Cliff's δ",
     ]
     if bayes:
-        rope = next(r["bayesian_signed_rank"].get("rope") for r in rows_in if r.get("bayesian_signed_rank"))
+        rope = next(r.bayesian_signed_rank.rope for r in rows_in if r.bayesian_signed_rank)
         headers.append(f"Bayesian signed-rank P(A) / P(≈, {_rope_text(significance, rope, f)}) / P(B)")
     headers.append("Verdict")
     doc.add(_Table(tuple(headers), tuple(rows)))
 
 
-def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fmt, image) -> None:
+def _sweep_section(
+    doc: _Document, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt, image
+) -> None:
     """A sweep: each model's curve along the axis with its best and one-standard-error points, and the best
     point against its neighbours by the design's test."""
-    sweep = entry.get("sweep")
-    if not sweep:
+    sweep = DatasetComparison.from_dict(entry).sweep
+    if sweep is None:
         return
-    doc.add(_Heading(3, f"Sweep over {sweep.get('axis')}"))
-    order = "the configured order" if sweep.get("simplest", "first") == "first" else "reverse configured order"
-    se = sweep.get("se") or "replicates"
+    doc.add(_Heading(3, f"Sweep over {sweep.axis}"))
+    order = "the configured order" if sweep.simplest == "first" else "reverse configured order"
+    se = sweep.se or "replicates"
     doc.add(
         _Paragraph(
-            f"Mean {sweep.get('metric')} at each point; standard errors: {se}. The best point has the best mean; "
+            f"Mean {sweep.metric} at each point; standard errors: {se}. The best point has the best mean; "
             f"the one-standard-error choice is the simplest point (design.simplest: {order}) whose mean is within "
             "one standard error of the best (Hastie, Tibshirani & Friedman, ESL §7.10). The best point is tested "
             "against its neighbours by a max-t test whose null distribution chooses the best point again in "
@@ -940,17 +980,15 @@ def _sweep_section(doc: _Document, entry: Mapping, significance: Mapping, f: _Fm
     if image is not None:
         doc.add(image)
     rows = []
-    for key, m in sorted((sweep.get("models") or {}).items()):
-        curve = " · ".join(f"{c['point']}: {f.num(c['mean'])}" for c in m.get("curve") or [])
+    for key, m in sorted(sweep.models.items()):
+        curve = " · ".join(f"{c['point']}: {f.num(c['mean'])}" for c in m.curve)
         nb = "; ".join(
-            f"vs {r['neighbour']}: Δ = {f.num(r['mean_difference'])}, adjusted p = {f.pvalue(r['pvalue_adjusted'])}"
-            f" ({'significant' if r['significant'] else 'not significant'}, {_label(r['test'])}, "
-            f"family of {r.get('family', 1)})"
-            for r in m.get("neighbours") or []
+            f"vs {r.neighbour}: Δ = {f.num(r.mean_difference)}, adjusted p = {f.pvalue(r.pvalue_adjusted)}"
+            f" ({'significant' if r.significant else 'not significant'}, {_label(r.test)}, "
+            f"family of {r.family})"
+            for r in m.neighbours
         )
-        rows.append(
-            (_Cell(key), _Cell(str(m.get("best"))), _Cell(str(m.get("one_se"))), _Cell(curve), _Cell(nb or _DASH))
-        )
+        rows.append((_Cell(key), _Cell(str(m.best)), _Cell(str(m.one_se)), _Cell(curve), _Cell(nb or _DASH)))
     doc.add(_Table(("Model", "Best point", "One-SE point", "Mean at each point", "Best vs neighbours"), tuple(rows)))
 
 

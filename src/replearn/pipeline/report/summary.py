@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TypeVar
 
 from ...stats.registry import label
 from .. import designs
 from .. import kinds as _kinds
-from ..views import AcrossDatasets, AcrossPairs
+from ..views import AcrossPairs, BayesianComparison, DatasetComparison, PairComparison, Significance
 from .document import _DASH, _Fmt
 
 
@@ -27,24 +28,28 @@ def _eq(text: str) -> str:
     return f"< {text[1:]}" if text.startswith("<") else f"= {text}"
 
 
-def _pair_row(rows, a: str, b: str) -> tuple[Mapping | None, bool]:
+_Row = TypeVar("_Row", PairComparison, BayesianComparison)
+
+
+def _pair_row(rows: tuple[_Row, ...], a: str, b: str) -> tuple[_Row | None, bool]:
     """The row comparing ``a`` and ``b`` and whether ``a`` is its model A."""
-    for r in rows or []:
-        if (r.get("model_a"), r.get("model_b")) == (a, b):
+    for r in rows:
+        if (r.model_a, r.model_b) == (a, b):
             return r, True
-        if (r.get("model_a"), r.get("model_b")) == (b, a):
+        if (r.model_a, r.model_b) == (b, a):
             return r, False
     return None, True
 
 
-def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
+def scope(entry: DatasetComparison | Mapping, cv: Mapping) -> tuple[str, str]:
     """(where the means come from, what a verdict claims) for the dataset's design -- the one wording of the
     question each design answers, shared by the summary and the sections."""
-    q = entry.get("question")
-    n = entry.get("n_replicates") or len(cv.get("splits") or []) or ""
+    entry = DatasetComparison.from_dict(entry)
+    q = entry.question
+    n = entry.n_replicates or len(cv.get("splits") or []) or ""
     n = f"{n} " if n else ""
-    design = designs.of_scheme(cv.get("scheme"), design=entry.get("design"), replicates=entry.get("replicates"))
-    sweep = " at each model's best point of the sweep" if entry.get("sweep") else ""
+    design = designs.of_scheme(cv.get("scheme"), design=entry.design, replicates=entry.replicates)
+    sweep = " at each model's best point of the sweep" if entry.sweep is not None else ""
     if (_kinds.of_record(cv).question or q) == "problem":
         return f" over {n}seeds{sweep}", "a claim about this problem, over seeds"
     if q == "split":
@@ -65,24 +70,28 @@ def scope(entry: Mapping, cv: Mapping) -> tuple[str, str]:
     )
 
 
-def detectable_phrase(row: Mapping, f: _Fmt) -> str:
+def detectable_phrase(row: PairComparison | Mapping, f: _Fmt) -> str:
     """What a "not significant" could have found: the minimum detectable effect of the row (80 % power at the
     first step of the correction), or nothing when the test has no standard error (rank and sign tests)."""
-    mde = row.get("detectable_difference")
+    row = PairComparison.from_dict(row)
+    mde = row.detectable_difference
     if mde is None:
         return ""
-    level = row.get("detectable_level")
+    level = row.detectable_level
     at = f" at α = {float(level):.3g}" if level is not None else ""
     return f"; this design detects a true difference of ±{f.num(mde)} or more with 80 % power{at}"
 
 
-def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> str:
+def dataset_line(
+    name: str, cv: Mapping, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
+) -> str:
     """One dataset's verdict: the best model on the primary metric and what the tests say together."""
-    metric = cv.get("primary_metric") or significance.get("metric")
+    entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
+    metric = cv.get("primary_metric") or significance.metric
     higher = (cv.get("greater_is_better") or {}).get(metric, True)
-    excluded = set((significance.get("excluded") or {}).get(name) or [])
-    if entry.get("means"):  # the view the tests used (a sweep: each model at its best point)
-        raw = {m: v for m, v in entry["means"].items() if m not in excluded}
+    excluded = set(significance.left_out(name))
+    if entry.means:  # the view the tests used (a sweep: each model at its best point)
+        raw = {m: v for m, v in entry.means.items() if m not in excluded}
     else:
         raw = {
             m: _mean(v.get("scores", {}).get(metric) or [])
@@ -103,43 +112,43 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
         f"{name}: {best} has the best mean {metric}{where} ({f.num(means[best])}), "
         f"{f.num(diff)} {'above' if higher else 'below'} the runner-up {runner} ({f.num(means[runner])})"
     )
-    row, _ = _pair_row(entry.get("cv"), best, runner)
-    correction = label(significance.get("correction") if significance.get("correction") != "none" else None)
+    row, _ = _pair_row(entry.cv, best, runner)
+    correction = label(significance.correction if significance.correction != "none" else None)
     if row is None:
         return head + "; no pairwise test was recorded."
-    if row.get("pvalue") is None and row.get("note"):  # no test could run: say why, claim nothing
-        if means[best] == means[runner] and str(row["note"]).startswith("identical"):
+    if row.pvalue is None and row.note:  # no test could run: say why, claim nothing
+        if means[best] == means[runner] and str(row.note).startswith("identical"):
             shared = f"{name}: {best} and {runner} share the best mean {metric}{where}"
-            return f"{shared} ({f.num(means[best])}): {row['note']}."
-        return f"{head}; {row['note']}."
-    test = label(row.get("test") or significance.get("pairwise_test"))
-    sig = bool(row.get("significant"))
-    p_adj = row.get("pvalue_adjusted", row.get("pvalue"))
-    alpha = float(significance.get("alpha", 0.05))
-    selection = f", {row['selection']}" if row.get("selection") else ""
+            return f"{shared} ({f.num(means[best])}): {row.note}."
+        return f"{head}; {row.note}."
+    test = label(row.test or significance.pairwise_test)
+    sig = bool(row.significant)
+    p_adj = row.reported_pvalue
+    alpha = float(0.05 if significance.alpha is None else significance.alpha)
+    selection = f", {row.selection}" if row.selection else ""
     freq = (
         f"{'significant' if sig else 'not significant'} by the {test} after {correction}{selection} "
         f"(adjusted p {_eq(f.pvalue(p_adj))}, α = {alpha:g}; {claim})"
     )
-    if sig and row.get("winner") and row["winner"] != best:  # cannot happen with one view; never contradict
-        freq += f"; the test favours {row['winner']}"
+    if sig and row.winner and row.winner != best:  # cannot happen with one view; never contradict
+        freq += f"; the test favours {row.winner}"
     if not sig:
         freq += detectable_phrase(row, f)
-    brow, best_is_a = _pair_row(entry.get("bayesian"), best, runner)
+    brow, best_is_a = _pair_row(entry.bayesian, best, runner)
     if brow is None:
         return f"{head}; {freq}."
-    p_better = brow.get("p_a_better") if best_is_a else brow.get("p_b_better")
-    p_eq = brow.get("p_equivalent")
-    rope = brow.get("rope")
+    p_better = brow.p_a_better if best_is_a else brow.p_b_better
+    p_eq = brow.p_equivalent
+    rope = brow.rope
     rope_txt = f"±{f.num(rope)}" if rope is not None else _DASH
-    decision = brow.get("decision")
+    decision = brow.decision
     if decision is None:  # rows written before decisions were recorded
         decision = "undecided"
     best_side = "a_better" if best_is_a else "b_better"
     if decision == best_side:
         bayes, kind = f"Bayesian: practically better with probability {f.num(p_better)}", "better"
     elif decision in ("a_better", "b_better"):
-        p_worse = brow.get("p_b_better") if best_is_a else brow.get("p_a_better")
+        p_worse = brow.p_b_better if best_is_a else brow.p_a_better
         bayes, kind = f"Bayesian: practically worse with probability {f.num(p_worse)}", "worse"
     elif decision == "equivalent":
         bayes, kind = (
@@ -174,13 +183,14 @@ def dataset_line(name: str, cv: Mapping, entry: Mapping, significance: Mapping, 
     return f"{head}; {freq}; {bayes} — {why}."
 
 
-def across_line(significance: Mapping, f: _Fmt) -> str | None:
+def across_line(significance: Significance | Mapping, f: _Fmt) -> str | None:
     """The verdict across datasets (ranks, Friedman and the post-hoc procedure), stating N."""
-    across = AcrossDatasets.from_dict(significance.get("across_datasets"))
+    significance = Significance.from_dict(significance)
+    across = significance.across_datasets
     ranks = across.average_ranks
     n = across.n
     if not ranks:
-        pairs = AcrossPairs.from_dict(significance.get("across_pairs"))
+        pairs = AcrossPairs.from_dict(significance.across_pairs)
         if pairs.ran:
             sig = [r for r in pairs.rows if r.significant]
             verdicts = "; ".join(
@@ -216,34 +226,37 @@ def across_line(significance: Mapping, f: _Fmt) -> str | None:
     return head + f"; post-hoc ({proc}): " + "; ".join(better) + "."
 
 
-def summary_lines(crossval: Mapping, significance: Mapping, f: _Fmt, order: list[str]) -> list[str]:
-    sig = significance.get("datasets") or {}
-    lines = [dataset_line(d, crossval[d], sig.get(d) or {}, significance, f) for d in order if d in crossval]
+def summary_lines(crossval: Mapping, significance: Significance | Mapping, f: _Fmt, order: list[str]) -> list[str]:
+    significance = Significance.from_dict(significance)
+    lines = [dataset_line(d, crossval[d], significance.dataset(d), significance, f) for d in order if d in crossval]
     across = across_line(significance, f)
     if across:
         lines.append(across)
     return lines
 
 
-def model_line(name: str, key: str, cv: Mapping, entry: Mapping, significance: Mapping, f: _Fmt) -> str:
+def model_line(
+    name: str, key: str, cv: Mapping, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
+) -> str:
     """One model's verdicts on one dataset, from its pairwise rows: which models it is significantly better or
     worse than (after the correction) and which it cannot be told from, with the question the test answers."""
+    entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
     _, claim = scope(entry, cv)
     better, worse, same = [], [], []
-    for r in entry.get("cv") or []:
-        if key not in (r.get("model_a"), r.get("model_b")):
+    for r in entry.cv:
+        if key not in (r.model_a, r.model_b):
             continue
-        other = r["model_b"] if r.get("model_a") == key else r["model_a"]
-        if r.get("pvalue") is None:
+        other = str(r.model_b if r.model_a == key else r.model_a)
+        if r.pvalue is None:
             continue
-        p = f.pvalue(r.get("pvalue_adjusted", r.get("pvalue")))
-        if r.get("significant") and r.get("winner") == key:
+        p = f.pvalue(r.reported_pvalue)
+        if r.significant and r.winner == key:
             better.append(f"{other} (adjusted p {_eq(p)})")
-        elif r.get("significant") and r.get("winner") == other:
+        elif r.significant and r.winner == other:
             worse.append(f"{other} (adjusted p {_eq(p)})")
         else:
             same.append(other)
-    test = label(significance.get("pairwise_test"))
+    test = label(significance.pairwise_test)
     parts = []
     if better:
         parts.append("significantly better than " + ", ".join(better))
@@ -256,15 +269,15 @@ def model_line(name: str, key: str, cv: Mapping, entry: Mapping, significance: M
     return f"{name}: {key} is " + "; ".join(parts) + f" ({test}; {claim})."
 
 
-def verdict_tags(crossval: Mapping, significance: Mapping, decimals: int = 3) -> dict:
+def verdict_tags(crossval: Mapping, significance: Significance | Mapping, decimals: int = 3) -> dict:
     """The significance stage's verdicts as MLflow tags (the report's own wording): ``{"parent": {tag: text},
     "children": {(dataset, model key): {tag: text}}}`` -- the runs page of the MLflow UI then shows a verdict beside
     the metrics of every run."""
     f = _Fmt(decimals)
-    sig = significance.get("datasets") or {}
+    significance = Significance.from_dict(significance)
     parent, children = {}, {}
     for d in crossval:
-        entry = sig.get(d) or {}
+        entry = significance.dataset(d)
         parent[f"replearn.verdict.{d}"] = dataset_line(d, crossval[d], entry, significance, f)
         for key in crossval[d].get("models") or {}:
             children[(d, key)] = {"replearn.verdict": model_line(d, key, crossval[d], entry, significance, f)}

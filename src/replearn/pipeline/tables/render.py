@@ -30,8 +30,6 @@ FIGURE_FORMATS = ("pdf", "svg", "png")
 #: figure name -> file stem under plots/ (the names the pipeline's report uses)
 FIGURES = {"cd": "critical_difference", "matrix": "pairwise_matrix"}
 _WORSE, _BETTER = "•", "∘"
-#: what the ranked numbers are, in the report's sentences ("mean cross-validation" in the pipeline's report)
-SCORES = "mean"
 #: what a dataset's mean is a mean over, by the table's replicates (the pipeline's report says it of its designs)
 OVER = {
     "none": "as the table gives them (one score per dataset and model)",
@@ -419,7 +417,7 @@ def document(
         doc.add(_Heading(3, "Pairwise view"))
         for block in view:
             doc.add(block)
-    sections._across_pairs_section(doc, result["across_pairs"], sig, f, ranked=SCORES)
+    sections._across_pairs_section(doc, result["across_pairs"], sig, f, over=OVER[inp["replicates"]])
     note = failures.across_failure_note(across, result["across_pairs"])
     if note:
         doc.add(_Paragraph(note))
