@@ -12,8 +12,8 @@ from scipy.stats import multivariate_normal
 from replearn import models
 from replearn.exceptions import ConfigError
 from replearn.pipeline import families, units
-from replearn.pipeline.families import generative as gen
-from replearn.pipeline.units import generative as gen_units
+from replearn.pipeline.families.generative import problems as gen
+from replearn.pipeline.families.generative import units as gen_units
 
 pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 

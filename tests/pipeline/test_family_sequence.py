@@ -13,8 +13,8 @@ import pytest
 from replearn import models
 from replearn.exceptions import ConfigError
 from replearn.pipeline import families, units
-from replearn.pipeline.families import sequence as seq
-from replearn.pipeline.units import sequence as seq_units
+from replearn.pipeline.families.sequence import problems as seq
+from replearn.pipeline.families.sequence import units as seq_units
 
 pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 

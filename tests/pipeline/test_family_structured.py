@@ -11,8 +11,8 @@ import yaml
 
 from replearn.exceptions import ConfigError
 from replearn.pipeline.families import Outcome, load
-from replearn.pipeline.families import structured as S
-from replearn.pipeline.units import structured as SU
+from replearn.pipeline.families.structured import problems as S
+from replearn.pipeline.families.structured import units as SU
 
 SPEC = {
     "source": "structured",

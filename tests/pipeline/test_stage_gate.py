@@ -13,6 +13,7 @@ import yaml
 
 from replearn.pipeline import config, deps, gate, params, stage
 from replearn.pipeline.stages import validate as validate_stage
+from replearn.pipeline.kinds import FAMILY_MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,3 +118,18 @@ def test_editing_a_model_never_reruns_prepare():
     assert not any(e == "src/replearn/models" or e.startswith("src/replearn/models/") for e in code["prepare"])
     for name in ("validate", "train", "crossval"):
         assert "src/replearn/models" in code[name], name
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_MODULES))
+def test_an_edit_in_a_family_folder_reruns_exactly_the_stages_that_run_it(family):
+    """A family is one folder: an edit of its units reruns the stages that run units (validate for their
+    constraints, train, crossval) and never prepare, featurize, significance or report; an edit of its problems
+    reruns prepare (which builds them). dvc.yaml's deps are these closures (``replearn deps`` checks)."""
+    closures = {
+        name: {p.as_posix() for p in deps.import_closure(script, ROOT)}
+        for name, script in deps.stage_scripts(ROOT).items()
+    }
+    folder = f"src/replearn/pipeline/families/{FAMILY_MODULES[family]}"
+    units, problems = f"{folder}/units.py", f"{folder}/problems.py"
+    assert {n for n, c in closures.items() if units in c} == {"validate", "train", "crossval"}
+    assert problems in closures["prepare"] and units not in closures["prepare"]

@@ -7,8 +7,10 @@ through other modules (imports inside functions included). :func:`import_closure
 
 * which files a stage imports is followed file by file, imports inside functions included; a sub-package that
   loads its members by name (a registry calling :func:`importlib.import_module`: ``models``, ``stats``,
-  ``features``, ``pipeline/families``, ...), which no static analysis follows, brings in every module of its
-  folder as soon as any of them is imported;
+  ``features``, ...), which no static analysis follows, brings in every module of its folder as soon as any of
+  them is imported -- or, where its ``__init__`` declares them (``LOADS_BY_NAME``: globs relative to
+  ``src/replearn``), the modules it names: the family registry loads ``families/<f>/problems.py``, the units
+  registry ``families/<f>/units.py``, so building a problem never depends on the units' algorithms;
 * a sub-package (``replearn/<x>`` or ``replearn/pipeline/<x>``) all of whose modules the stage imports is covered
   by its folder (one entry, so ``dvc.yaml`` and ``dvc.lock`` stay short, which DVC reads and rewrites for every
   stage); of one the stage imports only in part, the imported modules are listed one by one (the family problems
@@ -172,7 +174,31 @@ def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = 
     cache = {} if by_name is None else by_name
     if folder not in cache:
         cache[folder] = _loads_by_name(folder)
-    return sorted(folder.rglob("*.py")) if cache[folder] else []
+    if not cache[folder]:
+        return []
+    globs = _declared_loads(folder)
+    if globs is None:
+        return sorted(folder.rglob("*.py"))
+    root = src / PACKAGE
+    found = {path for pattern in globs for path in root.glob(pattern)}
+    for path in list(found):  # importing a.b.c runs a/__init__ and a/b/__init__ too
+        found.update(p / "__init__.py" for p in path.parents if root in p.parents and (p / "__init__.py").is_file())
+    return sorted(found | set(folder.glob("*.py")))
+
+
+def _declared_loads(folder: Path) -> tuple[str, ...] | None:
+    """The ``LOADS_BY_NAME`` literal of a registry package's ``__init__``: globs, relative to ``src/replearn``, of
+    the modules it imports by name (the experiment families: their ``problems.py`` for one registry, their
+    ``units.py`` for the other); None when it declares none (then every module of its folder counts)."""
+    init = folder / "__init__.py"
+    if not init.is_file():
+        return None
+    for node in ast.iter_child_nodes(_parse(init)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "LOADS_BY_NAME" for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "LOADS_BY_NAME" and node.value:
+            return tuple(ast.literal_eval(node.value))
+    return None
 
 
 def _module_name(src: Path, path: Path) -> str:

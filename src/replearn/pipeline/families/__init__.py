@@ -190,9 +190,14 @@ def resolve_unit_params(units: Mapping[str, Unit], name: str, hp: dict | None) -
     return {**unit.defaults, **hp}
 
 
+#: what :func:`load` imports by name (:mod:`replearn.pipeline.deps` follows it): each family's problems, never its
+#: units (:data:`replearn.pipeline.units.LOADS_BY_NAME`), so ``prepare`` does not depend on the models units fit
+LOADS_BY_NAME = ("pipeline/families/*/problems.py",)
+
+
 def module_name(name: str) -> str:
-    """The module of family ``name`` (:data:`FAMILY_MODULES`; its problems here, its units in
-    :mod:`replearn.pipeline.units`); an unknown name raises ``ConfigError`` naming the families."""
+    """The folder of family ``name`` (:data:`FAMILY_MODULES`: ``families/<module>/``, its problems in
+    ``problems.py``, its units in ``units.py``); an unknown name raises ``ConfigError`` naming the families."""
     if name not in FAMILY_MODULES:
         from ...exceptions import ConfigError
 
@@ -201,5 +206,5 @@ def module_name(name: str) -> str:
 
 
 def load(name: str):
-    """The family module ``name`` (see :data:`FAMILY_MODULES`)."""
-    return importlib.import_module(f"{__name__}.{module_name(name)}")
+    """The problems module of family ``name`` (``families/<name>/problems.py``; see :data:`FAMILY_MODULES`)."""
+    return importlib.import_module(f"{__name__}.{module_name(name)}.problems")

@@ -160,7 +160,7 @@ def generative_figures(evaluations, descriptions) -> list[tuple[str, object]]:
     """The generative section's pictures: the samples each unit generated, ``[(title, matplotlib Figure)]``.
 
     ``evaluations`` maps dataset -> its EvaluationResult (record or dict); the samples are the first replicate's
-    ``extras["samples"]`` (``replearn.pipeline.families.generative`` keeps 16 images or 500 points there);
+    ``extras["samples"]`` (``replearn.pipeline.families.generative.problems`` keeps 16 images or 500 points there);
     ``descriptions`` maps dataset -> the problem description (``image_shape`` for images, ``mixture`` for the
     ring). Images: one grid per unit (noise-free means, light separators); 2-D points: one scatter per unit over
     the contours of the true mixture density, titled with the share of modes hit and of points within 3 sd of a

@@ -1,9 +1,10 @@
-"""The compared units of the experiment families: one module per family (``units/<family>.py``) with ``UNITS``
-(name -> :class:`~replearn.pipeline.families.Unit`) and the run of each unit.
+"""The compared units of the experiment families, found through the family registry: each family's folder holds a
+``units.py`` (``families/<family>/units.py``) with ``UNITS`` (name -> :class:`~replearn.pipeline.families.Unit`)
+and the run of each unit.
 
-The problems those units run on are built by the family's own module (:mod:`replearn.pipeline.families`), which
-the ``prepare`` stage imports; the units import the algorithms and models they fit, which only the stages that
-run them (``validate`` for their constraints, ``train``, ``crossval``, ``report``) depend on.
+The problems those units run on are built by the family's ``problems.py``, which the ``prepare`` stage imports;
+the units import the algorithms and models they fit, which only the stages that run them (``validate`` for their
+constraints, ``train``, ``crossval``, ``report``) depend on.
 """
 
 from __future__ import annotations
@@ -14,10 +15,15 @@ from types import ModuleType
 
 from ..families import FAMILY_MODULES, Unit, module_name
 
+_FAMILIES = "replearn.pipeline.families"  # the folder of each family holds its problems.py and its units.py
+#: what :func:`load` imports by name (:mod:`replearn.pipeline.deps` follows it: a stage that imports this registry
+#: depends on every family's units, a stage that only builds problems on none of them)
+LOADS_BY_NAME = ("pipeline/families/*/units.py",)
+
 
 def load(family: str) -> ModuleType:
     """The units module of ``family`` (a name of :data:`~replearn.pipeline.families.FAMILY_MODULES`)."""
-    return importlib.import_module(f"{__name__}.{module_name(family)}")
+    return importlib.import_module(f"{_FAMILIES}.{module_name(family)}.units")
 
 
 def units() -> dict[str, tuple[str, Unit]]:
@@ -27,7 +33,7 @@ def units() -> dict[str, tuple[str, Unit]]:
         try:
             module = load(fam)
         except ModuleNotFoundError as exc:  # a family still being written (its module does not exist yet)
-            if exc.name != f"{__name__}.{FAMILY_MODULES[fam]}":
+            if exc.name not in (f"{_FAMILIES}.{FAMILY_MODULES[fam]}", f"{_FAMILIES}.{FAMILY_MODULES[fam]}.units"):
                 raise
             continue
         for name, unit in module.UNITS.items():

@@ -28,14 +28,14 @@ import dataclasses
 
 import numpy as np
 
-from ...structured import (
+from ....structured import (
     hmm_viterbi,
     make_hmm_params,
     sample_hmm,
 )
-from ..schema import Choice, Optional_, Range
-from ..seeding import derive_seed
-from . import check_dataset, load
+from ...schema import Choice, Optional_, Range
+from ...seeding import derive_seed
+from .. import check_dataset, load
 
 NAME = "structured"
 TASK = "sequence_labelling"

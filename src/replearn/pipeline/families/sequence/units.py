@@ -1,4 +1,4 @@
-"""The units of the ``sequence`` experiment family (:mod:`replearn.pipeline.families.sequence` builds its problems):
+"""The units of the ``sequence`` experiment family (its ``problems`` module builds the problems):
 ``UNITS`` and the run of each. Kept apart from the problems so that building them (the ``prepare`` stage) does not
 depend on the models the units fit (:mod:`replearn.pipeline.deps`)."""
 
@@ -8,11 +8,11 @@ import time
 
 import numpy as np
 
-from ..._constraints import Interval, IntSequence, Options
-from ...exceptions import ConfigError
-from ..families import Outcome, Unit, unit_params
-from ..families.sequence import SequenceProblem
-from ..seeding import derive_seed
+from ...._constraints import Interval, IntSequence, Options
+from ....exceptions import ConfigError
+from ...families import Outcome, Unit, unit_params
+from ...families.sequence.problems import SequenceProblem
+from ...seeding import derive_seed
 
 SAMPLE_CHARS = 200
 
@@ -83,7 +83,7 @@ def _windows(segments, masks, length: int, stride: int, unit: str) -> tuple[np.n
     :func:`replearn.deep.strided_windows` (``stride`` new targets per later window) and the window masks
     intersected with the segment's own.
     """
-    from ...deep import strided_windows
+    from ....deep import strided_windows
 
     lengths = {s.size for s in segments}
     if len(lengths) == 1 and lengths.pop() <= length:
@@ -114,7 +114,7 @@ def _sizes(value) -> tuple[int, ...]:
 
 
 def run_transformer(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
-    from ...deep import TransformerLM
+    from ....deep import TransformerLM
 
     p, t0 = _params("transformer_lm", hp), time.perf_counter()
     ctx = int(p["context"])
@@ -157,10 +157,10 @@ def _histories(seg: np.ndarray, positions: np.ndarray, w: int, pad: int) -> np.n
 
 
 def run_mlp(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
-    from ...autodiff import ops
-    from ...deep.layers import Embedding, Sequential, mlp
-    from ...deep.losses import cross_entropy
-    from ...deep.training import train_epochs
+    from ....autodiff import ops
+    from ....deep.layers import Embedding, Sequential, mlp
+    from ....deep.losses import cross_entropy
+    from ....deep.training import train_epochs
 
     p, t0 = _params("mlp_lm", hp), time.perf_counter()
     w, V, e = int(p["context"]), problem.vocab_size, int(p["embedding_dim"])
@@ -201,7 +201,7 @@ def run_mlp(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
 
 
 def run_ngram(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
-    from ...deep import NGramLM
+    from ....deep import NGramLM
 
     p, t0 = _params("ngram_lm", hp), time.perf_counter()
     lm = NGramLM(order=p["order"], smoothing=p["smoothing"], alpha=p["alpha"], vocab_size=problem.vocab_size)

@@ -1,4 +1,4 @@
-"""The units of the ``rl`` experiment family (:mod:`replearn.pipeline.families.rl` builds its problems):
+"""The units of the ``rl`` experiment family (its ``problems`` module builds the problems):
 ``UNITS`` and the run of each. Kept apart from the problems so that building them (the ``prepare`` stage) does not
 depend on the models the units fit (:mod:`replearn.pipeline.deps`)."""
 
@@ -9,11 +9,11 @@ import warnings
 
 import numpy as np
 
-from ..._constraints import Interval, Options
-from ...exceptions import ConfigError, ConvergenceWarning
-from ..families import Outcome, Unit
-from ..families.rl import GRIDS, METRICS, Problem
-from ..seeding import derive_seed
+from ...._constraints import Interval, Options
+from ....exceptions import ConfigError, ConvergenceWarning
+from ...families import Outcome, Unit
+from ...families.rl.problems import GRIDS, METRICS, Problem
+from ...seeding import derive_seed
 
 
 # -- evaluation -------------------------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def _grid_return(problem: Problem, policy: np.ndarray, rng: np.random.Generator)
 
 def _cartpole_return(problem: Problem, act, rng: np.random.Generator) -> float:
     """Mean discounted return (-gamma^t at the failure step t, 0 if the pole stays up) of ``act(states)``."""
-    from ...rl.envs import CARTPOLE_CONSTANTS, cartpole_dynamics
+    from ....rl.envs import CARTPOLE_CONSTANTS, cartpole_dynamics
 
     n = problem.episodes
     s = rng.uniform(-0.05, 0.05, size=(n, 4))
@@ -61,7 +61,7 @@ def _cartpole_return(problem: Problem, act, rng: np.random.Generator) -> float:
 
 
 def _failed(states: np.ndarray) -> np.ndarray:
-    from ...rl.envs import CARTPOLE_CONSTANTS as c
+    from ....rl.envs import CARTPOLE_CONSTANTS as c
 
     return (np.abs(states[..., 0]) > c["x_threshold"]) | (np.abs(states[..., 2]) > c["theta_threshold"])
 
@@ -80,7 +80,7 @@ def _eval_rng(seed: int, eval_seed: int | None) -> np.random.Generator:
 
 
 def _run_value_iteration(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-    from ...rl import value_iteration
+    from ....rl import value_iteration
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -106,7 +106,7 @@ def _run_value_iteration(hp: dict, problem: Problem, seed: int, eval_seed: int |
 
 
 def _run_policy_iteration(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-    from ...rl import policy_iteration
+    from ....rl import policy_iteration
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -134,8 +134,8 @@ def _run_policy_iteration(hp: dict, problem: Problem, seed: int, eval_seed: int 
 
 
 def _run_model_based(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-    from ...rl import model_based_rl
-    from ...rl.envs import GridWorld
+    from ....rl import model_based_rl
+    from ....rl.envs import GridWorld
 
     w = problem.world
     env = GridWorld(w.layout, w.terminal_rewards, living_reward=w.living_reward, noise=w.noise)
@@ -174,7 +174,7 @@ def _run_model_based(hp: dict, problem: Problem, seed: int, eval_seed: int | Non
 
 
 def _cartpole_simulator():
-    from ...rl.envs import CARTPOLE_CONSTANTS, cartpole_dynamics
+    from ....rl.envs import CARTPOLE_CONSTANTS, cartpole_dynamics
 
     return lambda states, action, rng: cartpole_dynamics(states, CARTPOLE_CONSTANTS["force_mag"] * (2.0 * action - 1.0))
 
@@ -183,7 +183,7 @@ _CARTPOLE_BOX = (np.array([-2.4, -3.0, -0.21, -3.0]), np.array([2.4, 3.0, 0.21, 
 
 
 def _run_fitted_vi(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-    from ...rl import fitted_value_iteration
+    from ....rl import fitted_value_iteration
 
     rng = np.random.default_rng(derive_seed(seed, "samples"))
     lo, hi = _CARTPOLE_BOX
@@ -216,7 +216,7 @@ def _run_fitted_vi(hp: dict, problem: Problem, seed: int, eval_seed: int | None 
 
 
 def _run_discretized_vi(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-    from ...rl import StateGrid, discretize_mdp, value_iteration
+    from ....rl import StateGrid, discretize_mdp, value_iteration
 
     lo, hi = _CARTPOLE_BOX
     bins = [hp["bins_x"], hp["bins_x"], hp["bins_theta"], hp["bins_theta"]]
@@ -254,7 +254,7 @@ def _run_discretized_vi(hp: dict, problem: Problem, seed: int, eval_seed: int | 
 
 def _run_lq(full_state: bool):
     def run(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-        from ...control import lqg, simulate_lqg
+        from ....control import lqg, simulate_lqg
 
         s = problem.system
         if s is None:
@@ -289,7 +289,7 @@ def _run_lq(full_state: bool):
 
 def _run_reinforce(baseline):
     def run(hp: dict, problem: Problem, seed: int, eval_seed: int | None = None) -> Outcome:
-        from ...rl import SoftmaxPolicy, reinforce
+        from ....rl import SoftmaxPolicy, reinforce
 
         mdp = problem.mdp
         S, A = mdp.n_states, mdp.n_actions

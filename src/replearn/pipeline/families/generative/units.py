@@ -1,4 +1,4 @@
-"""The units of the ``generative`` experiment family (:mod:`replearn.pipeline.families.generative` builds its problems):
+"""The units of the ``generative`` experiment family (its ``problems`` module builds the problems):
 ``UNITS`` and the run of each. Kept apart from the problems so that building them (the ``prepare`` stage) does not
 depend on the models the units fit (:mod:`replearn.pipeline.deps`)."""
 
@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ..._constraints import Interval, IntSequence, Options
-from ...deep.vae import VAE
-from ...exceptions import ConfigError, ConvergenceWarning
-from ..families import Outcome, Unit, unit_params
-from ..families.generative import METRICS, N_POINTS, DensityProblem, _sq_dists
-from ..seeding import derive_seed
+from ...._constraints import Interval, IntSequence, Options
+from ....deep.vae import VAE
+from ....exceptions import ConfigError, ConvergenceWarning
+from ...families import Outcome, Unit, unit_params
+from ...families.generative.problems import METRICS, N_POINTS, DensityProblem, _sq_dists
+from ...seeding import derive_seed
 
 N_IMAGES = 16  # generated digits kept for the pictures
 N_KDE = 1000  # generated samples behind sample_kde_nll
@@ -72,7 +72,7 @@ def _extra(problem: DensityProblem, pictures: np.ndarray, samples: np.ndarray) -
         kept = samples[:N_POINTS]
         extra = {"samples": np.round(kept[np.all(np.isfinite(kept), axis=1)], 3).tolist()}  # JSON has no inf/NaN
     if problem.mixture is not None and np.all(np.isfinite(samples)):
-        from ...deep import mode_coverage, ring_centers
+        from ....deep import mode_coverage, ring_centers
 
         centers = ring_centers(problem.mixture["n_modes"], problem.mixture["radius"])
         covered, close = mode_coverage(samples[:N_KDE], centers, problem.mixture["std"])
@@ -150,7 +150,7 @@ def ppca_log_density(X: np.ndarray, mean, components, eigenvalues, sigma2: float
 
 
 def run_ppca(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ...models.decomposition.pca import PCA
+    from ....models.decomposition.pca import PCA
 
     p, t0 = _params("ppca", hp), time.perf_counter()
     X, Xt = problem.X_train, problem.X_test
@@ -183,7 +183,7 @@ def run_ppca(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 def run_fa(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ...models.decomposition.factor_analysis import FactorAnalysis
+    from ....models.decomposition.factor_analysis import FactorAnalysis
 
     p, t0 = _params("fa_density", hp), time.perf_counter()
     X, Xt = problem.X_train, problem.X_test
@@ -211,7 +211,7 @@ def run_fa(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 def run_gan(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ...deep import GAN
+    from ....deep import GAN
 
     p, t0 = _params("gan", hp), time.perf_counter()
     gan = GAN(
@@ -240,7 +240,7 @@ def run_gan(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 def run_flow(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ...deep import RealNVP
+    from ....deep import RealNVP
 
     p, t0 = _params("flow", hp), time.perf_counter()
     flow = RealNVP(

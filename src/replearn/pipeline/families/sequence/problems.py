@@ -46,11 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from ...exceptions import ConfigError
-from ..schema import Choice, Optional_, Range
-from ..seeding import derive_seed
-from . import check_dataset, load
-from .generative import _digest, data_root
+from ....exceptions import ConfigError
+from ...schema import Choice, Optional_, Range
+from ...seeding import derive_seed
+from .. import check_dataset, load
+from ..generative.problems import _digest, data_root
 
 NAME = "sequence"
 TASK = "language_model"
@@ -103,7 +103,7 @@ def check_spec(spec: dict) -> list[str]:
 
 def load_text(name: str) -> str:
     """The shipped text ``name`` (checked against data/reference/SHA256SUMS), markdown emphasis removed."""
-    from ..._reference import reference_path
+    from ...._reference import reference_path
 
     path = reference_path(data_root() / "data" / "reference", CORPORA[name])
     text = path.read_text(encoding="utf-8").replace("**", "").replace("_", "")
@@ -115,7 +115,7 @@ def build(spec: dict, seed: int) -> SequenceProblem:
     """The problem a dataset config describes (deterministic in ``spec`` and ``seed``)."""
     check_dataset(load(NAME), spec)
     if spec["task"] in ("copy", "reverse"):
-        from ...deep import make_copy_task
+        from ....deep import make_copy_task
 
         L, V = int(spec.get("length", 6)), int(spec.get("vocab_size", 8))
         n_train, n_test = int(spec.get("n_train", 1000)), int(spec.get("n_test", 200))

@@ -40,9 +40,9 @@ import dataclasses
 
 import numpy as np
 
-from ...theory import uniform_convergence_gap
-from ..schema import Optional_, Range
-from . import check_dataset, load
+from ....theory import uniform_convergence_gap
+from ...schema import Optional_, Range
+from .. import check_dataset, load
 
 NAME = "theory"
 TASK = "simulation"

@@ -57,10 +57,10 @@ from typing import Any
 
 import numpy as np
 
-from ...exceptions import ConfigError
-from ..schema import Choice, Optional_, Range
-from ..seeding import derive_seed
-from . import check_dataset, load
+from ....exceptions import ConfigError
+from ...schema import Choice, Optional_, Range
+from ...seeding import derive_seed
+from .. import check_dataset, load
 
 NAME = "generative"
 TASK = "density"
@@ -99,7 +99,7 @@ def data_root():
     else the source checkout this module lives in (a test run from elsewhere)."""
     from pathlib import Path
 
-    from ..params import project_root
+    from ...params import project_root
 
     try:
         return project_root()
@@ -119,7 +119,7 @@ def build(spec: dict, seed: int) -> DensityProblem:
     check_dataset(load(NAME), spec)
     heldout = float(spec.get("heldout", 0.3))
     if spec["data"] == "digits":
-        from ..data import load_dataset
+        from ...data import load_dataset
 
         counts = load_dataset("digits", {"source": "shipped"}, seed=seed, root=data_root()).X
         n = int(spec["n_samples"]) if "n_samples" in spec else int(counts.shape[0])
@@ -130,7 +130,7 @@ def build(spec: dict, seed: int) -> DensityProblem:
         image_shape: tuple[int, int] | None = (8, 8)
         mixture = None
     else:
-        from ...deep import make_gaussian_ring
+        from ....deep import make_gaussian_ring
 
         n = int(spec.get("n_samples", 2000))
         n_modes, radius, std = int(spec.get("n_modes", 8)), float(spec.get("radius", 2.0)), float(spec.get("std", 0.2))
@@ -161,7 +161,7 @@ def describe(problem: DensityProblem) -> dict:
         # prepare, whose meta.json holds it) exactly when the problem does
         out["digest"] = _digest(problem.X_train, problem.X_test)
     if problem.mixture is not None:
-        from ...deep import gaussian_ring_log_density
+        from ....deep import gaussian_ring_log_density
 
         out["mixture"] = dict(problem.mixture)
         out["true_heldout_nll"] = round(float(-gaussian_ring_log_density(problem.X_test, **problem.mixture).mean()), 12)

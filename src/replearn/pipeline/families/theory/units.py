@@ -1,4 +1,4 @@
-"""The units of the ``theory`` experiment family (:mod:`replearn.pipeline.families.theory` builds its problems):
+"""The units of the ``theory`` experiment family (its ``problems`` module builds the problems):
 ``UNITS`` and the run of each. Kept apart from the problems so that building them (the ``prepare`` stage) does not
 depend on the models the units fit (:mod:`replearn.pipeline.deps`)."""
 
@@ -8,11 +8,11 @@ import math
 
 import numpy as np
 
-from ..._constraints import Interval
-from ...exceptions import ConfigError
-from ...theory import deviates, hoeffding_bound, test_set_bound, uniform_convergence_gap
-from ..families import Outcome, Unit, resolve_unit_params
-from ..families.theory import _MAX_DRAWS, Simulation, _threshold_risks
+from ...._constraints import Interval
+from ....exceptions import ConfigError
+from ....theory import deviates, hoeffding_bound, test_set_bound, uniform_convergence_gap
+from ...families import Outcome, Unit, resolve_unit_params
+from ...families.theory.problems import _MAX_DRAWS, Simulation, _threshold_risks
 
 
 def _resolve(unit: str, hp: dict | None) -> dict:

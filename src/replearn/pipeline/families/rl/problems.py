@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from ...exceptions import ConfigError
-from ..schema import Choice, Optional_, Range
-from ..seeding import derive_seed
+from ....exceptions import ConfigError
+from ...schema import Choice, Optional_, Range
+from ...seeding import derive_seed
 
 NAME = "rl"
 TASK = "control"
@@ -139,8 +139,8 @@ def check_spec(spec: dict) -> list[str]:
 
 def build(spec: dict, seed: int) -> Problem:
     """The environment of a dataset config (random layouts from ``seed``) with, for grid worlds, the exact V*."""
-    from ...rl import policy_iteration
-    from ...rl.envs import random_grid_world, russell_norvig_4x3
+    from ....rl import policy_iteration
+    from ....rl.envs import random_grid_world, russell_norvig_4x3
 
     errors = check_spec(spec)
     if errors:

@@ -1,4 +1,4 @@
-"""The units of the ``structured`` experiment family (:mod:`replearn.pipeline.families.structured` builds its problems):
+"""The units of the ``structured`` experiment family (its ``problems`` module builds the problems):
 ``UNITS`` and the run of each. Kept apart from the problems so that building them (the ``prepare`` stage) does not
 depend on the models the units fit (:mod:`replearn.pipeline.deps`)."""
 
@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._constraints import Boolean, Interval, Options
-from ...exceptions import ConfigError
-from ...structured import (
+from ...._constraints import Boolean, Interval, Options
+from ....exceptions import ConfigError
+from ....structured import (
     DAgger,
     SequenceLabelingTask,
     StructuredPerceptron,
     StructuredSVM,
     rollout,
 )
-from ..families import Outcome, Unit, resolve_unit_params
-from ..families.structured import SequenceProblem, _token_rates
+from ...families import Outcome, Unit, resolve_unit_params
+from ...families.structured.problems import SequenceProblem, _token_rates
 
 
 def _resolve(unit: str, hp: dict | None) -> dict:
@@ -73,7 +73,7 @@ def _run_structured_svm(hp: dict, problem: SequenceProblem, seed: int) -> Outcom
 
 
 def _run_token_perceptron(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
-    from ...models import create
+    from ....models import create
 
     p = _resolve("token_perceptron", hp)
     model = create(

@@ -1,0 +1,6 @@
+"""The ``theory`` experiment family: learning theory (bounds against simulated risks).
+
+``problems`` builds the family's problems (what the ``prepare`` stage imports); ``units`` holds its ``UNITS`` and
+how each runs on a replicate (what ``validate``, ``train``, ``crossval`` and ``report`` import). This package
+imports neither, so a stage that builds a problem never depends on the units' algorithms.
+"""
