@@ -15,8 +15,8 @@ from scipy import stats
 from replearn.exceptions import ConfigError
 from replearn.pipeline.families import Outcome, load
 from replearn.pipeline.families.theory import problems as T
-from replearn.pipeline.report.family_figures import theory_figures, violations
 from replearn.pipeline.families.theory import units as TU
+from replearn.pipeline.report.family_figures import theory_figures, violations
 
 SPEC = {"source": "theory", "n": 200, "trials": 400}
 

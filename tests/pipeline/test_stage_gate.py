@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from replearn.pipeline import config, deps, gate, params, stage
-from replearn.pipeline.stages import validate as validate_stage
 from replearn.pipeline.kinds import FAMILY_MODULES
+from replearn.pipeline.stages import validate as validate_stage
 
 ROOT = Path(__file__).resolve().parents[2]
 
