@@ -69,7 +69,7 @@ class VAE(TransformerMixin, BaseEstimator):
     """
 
     #: the valid values, declared once: read by fit (_validate_params), by the generative family's vae unit
-    #: (pipeline/units/generative.py takes its table from here) and so by the configuration check
+    #: (pipeline/families/generative/units.py takes its table from here) and so by the configuration check
     _constraints = {
         "n_components": Interval(int, 1, None),
         "hidden_layer_sizes": IntSequence(1, None),

@@ -27,10 +27,11 @@ eval_seed=...)``: ``eval_seed`` is shared by every unit of a replicate, so their
 Wall-clock time is never a score (outputs must be byte-identical on rerun): an :class:`Outcome` may carry
 ``timing`` seconds, which go to MLflow only. Deterministic cost measures (iterations, Bellman backups) are scores.
 
-Two modules per family: ``families/<name>.py`` describes and builds the problems (what ``prepare`` runs) and
-``units/<name>.py`` (:mod:`replearn.pipeline.units`) holds ``UNITS`` and their runs (what ``train`` and
-``crossval`` run). Building a problem never imports the models a unit fits, so editing a model reruns the stages
-that fit it, never ``prepare`` (:mod:`replearn.pipeline.deps`).
+One folder per family, ``families/<name>/``: ``problems.py`` describes and builds the problems (what ``prepare``
+runs) and ``units.py`` (found by :mod:`replearn.pipeline.units`) holds ``UNITS`` and their runs (what ``train``
+and ``crossval`` run); a new family is its folder and one line of :data:`FAMILY_MODULES`. Building a problem
+never imports the models a unit fits, so editing a model or a unit reruns the stages that fit it, never
+``prepare`` (:mod:`replearn.pipeline.deps` follows each registry's ``LOADS_BY_NAME``).
 
 Layering: family modules live in the pipeline-services layer and may import the algorithm packages
 (``replearn.rl``, ``replearn.structured``, ...); the algorithm packages never import this module.
