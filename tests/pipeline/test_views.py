@@ -162,11 +162,15 @@ def test_a_planted_key_is_found_wherever_it_is_written(significance):
 
 
 def test_the_walked_sections_are_the_converted_ones():
-    """undeclared_keys walks exactly the sections from_dict converts into views (one structure, not two)."""
+    """undeclared_keys walks the very declarations from_dict converts through (one structure, not two): every
+    nested field of every view is a views._Nested naming a view, and a field that is a view is declared nested."""
     from replearn.pipeline import views
 
-    for view, sections in views._SECTIONS.items():
-        assert set(sections) == set(view._NESTED), view.__name__
+    classes = [c for c in vars(views).values() if isinstance(c, type) and issubclass(c, views._View)]
+    for view in classes:
+        for name, nested in view._NESTED.items():
+            assert isinstance(nested, views._Nested) and issubclass(nested.view, views._View), (view, name)
+            assert name in {f.name for f in fields(view)}, (view, name)
 
 
 def test_a_row_without_an_adjusted_p_reports_its_raw_one():

@@ -84,15 +84,22 @@ def _nodes(path: Path) -> tuple[ast.AST, ...]:
     return _NODES[key]
 
 
+def _init_literal(init: Path, name: str):
+    """The literal assigned to ``name`` at the top level of the package ``__init__`` ``init`` (None: no such
+    assignment, or no such file)."""
+    if not init.is_file():
+        return None
+    for node in ast.iter_child_nodes(_parse(init)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == name and node.value is not None:
+            return ast.literal_eval(node.value)
+    return None
+
+
 def _lazy_exports(src: Path, package: str) -> dict[str, str]:
     """The ``LAZY_EXPORTS`` literal of package ``package``'s ``__init__`` (name -> submodule; :mod:`replearn._lazy`)."""
-    init = src.joinpath(*package.split("."), "__init__.py")
-    if not init.is_file():
-        return {}
-    for node in ast.iter_child_nodes(_parse(init)):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "LAZY_EXPORTS" for t in node.targets):
-            return dict(ast.literal_eval(node.value))
-    return {}
+    return dict(_init_literal(src.joinpath(*package.split("."), "__init__.py"), "LAZY_EXPORTS") or {})
 
 
 def _imported_modules(path: Path, module: str, src: Path = SRC) -> set[str]:
@@ -166,7 +173,8 @@ def _package_root(src: Path, module: str) -> Path | None:
 
 def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = None) -> list[Path]:
     """All modules of the sub-package ``module`` belongs to when that package loads its members by name (a
-    registry), else none: the imports of the others are followed one by one. ``by_name`` caches
+    registry; those its ``__init__`` names in ``LOADS_BY_NAME``, with the modules directly in its folder, when it
+    declares them), else none: the imports of the others are followed one by one. ``by_name`` caches
     :func:`_loads_by_name` per folder (for one closure: the files may change between two)."""
     folder = _package_root(src, module)
     if folder is None:
@@ -176,7 +184,7 @@ def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = 
         cache[folder] = _loads_by_name(folder)
     if not cache[folder]:
         return []
-    globs = _declared_loads(folder)
+    globs = _init_literal(folder / "__init__.py", "LOADS_BY_NAME")  # what the registry names, when it says
     if globs is None:
         return sorted(folder.rglob("*.py"))
     root = src / PACKAGE
@@ -184,21 +192,6 @@ def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = 
     for path in list(found):  # importing a.b.c runs a/__init__ and a/b/__init__ too
         found.update(p / "__init__.py" for p in path.parents if root in p.parents and (p / "__init__.py").is_file())
     return sorted(found | set(folder.glob("*.py")))
-
-
-def _declared_loads(folder: Path) -> tuple[str, ...] | None:
-    """The ``LOADS_BY_NAME`` literal of a registry package's ``__init__``: globs, relative to ``src/replearn``, of
-    the modules it imports by name (the experiment families: their ``problems.py`` for one registry, their
-    ``units.py`` for the other); None when it declares none (then every module of its folder counts)."""
-    init = folder / "__init__.py"
-    if not init.is_file():
-        return None
-    for node in ast.iter_child_nodes(_parse(init)):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "LOADS_BY_NAME" for t in node.targets):
-            return tuple(ast.literal_eval(node.value))
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "LOADS_BY_NAME" and node.value:
-            return tuple(ast.literal_eval(node.value))
-    return None
 
 
 def _module_name(src: Path, path: Path) -> str:

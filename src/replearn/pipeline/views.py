@@ -16,7 +16,7 @@ view declares (the preset tests require none).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Self
 
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 
-def _scalars(cls, data: Any, nested: Mapping[str, Callable[[Any], Any]]) -> dict[str, Any]:
+def _scalars(cls, data: Any, nested: Mapping[str, _Nested]) -> dict[str, Any]:
     """The fields of ``cls`` found in ``data`` (a missing or null section: every field's default; a null list or
     mapping: an empty one); ``nested``: ``{field: converter}`` for the fields that are views themselves."""
     data = data or {}
@@ -57,10 +57,29 @@ def _scalars(cls, data: Any, nested: Mapping[str, Callable[[Any], Any]]) -> dict
     return out
 
 
+@dataclass(frozen=True)
+class _Nested:
+    """A field that is a view itself: ``one`` section, ``many`` rows, a ``map`` of key -> section, or an ``optional``
+    section (empty or missing: None). :meth:`_View.from_dict` converts through it and :func:`undeclared_keys` walks
+    it: one declaration of a record's shape for both."""
+
+    view: type[_View]
+    kind: str = "one"
+
+    def __call__(self, data: Any) -> Any:
+        if self.kind == "many":
+            return tuple(self.view.from_dict(r) for r in data)
+        if self.kind == "map":
+            return {k: self.view.from_dict(v) for k, v in data.items()}
+        if self.kind == "optional":
+            return self.view.from_dict(data) if data else None
+        return self.view.from_dict(data)
+
+
 class _View:
     """A view of one record section: :meth:`from_dict` reads it; ``_NESTED`` converts the fields that are views."""
 
-    _NESTED: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+    _NESTED: ClassVar[Mapping[str, _Nested]] = {}
 
     @classmethod
     def from_dict(cls, data: Mapping | Self | None) -> Self:
@@ -125,7 +144,7 @@ class Posthoc(_View):
     average_ranks: dict = field(default_factory=dict)
     comparisons: tuple[PosthocComparison, ...] = ()
     conventions: dict = field(default_factory=dict)
-    _NESTED = {"comparisons": lambda rows: tuple(PosthocComparison.from_dict(r) for r in rows)}
+    _NESTED = {"comparisons": _Nested(PosthocComparison, "many")}
     #: whether the record holds the section at all (records written before the post-hoc procedure existed do not)
     recorded: bool = field(default=False, compare=False)
 
@@ -159,7 +178,7 @@ class AcrossDatasets(_View):
     nemenyi: Nemenyi | None = None
     posthoc: Posthoc = field(default_factory=Posthoc)
     significant: bool = False
-    _NESTED = {"friedman": Friedman.from_dict, "nemenyi": Nemenyi.from_dict, "posthoc": Posthoc.from_dict}
+    _NESTED = {"friedman": _Nested(Friedman), "nemenyi": _Nested(Nemenyi), "posthoc": _Nested(Posthoc)}
 
     @property
     def n(self) -> int:
@@ -212,7 +231,7 @@ class PairRow(_View):
     correction_used: str | None = None
     note: str | None = None
     bayesian_signed_rank: BayesianSignedRank | None = None
-    _NESTED = {"bayesian_signed_rank": BayesianSignedRank.from_dict}
+    _NESTED = {"bayesian_signed_rank": _Nested(BayesianSignedRank)}
 
 
 @dataclass(frozen=True)
@@ -229,7 +248,7 @@ class AcrossPairs(_View):
     bayesian_withheld: str | None = None
     smallest_possible_pvalue: float | None = None
     effect_sizes: str | None = None
-    _NESTED = {"rows": lambda rows: tuple(PairRow.from_dict(r) for r in rows)}
+    _NESTED = {"rows": _Nested(PairRow, "many")}
 
 
 # --------------------------------------------------------------------------- one dataset's comparisons
@@ -300,10 +319,6 @@ class PairComparison(_View):
         return str(self.model_a), str(self.model_b)
 
 
-def _pairs(rows) -> tuple[PairComparison, ...]:
-    return tuple(PairComparison.from_dict(r) for r in rows)
-
-
 @dataclass(frozen=True)
 class BayesianComparison(_View):
     """One pair of models in the Bayesian analysis of one dataset (``datasets.<d>.bayesian[]``)."""
@@ -340,7 +355,7 @@ class SealedMetricTest(_View):
     metric: str | None = None
     n_resamples: int | None = None
     rows: tuple[PairComparison, ...] = ()
-    _NESTED = {"rows": _pairs}
+    _NESTED = {"rows": _Nested(PairComparison, "many")}
 
 
 @dataclass(frozen=True)
@@ -368,7 +383,7 @@ class SweepModel(_View):
     one_se: Any = None
     neighbours: tuple[SweepNeighbour, ...] = ()
     swept: bool | None = None
-    _NESTED = {"neighbours": lambda rows: tuple(SweepNeighbour.from_dict(r) for r in rows)}
+    _NESTED = {"neighbours": _Nested(SweepNeighbour, "many")}
 
 
 @dataclass(frozen=True)
@@ -384,12 +399,7 @@ class Sweep(_View):
     question: str | None = None
     neighbour_test: str | None = None
     se: str | None = None
-    _NESTED = {"models": lambda models: {k: SweepModel.from_dict(m) for k, m in models.items()}}
-
-
-def _present(view: type[_View]) -> Callable[[Any], Any]:
-    """A converter for an optional section: an empty or missing one reads as None (the report then says nothing)."""
-    return lambda data: view.from_dict(data) if data else None
+    _NESTED = {"models": _Nested(SweepModel, "map")}
 
 
 @dataclass(frozen=True)
@@ -411,11 +421,11 @@ class DatasetComparison(_View):
     failed_final_fit: list = field(default_factory=list)
     sweep: Sweep | None = None
     _NESTED = {
-        "cv": _pairs,
-        "bayesian": lambda rows: tuple(BayesianComparison.from_dict(r) for r in rows),
-        "test_set": _pairs,
-        "test_set_metric": _present(SealedMetricTest),
-        "sweep": _present(Sweep),
+        "cv": _Nested(PairComparison, "many"),
+        "bayesian": _Nested(BayesianComparison, "many"),
+        "test_set": _Nested(PairComparison, "many"),
+        "test_set_metric": _Nested(SealedMetricTest, "optional"),  # empty or missing: the report says nothing
+        "sweep": _Nested(Sweep, "optional"),
     }
 
 
@@ -451,10 +461,10 @@ class Significance(_View):
     excluded: dict = field(default_factory=dict)
     schema_version: int | None = None
     _NESTED = {
-        "bayesian": BayesianSetting.from_dict,
-        "datasets": lambda entries: {d: DatasetComparison.from_dict(e) for d, e in entries.items()},
-        "across_datasets": AcrossDatasets.from_dict,
-        "across_pairs": _present(AcrossPairs),
+        "bayesian": _Nested(BayesianSetting),
+        "datasets": _Nested(DatasetComparison, "map"),
+        "across_datasets": _Nested(AcrossDatasets),
+        "across_pairs": _Nested(AcrossPairs, "optional"),
     }
 
     def dataset(self, name: str) -> DatasetComparison:
@@ -468,47 +478,23 @@ class Significance(_View):
 
 
 def _undeclared(view: type[_View], data: Any, where: str) -> list[str]:
-    """``where.key`` for every key of ``data`` (and of its nested sections) that ``view`` does not declare."""
+    """``where.key`` for every key of ``data`` (and of its nested sections, ``view._NESTED``) that ``view`` does not
+    declare."""
     if not isinstance(data, Mapping):
         return []
     declared = {f.name for f in fields(view)}  # type: ignore[arg-type]
     out = [f"{where}.{k}" for k in data if k not in declared]
-    for name, sub in _SECTIONS.get(view, {}).items():
+    for name, nested in view._NESTED.items():
         value = data.get(name)
-        if isinstance(value, Mapping) and sub[1] == "map":
+        if nested.kind == "map" and isinstance(value, Mapping):
             for key, item in value.items():
-                out += _undeclared(sub[0], item, f"{where}.{name}.{key}")
-        elif isinstance(value, (list, tuple)):
+                out += _undeclared(nested.view, item, f"{where}.{name}.{key}")
+        elif nested.kind == "many" and isinstance(value, (list, tuple)):
             for i, item in enumerate(value):
-                out += _undeclared(sub[0], item, f"{where}.{name}[{i}]")
-        elif value is not None:
-            out += _undeclared(sub[0], value, f"{where}.{name}")
+                out += _undeclared(nested.view, item, f"{where}.{name}[{i}]")
+        else:
+            out += _undeclared(nested.view, value, f"{where}.{name}")
     return out
-
-
-#: the nested sections of each view: ``{field: (view, "one" | "list" | "map")}`` (what :func:`undeclared_keys` walks)
-_SECTIONS: dict[type, dict[str, tuple[type, str]]] = {
-    Significance: {
-        "bayesian": (BayesianSetting, "one"),
-        "datasets": (DatasetComparison, "map"),
-        "across_datasets": (AcrossDatasets, "one"),
-        "across_pairs": (AcrossPairs, "one"),
-    },
-    DatasetComparison: {
-        "cv": (PairComparison, "list"),
-        "bayesian": (BayesianComparison, "list"),
-        "test_set": (PairComparison, "list"),
-        "test_set_metric": (SealedMetricTest, "one"),
-        "sweep": (Sweep, "one"),
-    },
-    SealedMetricTest: {"rows": (PairComparison, "list")},
-    Sweep: {"models": (SweepModel, "map")},
-    SweepModel: {"neighbours": (SweepNeighbour, "list")},
-    AcrossDatasets: {"friedman": (Friedman, "one"), "nemenyi": (Nemenyi, "one"), "posthoc": (Posthoc, "one")},
-    Posthoc: {"comparisons": (PosthocComparison, "list")},
-    AcrossPairs: {"rows": (PairRow, "list")},
-    PairRow: {"bayesian_signed_rank": (BayesianSignedRank, "one")},
-}
 
 
 def undeclared_keys(significance: Mapping) -> list[str]:
