@@ -494,8 +494,7 @@ def run_compare(
         cfg = {**cfg, "test_set_test": "none", "test_set_metric_test": "none"}
     train = {d: train_result(d, cv.models, family, (sealed or {}).get(d)) for d, cv in crossval.items()}
     sig = pc.compare(crossval, train, cfg, seed=seed)
-    plain = {d: records.to_dict(cv) for d, cv in crossval.items()}
-    return sig, summary_lines(plain, sig, FMT, sorted(crossval))
+    return sig, summary_lines(crossval, sig, FMT, sorted(crossval))
 
 
 # ----------------------------------------------------------------------------- the simulations
@@ -719,8 +718,7 @@ def sim_across(sim: Sim, alt: bool, reps: int, seed: int, cfg: dict, truth: floa
             "across_datasets": pc.compare_across(crossval, cfg),
             "across_pairs": pc.compare_across_pairs(crossval, cfg, seed=derive_seed(seed, "pairs", r)),
         }
-        plain = {d: records.to_dict(cv) for d, cv in crossval.items()}
-        lines = summary_lines(plain, sig, FMT, [])  # the across line only: no per-dataset test ran
+        lines = summary_lines(crossval, sig, FMT, [])  # the across line only: no per-dataset test ran
         v = printed_verdicts(sig, lines)
         pair_rows = sig["across_pairs"].get("rows") or []
         any_test = (

@@ -19,6 +19,7 @@ def _splits(n_examples: int, n_test: int) -> list[dict]:
     return [
         {
             "index": i,
+            "kind": "split",
             "repeat": i // 5,
             "fold": i % 5,
             "n_train": n_examples - n_test,
@@ -34,6 +35,45 @@ def _scores(mean: float, scale: float = 1.0) -> list[float]:
     return [round(mean + scale * o, 6) for o in OFFSETS]
 
 
+def evaluation_dict(models: dict, *, dataset: str = "d", metric: str | None = None, **fields) -> dict:
+    """A complete crossval record (plain data) for a report function under test: ``models`` maps key -> the fields of
+    its ``ModelEvaluation`` it sets (``scores`` at least; ``n_iter``/``converged`` default to one per replicate),
+    ``fields`` the record's own (``splits`` default to one ``split`` per score, ``metric`` names the primary one)."""
+    n = max((len(v) for m in models.values() for v in (m.get("scores") or {}).values()), default=0)
+    metrics = sorted({k for m in models.values() for k in m.get("scores") or {}}) or ["accuracy"]
+    primary = metric or metrics[0]
+    record = {
+        "dataset": dataset,
+        "task": "classification",
+        "n_examples": 10 * max(n, 1),
+        "scheme": {"name": "repeated_kfold", "folds": max(n, 2), "repeats": 1, "seed": 0},
+        "metrics": metrics,
+        "primary_metric": primary,
+        "greater_is_better": {k: True for k in metrics},
+        "splits": [{"index": i, "kind": "split", "n_train": 9, "n_test": 1} for i in range(n)],
+        "models": {
+            key: {
+                "registry_name": key,
+                "params": {},
+                "scores": {},
+                "n_iter": [None] * n,
+                "converged": [True] * n,
+                **m,
+            }
+            for key, m in models.items()
+        },
+        "schema_version": 6,
+    }
+    record.update(fields)
+    return record
+
+
+@pytest.fixture
+def evaluation():
+    """:func:`evaluation_dict`: a complete crossval record for a test to shape."""
+    return evaluation_dict
+
+
 def classification_cv(name: str, means: dict[str, float], classes: list[str], n_examples: int = 112) -> dict:
     n_test = n_examples // 5
     models = {}
@@ -42,6 +82,8 @@ def classification_cv(name: str, means: dict[str, float], classes: list[str], n_
             "registry_name": m,
             "params": {"C": 1.0} if m == "logistic_regression" else {},
             "scores": {"accuracy": _scores(mean), "f1_macro": _scores(mean - 0.01)},
+            "n_iter": [None] * N_SPLITS,
+            "converged": [True] * N_SPLITS,
             "correct": [[1 if (j + i) % 10 else 0 for j in range(n_test)] for i in range(N_SPLITS)],
         }
     return {
@@ -74,6 +116,8 @@ def regression_cv(name: str, means: dict[str, float], n_examples: int = 331) -> 
                 "registry_name": m,
                 "params": {},
                 "scores": {"mse": _scores(mse, scale=100.0), "r2": _scores(1.0 - mse / 6000.0)},
+                "n_iter": [None] * N_SPLITS,
+                "converged": [True] * N_SPLITS,
             }
             for m, mse in means.items()
         },

@@ -229,16 +229,17 @@ def test_bad_hyperparameters_are_rejected_clearly(unit, hp, match, mixture):
 
 
 # -- pictures (drawn by the report: replearn.pipeline.report.family_figures) ---------------------------------
-def test_the_report_draws_digit_grids_and_scatters(digits, mixture):
+def test_the_report_draws_digit_grids_and_scatters(digits, mixture, evaluation):
     from replearn.pipeline.report import family_figures
 
-    def record(problem, units):  # the parts of an EvaluationResult dict that the pictures read
-        return {"models": {u: {"extras": [gen_units.UNITS[u].run(FAST[u], problem, 0).extra]} for u in units}}
+    def record(problem, units):  # a crossval record of one replicate per unit
+        extras = {u: gen_units.UNITS[u].run(FAST[u], problem, 0).extra for u in units}
+        return evaluation({u: {"scores": {"nll": [0.0]}, "extras": [extras[u]]} for u in units})
 
     evaluations = {
         "ring_mixture": record(mixture, ("kde", "gan")),
         "digits_density": record(digits, ("ppca", "kde")),
-        "no_samples": {"models": {"x": {"extras": [{}]}}},
+        "no_samples": evaluation({"x": {"scores": {"nll": [0.0]}, "extras": [{}]}}),
     }
     descriptions = {"digits_density": gen.describe(digits), "ring_mixture": gen.describe(mixture), "no_samples": {}}
     assert family_figures.FIGURES["generative"] is family_figures.generative_figures

@@ -157,8 +157,8 @@ def test_bad_hyperparameters_are_clear_errors(sim, unit, hp, match):
         TU.UNITS[unit].run(hp, sim, 0)
 
 
-def _evaluations(slack_shift=0.0):
-    """Evaluation dicts as the crossval stage writes them (only the fields the figure reads)."""
+def _evaluations(evaluation, slack_shift=0.0):
+    """Crossval records of the theory units (``evaluation``: the conftest builder of a complete record)."""
     evals, desc = {}, {}
     for n in (50, 200, 1000):
         sim = T.build({**SPEC, "n": n, "trials": 200}, 0)
@@ -168,8 +168,8 @@ def _evaluations(slack_shift=0.0):
             scores = {m: [o.scores[m] for o in outs] for m in T.METRICS}
             scores["measured"] = [v + slack_shift for v in scores["measured"]]
             scores["slack"] = [b - m for b, m in zip(scores["bound"], scores["measured"])]
-            models[key] = {"registry_name": key, "scores": scores}
-        evals[f"theory_n{n}"] = {"models": models}
+            models[key] = {"scores": scores}
+        evals[f"theory_n{n}"] = evaluation(models, dataset=f"theory_n{n}", metric="measured")
         desc[f"theory_n{n}"] = T.describe(sim)
     return evals, desc
 
@@ -180,8 +180,8 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def test_figures_draw_bound_and_measured_against_n():
-    evals, desc = _evaluations()
+def test_figures_draw_bound_and_measured_against_n(evaluation):
+    evals, desc = _evaluations(evaluation)
     figs = theory_figures(evals, desc)
     assert [t for t, _ in figs] == [
         "Bounds against measured deviations",
@@ -197,8 +197,8 @@ def test_figures_draw_bound_and_measured_against_n():
     assert violations(evals) == []
 
 
-def test_violated_bounds_are_listed_and_marked():
-    evals, desc = _evaluations(slack_shift=1.0)
+def test_violated_bounds_are_listed_and_marked(evaluation):
+    evals, desc = _evaluations(evaluation, slack_shift=1.0)
     bad = violations(evals)
     assert len(bad) == 2 * 3 * 3 and all(b["slack"] < 0 for b in bad)
     ax = theory_figures(evals, desc)[0][1].axes[0]

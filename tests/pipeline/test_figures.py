@@ -59,10 +59,17 @@ def test_views_are_byte_identical_on_rerun(tmp_path, moons):
     X, y = moons
     fmap = FeaturePipeline([]).fit(X)
     models = {"lr": create("logistic_regression").fit(X, y), "nb": create("gaussian_naive_bayes").fit(X, y)}
-    train_results = {
+    train_results = {  # the train stage's record, as plain data
+        "dataset": "moons",
+        "task": "classification",
+        "y_true": [],
         "models": {
-            "lr": {"figures": {"curves": {"training loss": [3.0, 2.0, 1.5], "validation loss": [3.1, 2.4, 2.2]}}},
-            "nb": {"figures": {}},
+            "lr": {
+                "converged": True,
+                "n_iter": 3,
+                "figures": {"curves": {"training loss": [3.0, 2.0, 1.5], "validation loss": [3.1, 2.4, 2.2]}},
+            },
+            "nb": {"converged": True, "n_iter": None, "figures": {}},
         },
         "decision_regions": figures_data.decision_regions(models, fmap, X, y, ["x0", "x1"], resolution=20),
     }
@@ -86,7 +93,8 @@ def test_curves_default_to_a_legible_size_and_resolution(tmp_path):
 
 
 # The report's text on models: how a multiclass model is fitted, read from its registry name and params.
-def test_multiclass_reduction_is_named_from_the_crossval_params():
+def test_multiclass_reduction_is_named_from_the_crossval_params(evaluation):
+    from replearn.pipeline.records import as_evaluation
     from replearn.pipeline.report.sections import _multiclass_note, multiclass_reduction
 
     assert (
@@ -103,15 +111,12 @@ def test_multiclass_reduction_is_named_from_the_crossval_params():
     assert multiclass_reduction("kernel_ridge", {"task": "regression"}, 3) is None
     assert multiclass_reduction("softmax_regression", {}, 3).startswith("multinomial")
     assert multiclass_reduction("knn", {}, 3) is None
-    cv = {
-        "task": "classification",
-        "classes": ["a", "b", "c"],
-        "models": {
-            "lr": {"registry_name": "logistic_regression", "params": {}},
-            "nb": {"registry_name": "gaussian_naive_bayes", "params": {}},
-        },
+    models = {
+        "lr": {"registry_name": "logistic_regression", "scores": {"accuracy": [0.9]}},
+        "nb": {"registry_name": "gaussian_naive_bayes", "scores": {"accuracy": [0.8]}},
     }
-    assert _multiclass_note(cv) == (
+    cv = evaluation(models, classes=["a", "b", "c"])
+    assert _multiclass_note(as_evaluation(cv)) == (
         "Multiclass: lr: one-vs-rest (3 binary logistic_regression models) (the others are multiclass by construction)."
     )
-    assert _multiclass_note({**cv, "classes": ["a", "b"]}) is None
+    assert _multiclass_note(as_evaluation({**cv, "classes": ["a", "b"]})) is None

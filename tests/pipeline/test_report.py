@@ -507,38 +507,41 @@ def test_unadjusted_ci_excluding_zero_is_explained(tmp_path, report_inputs):
     assert "no significant difference after Holm (the unadjusted CI excludes 0" in text
 
 
-def test_the_summary_says_when_two_units_score_identically_and_claims_no_winner():
+def test_the_summary_says_when_two_units_score_identically_and_claims_no_winner(evaluation):
     """Seed replicates with identical scores (value and policy iteration on common evaluation episodes):
     the summary names the tie and the reason no test ran, never a "best" with "adjusted p = —"."""
+    from replearn.pipeline.records import as_evaluation
     from replearn.pipeline.report.document import _Fmt
     from replearn.pipeline.report.summary import dataset_line
 
-    cv = {
-        "primary_metric": "return",
-        "greater_is_better": {"return": True},
-        "family": {"name": "rl"},
-        "models": {"pi": {"scores": {"return": [0.5, 0.7]}}, "vi": {"scores": {"return": [0.5, 0.7]}}},
-    }
+    def record(vi):
+        models = {"pi": {"scores": {"return": [0.5, 0.7]}}, "vi": {"scores": {"return": vi}}}
+        return as_evaluation(evaluation(models, family={"name": "rl"}))
+
+    cv = record([0.5, 0.7])
     note = (
         "identical scores on every replicate (they reach the same result whatever the seed): there is nothing to test"
     )
     entry = {"cv": [{"model_a": "pi", "model_b": "vi", "pvalue": None, "test": "replicate_ttest", "note": note}]}
     line = dataset_line("world", cv, entry, {"alpha": 0.05, "correction": "holm"}, _Fmt(3))
-    assert line == f"world: pi and vi share the best mean return over seeds (0.600): {note}."
+    assert line == f"world: pi and vi share the best mean return over 2 seeds (0.600): {note}."
     # a constant non-zero difference is not a tie: the better one is named, with why no test ran
-    cv["models"]["vi"]["scores"]["return"] = [0.4, 0.6]
+    cv = record([0.4, 0.6])
     entry["cv"][0]["note"] = "not testable: every replicate gives the same difference"
     line = dataset_line("world", cv, entry, {"alpha": 0.05, "correction": "holm"}, _Fmt(3))
     assert line.startswith("world: pi has the best mean") and line.endswith("gives the same difference.")
 
 
-def test_generated_text_rows_come_from_the_first_replicate_with_line_breaks_marked():
+def test_generated_text_rows_come_from_the_first_replicate_with_line_breaks_marked(evaluation):
     from replearn.pipeline.report.family_figures import sequence_samples
 
-    ev = {
-        "models": {
-            "ngram": {"extras": [{"prompt": "To be", "sample": ", or not\nto be"}, {"prompt": "x", "sample": "y"}]},
-            "copy_only": {"extras": [{}]},  # a copy task has no text sample
+    ev = evaluation(
+        {
+            "ngram": {
+                "scores": {"loss": [1.0, 1.0]},
+                "extras": [{"prompt": "To be", "sample": ", or not\nto be"}, {"prompt": "x", "sample": "y"}],
+            },
+            "copy_only": {"scores": {"loss": [1.0, 1.0]}, "extras": [{}, {}]},  # a copy task has no text sample
         }
-    }
+    )
     assert sequence_samples({"macbeth": ev}) == [("macbeth", "ngram", "To be", ", or not⏎to be")]

@@ -52,13 +52,25 @@ def test_ui_binds_to_loopback(tmp_path):
 
 
 def _results():
-    cv = {
+    def model(name, params, scores):
+        return {"registry_name": name, "params": params, "scores": {"accuracy": scores}, "n_iter": [None] * 2,
+                "converged": [True] * 2}  # fmt: skip
+
+    cv = {  # a complete crossval record (plain data): the report's verdict tags read it
         "iris": {
+            "dataset": "iris",
+            "task": "classification",
+            "n_examples": 120,
             "scheme": {"name": "stratified_kfold", "folds": 2, "repeats": 1, "seed": 1},
+            "metrics": ["accuracy"],
+            "primary_metric": "accuracy",
+            "greater_is_better": {"accuracy": True},
+            "splits": [{"index": i, "kind": "split", "n_train": 60, "n_test": 60, "fold": i} for i in range(2)],
             "models": {
-                "knn": {"registry_name": "knn", "params": {"n_neighbors": 3}, "scores": {"accuracy": [0.9, 0.8]}},
-                "nb": {"registry_name": "gaussian_naive_bayes", "params": {}, "scores": {"accuracy": [0.7, 0.75]}},
+                "knn": model("knn", {"n_neighbors": 3}, [0.9, 0.8]),
+                "nb": model("gaussian_naive_bayes", {}, [0.7, 0.75]),
             },
+            "schema_version": 6,
         }
     }
     sig = {"across_datasets": {"ran": False, "reason": "x"}}

@@ -92,12 +92,18 @@ def test_the_sealed_sections_state_their_question():
     assert "not about the learners" in sections.SEALED_QUESTION
 
 
-def test_the_across_ranks_name_the_replicates_of_the_design():
+def test_the_across_ranks_name_the_replicates_of_the_design(evaluation):
+    from replearn.pipeline.records import as_evaluation
+
+    seeds = as_evaluation(
+        evaluation({"a": {"scores": {"accuracy": [0.5, 0.6]}}}, scheme={"name": "seeds", "design": "seeds"})
+    )
     sig = {"datasets": {"d": {"replicates": "seed", "question": "population"}}}
-    phrase = sections._replicates_phrase(sig, {"d": {}})
+    phrase = sections._replicates_phrase(sig, {"d": seeds})
     assert "seeds" in phrase and "cross-validation" not in phrase
+    splits = as_evaluation(evaluation({"a": {"scores": {"accuracy": [0.5, 0.6]}}}))
     sig = {"datasets": {"d": {"replicates": "split", "question": "population"}}}
-    assert "cross-validation splits" in sections._replicates_phrase(sig, {"d": {}})
+    assert "cross-validation splits" in sections._replicates_phrase(sig, {"d": splits})
 
 
 def test_every_t_row_carries_its_detectable_difference_and_the_report_prints_it():

@@ -122,6 +122,10 @@ class ModelEvaluation:
         """The replicates whose fit failed."""
         return {f.replicate for f in self.failures}
 
+    def values(self, metric: str | None) -> list[float | None]:
+        """The scores of ``metric`` per replicate (a metric it does not record: none)."""
+        return list(self.scores.get(metric) or []) if metric is not None else []
+
 
 @dataclass(frozen=True)
 class EvaluationResult:
@@ -167,6 +171,25 @@ class EvaluationResult:
         kinds = {s.kind for s in self.splits}
         return kinds.pop() if len(kinds) == 1 else "mixed"
 
+    @property
+    def primary(self) -> str | None:
+        """The metric the comparisons use: the primary one, else the first recorded."""
+        return self.primary_metric or (self.metrics[0] if self.metrics else None)
+
+    def greater(self, metric: str | None, default: bool | None = True) -> bool | None:
+        """Whether a higher ``metric`` is better (``default`` for a metric the record does not orient)."""
+        return self.greater_is_better.get(metric, default) if metric is not None else default
+
+    def scores_of(self, unit: str, metric: str | None) -> list[float | None]:
+        """Unit ``unit``'s scores of ``metric`` per replicate (a unit or metric it does not record: none)."""
+        model = self.models.get(unit)
+        return model.values(metric) if model is not None else []
+
+    @property
+    def family_name(self) -> str | None:
+        """The experiment family of the problem (None: a table)."""
+        return (self.family or {}).get("name")
+
 
 @dataclass(frozen=True)
 class TrainedModel:
@@ -178,6 +201,10 @@ class TrainedModel:
     pred: list | None = None
     correct: list[int] | None = None
     failure: FitFailure | None = None  # version 5: the final fit failed (cv.on_error: record); no pred, no model file
+
+    def figure(self, name: str):
+        """The data of model view ``name`` (``curves``, ``clusters``, ``decomposition``; None: not drawn)."""
+        return self.figures.get(name)
 
 
 @dataclass(frozen=True)
@@ -324,6 +351,42 @@ def from_dict(cls, data: dict, *, source: str = "record"):
     return record
 
 
+def scheme_dict(evaluation: EvaluationResult) -> dict:
+    """The record's scheme as the file holds it (every field; :func:`replearn.pipeline.designs.describe_scheme` takes
+    it)."""
+    return _plain(evaluation.scheme)
+
+
+def as_evaluation(value, *, source: str = "crossval record") -> EvaluationResult:
+    """An :class:`EvaluationResult` as it is, or built from its plain data (a record in memory, as a caller hands it
+    over: every field and length checked as when read from a file; a missing ``schema_version`` reads as this
+    version's)."""
+    if isinstance(value, EvaluationResult):
+        return value
+    if isinstance(value, dict) and "schema_version" not in value:
+        value = {**value, "schema_version": SCHEMA_VERSION}
+    return from_dict(EvaluationResult, value, source=source)
+
+
+def as_evaluations(crossval) -> dict[str, EvaluationResult]:
+    """``{dataset: record}`` from records or their plain data (:func:`as_evaluation`), in the given order."""
+    return {d: as_evaluation(cv, source=f"crossval record of {d!r}") for d, cv in crossval.items()}
+
+
+def as_train_result(value, *, source: str = "train record") -> TrainResult:
+    """A :class:`TrainResult` as it is, or built and checked from its plain data (as :func:`as_evaluation`)."""
+    if isinstance(value, TrainResult):
+        return value
+    if isinstance(value, dict) and "schema_version" not in value:
+        value = {**value, "schema_version": SCHEMA_VERSION}
+    return from_dict(TrainResult, value, source=source)
+
+
+def as_train_results(train) -> dict[str, TrainResult]:
+    """``{dataset: record}`` from train records or their plain data, in the given order."""
+    return {d: as_train_result(t, source=f"train record of {d!r}") for d, t in (train or {}).items()}
+
+
 #: older versions of ``EvaluationResult`` whose fields are a subset of this one's (each later version only added
 #: fields with defaults): :func:`read_evaluation_data` reads them, stating the version
 COMPATIBLE_EVALUATION_VERSIONS = (3, 4, 5)
@@ -391,26 +454,27 @@ def write(path: Path, record) -> None:
     write_json(path, to_dict(record), compact=True)
 
 
-def _read(cls, path: Path):
-    path = Path(path)
+def _parse(path: Path):
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ResultSchemaError(f"{path}: not found; run the stage that writes it first (`dvc repro`)") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ResultSchemaError(f"{path}: not valid JSON ({exc}); rerun the stage that writes it") from exc
-    return from_dict(cls, data, source=str(path))
 
 
-def read_plain(cls, path: Path) -> dict:
-    """The file of record ``cls`` as plain data, checked like :func:`read_evaluation` and its siblings.
-
-    A file this version wrote holds exactly ``to_dict(record)`` (every field, sorted keys), so the parsed JSON is
-    handed on as it is once the record built from it has passed every check: the same data as
-    ``to_dict(read_...(path))`` without copying a benchmark's records field by field a second time."""
+def _read(cls, path: Path):
     path = Path(path)
-    _read(cls, path)  # every check (version, fields, lengths); raises ResultSchemaError
-    return json.loads(path.read_text(encoding="utf-8"))
+    return from_dict(cls, _parse(path), source=str(path))
+
+
+def read_both(cls, path: Path):
+    """``(record, plain data)`` of the file of record ``cls``, from one parse: the record checked as by
+    :func:`read_evaluation` and its siblings, and the parsed JSON it was built from (for a reader of plain data, the
+    tracking module's)."""
+    path = Path(path)
+    data = _parse(path)
+    return from_dict(cls, data, source=str(path)), data
 
 
 def read_evaluation(path: Path) -> EvaluationResult:

@@ -33,6 +33,7 @@ __all__ = [
     "PairRow",
     "Posthoc",
     "PosthocComparison",
+    "ProblemFamily",
     "SealedMetricTest",
     "Significance",
     "Sweep",
@@ -475,6 +476,21 @@ class Significance(_View):
     def left_out(self, name: str) -> list[str]:
         """The models left out of dataset ``name``'s tests (no score on the primary metric)."""
         return list(self.excluded.get(name) or [])
+
+
+# --------------------------------------------------------------------------- an experiment family's problem
+@dataclass(frozen=True)
+class ProblemFamily(_View):
+    """What a crossval record says of an experiment family's problem (``EvaluationResult.family``; None: a table):
+    the family's name and task, the problem's description, the axis it scales along and the metrics drawn against
+    it, and whether a new problem instance was drawn for every replicate."""
+
+    name: str | None = None
+    task: str | None = None
+    problem: dict = field(default_factory=dict)
+    scale_by: str | None = None
+    scale_metrics: list = field(default_factory=list)
+    resampled_problem: bool = False
 
 
 def _undeclared(view: type[_View], data: Any, where: str) -> list[str]:

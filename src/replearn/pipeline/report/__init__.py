@@ -18,12 +18,13 @@ renderers), :mod:`.plots` and :mod:`.figures` (the deterministic PNG plots).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...atomic import write_text
-from .. import kinds as _kinds
-from ..views import Nemenyi, Significance
+from .. import records
+from ..views import Nemenyi, ProblemFamily, Significance
 from . import benchmark as _benchmark
 from . import fewruns as _fewruns
 from . import leaderboard as _leaderboard
@@ -80,7 +81,7 @@ class ReportArtifacts:
 
 def build_report(
     *,
-    crossval: dict[str, dict],
+    crossval: Mapping[str, records.EvaluationResult | Mapping],
     significance: dict | Significance,
     train_metrics: dict,
     settings: dict,
@@ -93,8 +94,9 @@ def build_report(
 
     Parameters
     ----------
-    crossval : dict
-        dataset name -> cross-validation result (schema of the ``crossval`` stage).
+    crossval : mapping
+        dataset name -> the crossval stage's record (:class:`~replearn.pipeline.records.EvaluationResult`, or its
+        plain data: built and checked here).
     significance : dict or Significance
         Output of the ``compare`` stage: per-dataset pairwise tests and the across-datasets
         Friedman/Nemenyi analysis (read through its typed view, :class:`~replearn.pipeline.views.Significance`).
@@ -130,6 +132,8 @@ def build_report(
 
     title, decimals, dpi, make_plots, formats = _validate_settings(settings)
     significance = Significance.from_dict(significance)
+    crossval = records.as_evaluations(crossval)
+    train_results = records.as_train_results(train_results) if train_results else train_results
     f = _Fmt(decimals)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -153,7 +157,7 @@ def build_report(
     order = [d for d in experiment.get("datasets") or [] if d in crossval]  # the configured order
     order += [d for d in sorted(crossval) if d not in order]
     # a benchmark over many datasets: one heat-map and one table instead of a section per dataset (.benchmark)
-    kinds = {d: _kinds.of_record(crossval[d]) for d in order}
+    kinds = {d: crossval[d].problem_kind for d in order}
     compact = _benchmark.is_compact(settings, len(order)) and all(kinds[d].sealed_test for d in order)
     doc.add(_Heading(2, "Summary"))
     # a run over >= 8 datasets opens on the leaderboard (.leaderboard); the summary names its top group in a sentence
@@ -194,10 +198,7 @@ def build_report(
         kind = kinds[ds]
         doc.add(_Heading(2, f"Dataset: {ds}"))
         if kind.problem_view:  # an experiment family's problem: what it is, and the units' learning curves over seeds
-            curves = {
-                k: {"label": m.get("curve_label"), "curves": m.get("curves")}
-                for k, m in (cv.get("models") or {}).items()
-            }
+            curves = {k: {"label": m.curve_label, "curves": m.curves} for k, m in cv.models.items()}
             rel = plot(
                 f"curves_{slug}.png", lambda p, ds=ds, curves=curves: _plots.seed_curves_plot(ds, curves, p, dpi)
             )
@@ -205,8 +206,8 @@ def build_report(
             _family_section(doc, cv, f, _Image(rel, f"Learning curves over seeds on {ds}") if rel else None)
         doc.add(_Heading(3, kind.replicates_heading))
         _crossval_table(doc, cv, f)
-        primary = cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
-        if primary is not None and cv.get("models"):
+        primary = cv.primary
+        if primary is not None and cv.models:
             rel = plot(
                 f"cv_{slug}.png",
                 lambda p, ds=ds, cv=cv, primary=primary: _plots.score_distribution_plot(ds, cv, primary, p, dpi),
@@ -223,7 +224,7 @@ def build_report(
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
         if make_plots and train_results and train_results.get(ds) and kind.fits_estimators:
-            views = _figures.model_views(train_results[ds], list(cv.get("classes") or []), plot_dir, slug, dpi)
+            views = _figures.model_views(train_results[ds], list(cv.classes or []), plot_dir, slug, dpi)
             if views:
                 doc.add(_Heading(3, "Model views"))
             for caption, path in views:
@@ -287,7 +288,8 @@ def build_report(
         draw_figures = _family_figures.FIGURES.get(fam_name)  # pictures particular to the family (bounds, samples)
         if draw_figures is not None and make_plots:
             figs = draw_figures(
-                {d: crossval[d] for d in fam_ds}, {d: (crossval[d]["family"].get("problem") or {}) for d in fam_ds}
+                {d: crossval[d] for d in fam_ds},
+                {d: ProblemFamily.from_dict(crossval[d].family).problem for d in fam_ds},
             )
             if figs:
                 doc.add(_Heading(2, f"Figures of the {fam_name} family"))

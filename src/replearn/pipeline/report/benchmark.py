@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ...stats.registry import label
+from ..records import as_evaluations
 from ..views import DatasetComparison, Significance
 from .document import _DASH, _Cell, _Document, _Fmt, _Heading, _Image, _Paragraph, _Table
 
@@ -41,25 +42,23 @@ def is_compact(settings: Mapping, n_datasets: int) -> bool:
     return mode == "compact" or (mode == "auto" and n_datasets > COMPACT_ABOVE)
 
 
-def _primary(cv: Mapping) -> str | None:
-    return cv.get("primary_metric") or (cv.get("metrics") or [None])[0]
-
-
 def mean_table(crossval: Mapping, order: Sequence[str]) -> tuple[list[str], np.ndarray, str | None, bool]:
     """``(models, means, metric, higher_is_better)``: the mean primary metric of every model (columns, sorted)
-    on every dataset of ``order`` (rows); NaN where a model has no score on a dataset (not run, or failed)."""
-    models = sorted({m for d in order for m in (crossval[d].get("models") or {})})
-    metrics = {_primary(crossval[d]) for d in order}
+    on every dataset of ``order`` (rows); NaN where a model has no score on a dataset (not run, or failed).
+    ``crossval``: dataset -> the crossval record (or its plain data)."""
+    crossval = as_evaluations({d: crossval[d] for d in order})
+    models = sorted({m for d in order for m in crossval[d].models})
+    metrics = {crossval[d].primary for d in order}
     metric = metrics.pop() if len(metrics) == 1 else None
-    higher = bool((crossval[order[0]].get("greater_is_better") or {}).get(metric, True)) if order else True
+    higher = bool(crossval[order[0]].greater(metric)) if order else True
     means = np.full((len(order), len(models)), np.nan)
     for i, d in enumerate(order):
         for j, m in enumerate(models):
-            entry = (crossval[d].get("models") or {}).get(m)
-            values = [] if entry is None else list((entry.get("scores") or {}).get(_primary(crossval[d])) or [])
+            entry = crossval[d].models[m] if m in crossval[d].models else None
+            values = [] if entry is None else entry.values(crossval[d].primary)
             vals = [float(v) for v in values if v is not None and math.isfinite(float(v))]
             # a failed fit: no mean there (the worst rank, as in the across-datasets tests; docs/statistics.md)
-            if vals and entry is not None and not entry.get("failures"):
+            if vals and entry is not None and not entry.failures:
                 means[i, j] = float(np.mean(vals))
     return models, means, metric, higher
 
@@ -165,6 +164,7 @@ def per_dataset_section(
 ) -> None:
     """The compact per-dataset view: the heat-map and one row per dataset (see the module docstring)."""
     significance = Significance.from_dict(significance)
+    crossval = as_evaluations({d: crossval[d] for d in order})
     models, means, metric, higher = mean_table(crossval, order)
     if not order or not models:
         return
@@ -193,7 +193,7 @@ def per_dataset_section(
         cv = crossval[d]
         finite = [j for j in range(len(models)) if not math.isnan(means[i, j])]
         best = min(finite, key=lambda j: (ranks[i, j], models[j])) if finite else None
-        cells = [_Cell(d), _Cell(str(cv.get("n_examples", _DASH)))]
+        cells = [_Cell(d), _Cell(str(cv.n_examples))]
         for j in cols:
             text = _DASH if math.isnan(means[i, j]) else f"{f.num(means[i, j])} ({ranks[i, j]:g})"
             cells.append(_Cell(text, bold=best is not None and ranks[i, j] == ranks[i, best]))

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ...atomic import write_bytes, write_text
+from ..records import as_evaluations
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
 from .html import _render_html
 from .markdown import _render_markdown
@@ -66,22 +67,25 @@ def cost_rows(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> list[
     """One row per dataset x model: ``fits`` (with a time), ``fit``/``predict`` quartiles (None without times),
     ``failed`` and ``mean`` (the primary metric over the successful replicates)."""
     rows = []
+    crossval = as_evaluations({d: crossval[d] for d in order if d in crossval})
     for d in order:
-        cv = crossval.get(d) or {}
-        metric = cv.get("primary_metric")
-        for key in sorted(cv.get("models") or {}):
-            m = cv["models"][key]
+        if d not in crossval:
+            continue
+        cv = crossval[d]
+        metric = cv.primary_metric
+        for key in sorted(cv.models):
+            m = cv.models[key]
             t = (timing.get(d) or {}).get(key) or {}
             fit = [float(v) for v in t.get("fit_seconds") or [] if v is not None]
             pred = [float(v) for v in t.get("predict_seconds") or [] if v is not None]
-            scores = [float(v) for v in (m.get("scores") or {}).get(metric) or [] if v is not None]
+            scores = [float(v) for v in m.values(metric) if v is not None]
             rows.append(
                 {
                     "dataset": d,
                     "model": key,
                     "metric": metric,
                     "fits": len(fit),
-                    "failed": len(m.get("failures") or []),
+                    "failed": len(m.failures),
                     "fit": _quartiles(fit),
                     "predict": _quartiles(pred),
                     "fit_values": fit,
@@ -165,6 +169,7 @@ def build_cost_report(
     """Write ``out_dir/cost.html``, ``out_dir/cost.md`` and ``out_dir/cost_pareto.png`` (see the module)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    crossval = as_evaluations({d: crossval[d] for d in order if d in crossval})
     rows = cost_rows(crossval, timing, order)
     doc = _Document(f"{title}: cost")
     doc.add(
@@ -183,9 +188,8 @@ def build_cost_report(
         metric, points = model_points(timed)
         hib = True
         for d in order:
-            greater = (crossval.get(d) or {}).get("greater_is_better") or {}
-            if metric in greater:
-                hib = bool(greater[metric])
+            if d in crossval and crossval[d].greater(metric, None) is not None:
+                hib = bool(crossval[d].greater(metric))
                 break
         plot_path = None
         if metric is not None and points:

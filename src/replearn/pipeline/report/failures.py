@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..records import as_evaluations, as_train_results
 from ..views import AcrossDatasets, AcrossPairs, DatasetComparison
 from .document import _Cell, _Document, _Heading, _Paragraph, _Table
 
@@ -33,20 +34,22 @@ def failure_rows(crossval: Mapping, order: Sequence[str], train_results: Mapping
     "fits" ("cross-validation", "half-sampling" or "final fit"), "replicates" (indices), "reason", "message"}``,
     in the configured dataset order and sorted model order."""
     rows: list[dict] = []
+    crossval = as_evaluations({d: crossval[d] for d in order if d in crossval})
+    finals = as_train_results({d: train_results[d] for d in order if d in (train_results or {})})
     for d in order:
-        cv = crossval.get(d) or {}
         groups: dict[tuple, list[int]] = {}
-        final = ((train_results or {}).get(d) or {}).get("models") or {}
+        final = finals[d].models if d in finals else {}
         for key in sorted(final):
-            f = final[key].get("failure")
+            f = final[key].failure
             if f:
-                groups.setdefault((key, "final fit", f["reason"], f["message"]), []).append(f["replicate"])
-        for key in sorted(cv.get("models") or {}):
-            for f in cv["models"][key].get("failures") or []:
-                groups.setdefault((key, "cross-validation", f["reason"], f["message"]), []).append(f["replicate"])
-        for key in sorted(cv.get("variance_failures") or {}):
-            for f in cv["variance_failures"][key]:
-                groups.setdefault((key, "half-sampling", f["reason"], f["message"]), []).append(f["replicate"])
+                groups.setdefault((key, "final fit", f.reason, f.message), []).append(f.replicate)
+        cv = crossval[d] if d in crossval else None
+        for key in sorted(cv.models if cv is not None else {}):
+            for f in cv.models[key].failures:
+                groups.setdefault((key, "cross-validation", f.reason, f.message), []).append(f.replicate)
+        for key in sorted(cv.variance_failures if cv is not None else {}):
+            for f in cv.variance_failures[key]:
+                groups.setdefault((key, "half-sampling", f.reason, f.message), []).append(f.replicate)
         for (key, fits, reason, message), reps in sorted(groups.items(), key=lambda g: (g[0][:2], min(g[1]))):
             rows.append(
                 {"dataset": d, "model": key, "fits": fits, "replicates": reps, "reason": reason, "message": message}

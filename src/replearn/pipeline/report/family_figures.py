@@ -1,7 +1,7 @@
 """Pictures of the experiment families that the generic family section cannot draw.
 
 The report calls :data:`FIGURES` ``[family name](evaluations, descriptions)`` for every family present in an
-experiment: ``evaluations`` maps dataset -> its crossval record (a dict of ``results/crossval/<d>.json``),
+experiment: ``evaluations`` maps dataset -> its crossval record (``results/crossval/<d>.json``, or its plain data),
 ``descriptions`` maps dataset -> the problem description of its ``meta.json`` (``family.problem``). Each function
 returns ``[(title, matplotlib Figure)]``, deterministic in its inputs. The family modules hold no drawing code,
 so the stages before the report do not depend on it.
@@ -9,21 +9,18 @@ so the stages before the report do not depend on it.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
 
+from ..records import as_evaluation
 from .plots import _STYLE, _new_figure
 
 
 # -- theory: bounds against measured deviations
-def _as_dict(evaluation) -> dict:
-    if dataclasses.is_dataclass(evaluation):
-        from ..records import to_dict
-
-        return to_dict(evaluation)
-    return dict(evaluation)
+def _models(evaluation) -> dict:
+    """The units of a crossval record (or of its plain data): key -> its ``ModelEvaluation``."""
+    return as_evaluation(evaluation).models
 
 
 def _finite(values) -> list[float]:
@@ -36,9 +33,9 @@ def violations(evaluations) -> list[dict]:
     its dict). Empty when every bound held, as the theorems say it must."""
     out = []
     for dataset, ev in sorted(evaluations.items()):
-        for key, model in sorted(_as_dict(ev)["models"].items()):
-            scores = model["scores"]
-            for r, s in enumerate(scores.get("slack") or []):
+        for key, model in sorted(_models(ev).items()):
+            scores = model.scores
+            for r, s in enumerate(model.values("slack")):
                 if s is not None and s < 0:
                     out.append(
                         {
@@ -56,7 +53,8 @@ def violations(evaluations) -> list[dict]:
 def _gamma(evaluations, key: str) -> float | None:
     """The gamma of unit ``key`` from the replicates' ``extras`` (None when the record has none)."""
     for ev in evaluations.values():
-        for extra in _as_dict(ev)["models"].get(key, {}).get("extras") or []:
+        units = _models(ev)
+        for extra in (units[key].extras if key in units else None) or []:
             if extra and extra.get("gamma") is not None:
                 return float(extra["gamma"])
     return None
@@ -69,8 +67,8 @@ def _series(evaluations, descriptions, metric: str) -> dict[str, list[tuple[int,
         n = int((descriptions.get(dataset) or {}).get("n", 0))
         if n <= 0:
             continue
-        for key, model in _as_dict(ev)["models"].items():
-            vals = _finite(model["scores"].get(metric) or [])
+        for key, model in _models(ev).items():
+            vals = _finite(model.values(metric))
             if vals:
                 out.setdefault(key, []).append((n, float(np.mean(vals)), min(vals), max(vals)))
     return {k: sorted(v) for k, v in sorted(out.items())}
@@ -173,8 +171,8 @@ def generative_figures(evaluations, descriptions) -> list[tuple[str, object]]:
         for dataset in sorted(evaluations):
             desc = descriptions.get(dataset) or {}
             units = {}
-            for key, model in sorted(_as_dict(evaluations[dataset])["models"].items()):
-                extras = model.get("extras") or []
+            for key, model in sorted(_models(evaluations[dataset]).items()):
+                extras = model.extras or []
                 if extras and extras[0] and extras[0].get("samples"):
                     units[key] = extras[0]
             if not units:
@@ -248,8 +246,8 @@ def sequence_samples(evaluations) -> list[tuple[str, str, str, str]]:
     "⏎" so that a sample stays one table cell."""
     rows = []
     for dataset, ev in sorted(evaluations.items()):
-        for key, model in sorted(_as_dict(ev)["models"].items()):
-            extra = (model.get("extras") or [None])[0] or {}
+        for key, model in sorted(_models(ev).items()):
+            extra = (model.extras or [None])[0] or {}
             if extra.get("sample"):
                 show = [str(extra.get(k, "")).replace("\n", "⏎") for k in ("prompt", "sample")]
                 rows.append((dataset, key, show[0], show[1]))

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...stats import fewruns as fr
 from ...stats.registry import label as _label
+from ..records import EvaluationResult, as_evaluation, as_evaluations
 from ..seeding import derive_seed
 from ..views import DatasetComparison, Significance
 from .document import _Cell, _Document, _Fmt, _Heading, _Image, _Paragraph, _Table
@@ -59,14 +60,10 @@ _REPLICATE_TESTS = ("replicate_ttest", "replicate_wilcoxon", "replicate_sign_tes
 _CORRECTIONS = ("holm", "bonferroni", "shaffer", "bergmann_hommel", "hochberg", "hommel")
 
 
-def is_seed_replicates(cv: Mapping) -> bool:
-    """Whether every replicate of the crossval record ``cv`` (its dict) is a seed (``replicate_kind == "seed"``)."""
-    kinds = {s.get("kind") for s in cv.get("splits") or []}
-    return kinds == {"seed"}
-
-
-def _scores(cv: Mapping, unit: str, metric: str) -> list[float | None]:
-    return list(((cv.get("models") or {}).get(unit) or {}).get("scores", {}).get(metric) or [])
+def is_seed_replicates(cv: EvaluationResult | Mapping) -> bool:
+    """Whether every replicate of the crossval record ``cv`` (or its plain data) is a seed."""
+    cv = as_evaluation(cv)
+    return bool(cv.splits) and cv.replicate_kind == "seed"
 
 
 def _finite(values: Sequence) -> np.ndarray:
@@ -85,7 +82,10 @@ def _oriented(values: np.ndarray, greater: bool) -> np.ndarray:
 
 # --------------------------------------------------------------------------- one dataset
 def dataset_numbers(
-    dataset: str, cv: Mapping, entry: DatasetComparison | Mapping, significance: Significance | Mapping
+    dataset: str,
+    cv: EvaluationResult | Mapping,
+    entry: DatasetComparison | Mapping,
+    significance: Significance | Mapping,
 ) -> dict:
     """The few-run numbers of one dataset of seed replicates, on its primary metric.
 
@@ -94,13 +94,14 @@ def dataset_numbers(
     "pvalue_adjusted", "level", "mde_sd", "sd", "mde", "reachable", "p_min"}]}`` (units and pairs sorted by name;
     ``undetected`` lists the pairs the significance stage tested and did not tell apart)."""
     entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
-    metric = str(entry.metric or cv.get("primary_metric") or significance.metric)
-    greater = bool((cv.get("greater_is_better") or {}).get(metric, True))
+    cv = as_evaluation(cv)
+    metric = str(entry.metric or cv.primary_metric or significance.metric)
+    greater = bool(cv.greater(metric))
     seed = _seed(significance)
     units = []
     values = {}
-    for unit in sorted(cv.get("models") or {}):
-        v = _finite(_scores(cv, unit, metric))
+    for unit in sorted(cv.models):
+        v = _finite(cv.scores_of(unit, metric))
         if v.size == 0:
             continue
         values[unit] = v
@@ -127,7 +128,7 @@ def dataset_numbers(
     }
 
 
-def _undetected(cv: Mapping, entry: DatasetComparison, significance: Significance, metric: str) -> list[dict]:
+def _undetected(cv: EvaluationResult, entry: DatasetComparison, significance: Significance, metric: str) -> list[dict]:
     """The minimum detectable effect of every tested pair that the test did not tell apart."""
     rows = [r for r in entry.cv if r.pvalue is not None]
     m = len(rows)  # the p-values adjusted together (compare._finish_rows)
@@ -140,8 +141,8 @@ def _undetected(cv: Mapping, entry: DatasetComparison, significance: Significanc
         if r.significant or test not in _REPLICATE_TESTS:
             continue
         a, b = r.pair
-        sa = np.array([math.nan if v is None else float(v) for v in _scores(cv, a, metric)], dtype=np.float64)
-        sb = np.array([math.nan if v is None else float(v) for v in _scores(cv, b, metric)], dtype=np.float64)
+        sa = np.array([math.nan if v is None else float(v) for v in cv.scores_of(a, metric)], dtype=np.float64)
+        sb = np.array([math.nan if v is None else float(v) for v in cv.scores_of(b, metric)], dtype=np.float64)
         if sa.size != sb.size:
             continue
         d = (sa - sb)[np.isfinite(sa) & np.isfinite(sb)]
@@ -183,7 +184,7 @@ def _pct(x: float) -> str:
 def dataset_section(
     doc: _Document,
     dataset: str,
-    cv: Mapping,
+    cv: EvaluationResult | Mapping,
     entry: DatasetComparison | Mapping,
     significance: Significance | Mapping,
     f: _Fmt,
@@ -265,7 +266,9 @@ def _undetected_line(u: Mapping, metric: str, f: _Fmt) -> str:
 
 
 # --------------------------------------------------------------------------- across the problems of a family
-def family_numbers(family: str, crossval: Mapping[str, Mapping], significance: Significance | Mapping) -> dict | None:
+def family_numbers(
+    family: str, crossval: Mapping[str, EvaluationResult | Mapping], significance: Significance | Mapping
+) -> dict | None:
     """The aggregate over the datasets (problems) of one family, in the configured order of ``crossval``.
 
     Scores are min-max normalised per problem over every unit's finite scores (1 = best, for a metric where lower
@@ -273,6 +276,7 @@ def family_numbers(family: str, crossval: Mapping[str, Mapping], significance: S
     problems with its stratified bootstrap interval, and its performance profile at :data:`TAUS`.
     Returns ``{"family", "problems", "metrics", "units": [{"unit", "problems", "runs", "iqm", "ci",
     "profile"}]}``, or None with fewer than two problems of seed replicates."""
+    crossval = as_evaluations(crossval)
     datasets = [d for d, cv in crossval.items() if is_seed_replicates(cv)]
     if len(datasets) < 2:
         return None
@@ -281,11 +285,11 @@ def family_numbers(family: str, crossval: Mapping[str, Mapping], significance: S
     metrics = []
     for d in datasets:
         cv = crossval[d]
-        metric = str(cv.get("primary_metric"))
+        metric = str(cv.primary_metric)
         if metric not in metrics:
             metrics.append(metric)
-        greater = bool((cv.get("greater_is_better") or {}).get(metric, True))
-        raw = {u: _scores(cv, u, metric) for u in sorted(cv.get("models") or {})}
+        greater = bool(cv.greater(metric))
+        raw = {u: cv.scores_of(u, metric) for u in sorted(cv.models)}
         pooled = np.concatenate([_finite(v) for v in raw.values()] or [np.zeros(0)])
         if pooled.size == 0:
             continue

@@ -23,6 +23,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator
 
+from ..records import TrainResult, as_train_result
 from .plots import _STYLE, DEFAULT_DPI, _new_figure, _save
 
 _PALETTE = [
@@ -185,12 +186,14 @@ def decomposition_plots(
 
 
 def model_views(
-    train_results: Mapping, classes: list[str], out_dir: Path, dataset: str, dpi: int = DEFAULT_DPI
+    train_results: TrainResult | Mapping, classes: list[str], out_dir: Path, dataset: str, dpi: int = DEFAULT_DPI
 ) -> list[tuple[str, Path]]:
-    """All model views of one dataset: ``[(caption, path)]`` in a fixed order."""
+    """All model views of one dataset (``train_results``: the train stage's record, or its plain data):
+    ``[(caption, path)]`` in a fixed order."""
     out: list[tuple[str, Path]] = []
-    models = train_results.get("models", {})
-    curves = {m: e["figures"]["curves"] for m, e in models.items() if e.get("figures", {}).get("curves")}
+    train_results = as_train_result(train_results)
+    models = train_results.models
+    curves = {m: e.figure("curves") for m, e in models.items() if e.figure("curves")}
     if curves:
         out.append(
             (
@@ -198,12 +201,12 @@ def model_views(
                 curves_plot(curves, out_dir / f"curves_{dataset}.png", dpi, f"{dataset}: training curves"),
             )
         )
-    if train_results.get("decision_regions"):
+    if train_results.decision_regions:
         out.append(
             (
                 f"Decision regions on {dataset} (training points on top)",
                 decision_regions_plot(
-                    train_results["decision_regions"],
+                    train_results.decision_regions,
                     classes,
                     out_dir / f"regions_{dataset}.png",
                     dpi,
@@ -211,7 +214,7 @@ def model_views(
                 ),
             )
         )
-    clusters = {m: e["figures"]["clusters"] for m, e in models.items() if e.get("figures", {}).get("clusters")}
+    clusters = {m: e.figure("clusters") for m, e in models.items() if e.figure("clusters")}
     if clusters:
         out.append(
             (
@@ -219,7 +222,7 @@ def model_views(
                 clusters_plot(clusters, out_dir / f"clusters_{dataset}.png", dpi, f"{dataset}: clusters"),
             )
         )
-    decomp = {m: e["figures"]["decomposition"] for m, e in models.items() if e.get("figures", {}).get("decomposition")}
+    decomp = {m: e.figure("decomposition") for m, e in models.items() if e.figure("decomposition")}
     if decomp:
         for p in decomposition_plots(decomp, out_dir, f"decomposition_{dataset}", dpi, dataset):
             out.append((f"{dataset}: {p.stem.replace('decomposition_' + dataset + '_', '').replace('_', ' ')}", p))

@@ -1,5 +1,7 @@
-"""What the report stage reads: the typed records of the earlier stages, handed on as plain data, and the
-wall-clock seconds of the crossval stage (timing/, never a record)."""
+"""What the report stage reads: the typed records of the earlier stages (the crossval and train records as
+:class:`~replearn.pipeline.records.EvaluationResult` and :class:`~replearn.pipeline.records.TrainResult`, the
+significance record as plain data for its view) and the wall-clock seconds of the crossval stage (timing/, never a
+record)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ from ..jsonio import read_json
 
 @dataclass(frozen=True)
 class ReportInputs:
-    crossval: dict
+    crossval: dict[str, records.EvaluationResult]
     significance: dict
     train_metrics: dict
-    train_results: dict
+    train_results: dict[str, records.TrainResult]
+    crossval_data: dict  # the same records as plain data (the tracking module reads them)
+    train_data: dict
     experiment: dict
     reproduction: dict | None  # results/reproduction.json (the reproduce stage)
     timing: dict
@@ -37,11 +41,9 @@ def read_inputs(params: dict) -> ReportInputs:
     """Every input of the report stage; a stale or foreign record is refused here (records' schema check)."""
     datasets = list(params["dataset"])
     crossval = {
-        d: records.read_plain(records.EvaluationResult, paths.RESULTS / "crossval" / f"{d}.json") for d in datasets
+        d: records.read_both(records.EvaluationResult, paths.RESULTS / "crossval" / f"{d}.json") for d in datasets
     }
-    train_results = {
-        d: records.read_plain(records.TrainResult, paths.RESULTS / "train" / f"{d}.json") for d in datasets
-    }
+    train = {d: records.read_both(records.TrainResult, paths.RESULTS / "train" / f"{d}.json") for d in datasets}
     experiment = {
         "name": params["experiment_name"],
         "params_hash": tracking.params_hash(params),
@@ -53,10 +55,12 @@ def read_inputs(params: dict) -> ReportInputs:
         },
     }
     return ReportInputs(
-        crossval=crossval,
+        crossval={d: record for d, (record, _) in crossval.items()},
+        crossval_data={d: data for d, (_, data) in crossval.items()},
         significance=records.to_dict(records.read_significance(paths.RESULTS / "significance.json")),
         train_metrics=read_json(paths.METRICS / "train.json"),
-        train_results=train_results,
+        train_results={d: record for d, (record, _) in train.items()},
+        train_data={d: data for d, (_, data) in train.items()},
         experiment=experiment,
         reproduction=read_json(paths.RESULTS / "reproduction.json"),
         timing=read_timing(datasets),

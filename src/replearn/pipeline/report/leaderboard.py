@@ -34,6 +34,7 @@ import numpy as np
 
 from ...atomic import write_text
 from ...stats.registry import label
+from ..records import as_evaluations
 from ..views import Significance
 from . import benchmark as _benchmark
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
@@ -121,7 +122,9 @@ def leaderboard_rows(
     n_boot: int = N_BOOT,
     seed: int = SEED,
 ) -> tuple[list[Row], str | None]:
-    """The rows of the leaderboard (best mean rank first) and the primary metric they rank."""
+    """The rows of the leaderboard (best mean rank first) and the primary metric they rank (``crossval``: dataset ->
+    the crossval record, or its plain data)."""
+    crossval = as_evaluations({d: crossval[d] for d in order})
     models, means, metric, higher = _benchmark.mean_table(crossval, order)
     if not order or len(models) < 2:
         return [], metric
@@ -168,7 +171,7 @@ def _median_times(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> d
     pred: dict[str, list[float]] = {}
     for d in order:
         for key, t in ((timing or {}).get(d) or {}).items():
-            if key not in ((crossval.get(d) or {}).get("models") or {}):
+            if d not in crossval or key not in crossval[d].models:
                 continue
             fit.setdefault(key, []).extend(float(v) for v in t.get("fit_seconds") or [] if v is not None)
             pred.setdefault(key, []).extend(float(v) for v in t.get("predict_seconds") or [] if v is not None)

@@ -30,6 +30,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..records import as_evaluation
 from ..views import Sweep
 
 __all__ = [
@@ -158,9 +159,9 @@ def score_distribution_plot(
     ----------
     dataset_name : str
         Shown in the title.
-    cv_result : mapping
-        One dataset's cross-validation result (``crossval[dataset]``): uses ``models`` ->
-        name -> ``scores`` -> metric -> list of per-split scores, and ``greater_is_better``.
+    cv_result : EvaluationResult or mapping
+        One dataset's crossval record (or its plain data): uses every model's ``scores`` of
+        ``metric`` and ``greater_is_better``.
     metric : str
         Which metric to plot; must be present in every model's ``scores``.
     path : path-like
@@ -174,16 +175,17 @@ def score_distribution_plot(
         ``path``.
     """
     dpi = _check_dpi(dpi)
-    models = sorted(cv_result["models"])
+    cv_result = as_evaluation(cv_result)
+    models = sorted(cv_result.models)
     if not models:
         raise ValueError(f"dataset {dataset_name!r} has no models to plot")
     data = []
     for name in models:
-        scores = cv_result["models"][name].get("scores", {})
+        scores = cv_result.models[name].scores
         if metric not in scores:
             raise KeyError(f"model {name!r} on dataset {dataset_name!r} has no scores for metric {metric!r}")
         data.append(np.asarray(scores[metric], dtype=float))
-    greater = cv_result.get("greater_is_better", {}).get(metric)
+    greater = cv_result.greater(metric, None)
     direction = "" if greater is None else (" (higher is better)" if greater else " (lower is better)")
     n_splits = max(len(d) for d in data)
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...stats.registry import label as _label
 from .. import designs
-from .. import kinds as _kinds
+from ..records import EvaluationResult, scheme_dict
 from ..views import (
     AcrossDatasets,
     AcrossPairs,
@@ -20,6 +20,7 @@ from ..views import (
     Nemenyi,
     PairComparison,
     Posthoc,
+    ProblemFamily,
     Significance,
 )
 from .document import (
@@ -160,7 +161,7 @@ def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
     models = list(experiment.get("models") or [])
     sources = dict(experiment.get("model_sources") or {})  # key -> "plugin <distribution> <version>"
     if not models:
-        models = sorted({m for cv in crossval.values() for m in cv.get("models", {})})
+        models = sorted({m for cv in crossval.values() for m in cv.models})
     doc.add(
         _Table(
             headers=("Experiment", "Value"),
@@ -214,54 +215,45 @@ def multiclass_reduction(registry_name: str, params: Mapping | None, n_classes: 
     return _OWN_SCHEME.get(registry_name)
 
 
-def _multiclass_note(cv: Mapping) -> str | None:
-    classes = cv.get("classes") or []
-    if cv.get("task") != "classification" or len(classes) <= 2:
+def _multiclass_note(cv: EvaluationResult) -> str | None:
+    classes = cv.classes or []
+    if cv.task != "classification" or len(classes) <= 2:
         return None
     named = []
-    for key in sorted(cv.get("models", {})):
-        m = cv["models"][key]
-        how = multiclass_reduction(m.get("registry_name") or key, m.get("params"), len(classes))
+    for key in sorted(cv.models):
+        m = cv.models[key]
+        how = multiclass_reduction(m.registry_name or key, m.params, len(classes))
         if how:
             named.append(f"{key}: {how}")
     if not named:
         return None
-    rest = len(cv.get("models", {})) - len(named)
+    rest = len(cv.models) - len(named)
     return "Multiclass: " + "; ".join(named) + (" (the others are multiclass by construction)" if rest else "") + "."
 
 
-def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
-    metrics = list(cv.get("metrics") or [])
-    models = sorted(cv.get("models", {}))
-    if _kinds.of_record(cv).sparse_metrics:  # a metric none of these units gives (value_error of a policy gradient)
-        metrics = [
-            m
-            for m in metrics
-            if any(v is not None for k in models for v in cv["models"][k].get("scores", {}).get(m) or [])
-        ]
-    greater = cv.get("greater_is_better", {})
-    n_splits = len(cv.get("splits") or [])
+def _crossval_table(doc: _Document, cv: EvaluationResult, f: _Fmt) -> None:
+    metrics = list(cv.metrics)
+    models = sorted(cv.models)
+    if cv.problem_kind.sparse_metrics:  # a metric none of these units gives (value_error of a policy gradient)
+        metrics = [m for m in metrics if any(v is not None for k in models for v in cv.scores_of(k, m))]
+    n_splits = len(cv.splits)
     if not n_splits and models:
-        first = cv["models"][models[0]].get("scores", {})
-        n_splits = max((len(v) for v in first.values()), default=0)
-    failed = {m: len(cv["models"][m].get("failures") or []) for m in models}  # cv.on_error: record
+        n_splits = max((len(v) for v in cv.models[models[0]].scores.values()), default=0)
+    failed = {m: len(cv.models[m].failures) for m in models}  # cv.on_error: record
     stats = {
-        m: [
-            _mean_std([v for v in cv["models"][m].get("scores", {}).get(metric, []) if v is not None or not failed[m]])
-            for metric in metrics
-        ]
+        m: [_mean_std([v for v in cv.scores_of(m, metric) if v is not None or not failed[m]]) for metric in metrics]
         for m in models
     }
     bold = {}
     for j, metric in enumerate(metrics):
-        mask = _best_mask([stats[m][j][0] for m in models], greater.get(metric))
+        mask = _best_mask([stats[m][j][0] for m in models], cv.greater(metric, None))
         for m, b in zip(models, mask):
             bold[(m, j)] = b
-    primary = cv.get("primary_metric")
+    primary = cv.primary_metric
     headers = ["Model"] + [
         metric
         + (" (primary)" if metric == primary else "")
-        + ("" if greater.get(metric) is None else (" ↑" if greater[metric] else " ↓"))
+        + ("" if cv.greater(metric, None) is None else (" ↑" if cv.greater(metric) else " ↓"))
         for metric in metrics
     ]
     rows = tuple(
@@ -276,10 +268,10 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
         )
         for m in models
     )
-    task = cv.get("task", "unknown task")
-    n_examples = cv.get("n_examples")
-    classes = cv.get("classes")
-    kind = _kinds.of_record(cv)
+    task = cv.task
+    n_examples = cv.n_examples
+    classes = cv.classes
+    kind = cv.problem_kind
     facts = f"Task: {task}"
     if classes:
         facts += f" ({len(classes)} classes: {', '.join(str(c) for c in classes)})"
@@ -292,7 +284,7 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     doc.add(
         _Paragraph(
             f"{kind.replicates_title}: "
-            f"{describe_scheme(cv.get('scheme'), n_splits)}. "
+            f"{describe_scheme(scheme_dict(cv), n_splits)}. "
             f"Cells show mean ± sample standard deviation over the {kind.replicates}; "
             "↑ higher is better, ↓ lower is better; the best mean per metric is in bold."
             + (
@@ -305,22 +297,21 @@ def _crossval_table(doc: _Document, cv: Mapping, f: _Fmt) -> None:
     doc.add(_Table(tuple(headers), rows))
 
 
-def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f: _Fmt) -> None:
+def _test_table(doc: _Document, ds: str, cv: EvaluationResult, train_metrics: Mapping, f: _Fmt) -> None:
     per_model = train_metrics.get(ds)
     if not per_model:
         doc.add(_Paragraph("No sealed test-set metrics were recorded for this dataset."))
         return
     models = sorted(per_model)
-    metrics = list(cv.get("metrics") or [])
+    metrics = list(cv.metrics)
     extra = sorted({k for m in models for k in (per_model[m].get("test") or {})} - set(metrics))
     metrics += extra
-    greater = cv.get("greater_is_better", {})
-    primary = cv.get("primary_metric") or (metrics[0] if metrics else None)
+    primary = cv.primary_metric or (metrics[0] if metrics else None)
 
     def get(m, part, metric):
         return (per_model[m].get(part) or {}).get(metric)
 
-    kind = _kinds.of_record(cv)
+    kind = cv.problem_kind
     columns = [(metric, "test") for metric in metrics]
     if primary is not None and kind.sealed_test:
         columns.append((primary, "train"))
@@ -328,7 +319,7 @@ def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f:
     for j, (metric, part) in enumerate(columns):
         vals = [get(m, part, metric) for m in models]
         vals = [None if v is None else float(v) for v in vals]
-        masks[j] = _best_mask(vals, greater.get(metric) if part == "test" else None)
+        masks[j] = _best_mask(vals, cv.greater(metric, None) if part == "test" else None)
     headers = ("Model",) + tuple(
         f"{metric} ({part})" if kind.sealed_test else f"{metric} ({kind.final_heading.lower()})"
         for metric, part in columns
@@ -361,13 +352,13 @@ def _test_table(doc: _Document, ds: str, cv: Mapping, train_metrics: Mapping, f:
 def _pairwise_table(
     doc: _Document,
     entry: DatasetComparison | Mapping,
-    cv: Mapping,
+    cv: EvaluationResult,
     significance: Significance | Mapping,
     f: _Fmt,
 ) -> None:
     entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
     # The pairwise tests run on each dataset's own primary metric.
-    metric = entry.metric or cv.get("primary_metric") or significance.metric
+    metric = entry.metric or cv.primary_metric or significance.metric
     test = significance.pairwise_test
     test_name = _test_name(test)
     correction = _correction_name(significance.correction)
@@ -414,14 +405,14 @@ def _pairwise_table(
         doc.add(_Paragraph(note))
 
 
-def _mcnemar_table(doc: _Document, entry: DatasetComparison | Mapping, cv: Mapping, f: _Fmt) -> None:
+def _mcnemar_table(doc: _Document, entry: DatasetComparison | Mapping, cv: EvaluationResult, f: _Fmt) -> None:
     entry = DatasetComparison.from_dict(entry)
     if not entry.test_set:
-        if cv.get("task") not in (None, "classification"):
+        if cv.task not in (None, "classification"):
             doc.add(
                 _Paragraph(
                     f"McNemar's test needs per-example correctness; it is run for classification only, "
-                    f"not for {cv.get('task')}."
+                    f"not for {cv.task}."
                 )
             )
         else:
@@ -473,9 +464,9 @@ def _across_metric(
     view, significance = AcrossDatasets.from_dict(across), Significance.from_dict(significance)
     metric = view.metric or significance.metric
     for ds in view.datasets:
-        greater = (crossval.get(ds) or {}).get("greater_is_better", {})
-        if metric in greater:
-            return metric, bool(greater[metric])
+        cv = crossval.get(ds)
+        if cv is not None and cv.greater(metric, None) is not None:
+            return metric, bool(cv.greater(metric))
     return metric, significance.higher_is_better
 
 
@@ -487,9 +478,9 @@ def _replicates_phrase(significance: Significance | Mapping, crossval: Mapping) 
         entry = significance.dataset(name)
         sweep = " at each model's best point" if entry.sweep is not None else ""
         q = entry.question
-        kind = entry.replicates or cv.get("replicate_kind")
-        design = designs.of_scheme(cv.get("scheme"), design=entry.design, replicates=kind)
-        if (_kinds.of_record(cv).question or q) == "problem":
+        kind = entry.replicates or cv.replicate_kind
+        design = designs.of_scheme(scheme_dict(cv), design=entry.design, replicates=kind)
+        if (cv.problem_kind.question or q) == "problem":
             kinds.add(f"over the seeds{sweep}")
         elif q == "split":
             kinds.add(f"over the seeds on one fixed held-out part{sweep}")
@@ -1026,18 +1017,18 @@ def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt,
         doc.add(image)
 
 
-def _family_section(doc: _Document, cv: Mapping, f: _Fmt, curves_image) -> None:
+def _family_section(doc: _Document, cv: EvaluationResult, f: _Fmt, curves_image) -> None:
     """An experiment family's problem (its description, published values where the family gives them) and the
     learning curves of its units over the seeds."""
-    fam = cv.get("family") or {}
-    problem = dict(fam.get("problem") or {})
+    fam = ProblemFamily.from_dict(cv.family)
+    problem = dict(fam.problem)
     facts = ", ".join(
         f"{k} = {v}" for k, v in sorted(problem.items()) if isinstance(v, (int, float, str)) and not isinstance(v, bool)
     )
     doc.add(
         _Paragraph(
-            f"A problem of the {fam.get('name')} family ({fam.get('task')}): {facts}."
-            + (" A new problem instance was drawn for every replicate." if fam.get("resampled_problem") else "")
+            f"A problem of the {fam.name} family ({fam.task}): {facts}."
+            + (" A new problem instance was drawn for every replicate." if fam.resampled_problem else "")
         )
     )
     cells = problem.get("v_star_cells") or []
@@ -1079,16 +1070,16 @@ def _family_scaling_rows(crossval: Mapping) -> tuple[str | None, dict]:
     axis: str | None = None
     rows: dict[str, dict] = {}
     for cv in crossval.values():
-        fam = cv.get("family") or {}
-        if not fam.get("scale_by"):
+        fam = ProblemFamily.from_dict(cv.family)
+        if not fam.scale_by:
             continue
-        axis = fam["scale_by"]
-        size = (fam.get("problem") or {}).get(axis)
+        axis = fam.scale_by
+        size = fam.problem[axis] if axis in fam.problem else None
         if not isinstance(size, (int, float)) or isinstance(size, bool):
             continue
-        for metric in fam.get("scale_metrics") or []:
-            for unit, m in (cv.get("models") or {}).items():
-                vals = [v for v in (m.get("scores") or {}).get(metric) or [] if v is not None]
+        for metric in fam.scale_metrics:
+            for unit, m in cv.models.items():
+                vals = [v for v in m.values(metric) if v is not None]
                 if vals:
                     mean, std = _mean_std(vals)
                     rows.setdefault(metric, {}).setdefault(unit, []).append((float(size), mean, std))

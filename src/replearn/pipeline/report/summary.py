@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from ...stats.registry import label
 from .. import designs
-from .. import kinds as _kinds
+from ..records import EvaluationResult, as_evaluations, scheme_dict
 from ..views import AcrossPairs, BayesianComparison, DatasetComparison, PairComparison, Significance
 from .document import _DASH, _Fmt
 
@@ -41,16 +41,16 @@ def _pair_row(rows: tuple[_Row, ...], a: str, b: str) -> tuple[_Row | None, bool
     return None, True
 
 
-def scope(entry: DatasetComparison | Mapping, cv: Mapping) -> tuple[str, str]:
+def scope(entry: DatasetComparison | Mapping, cv: EvaluationResult) -> tuple[str, str]:
     """(where the means come from, what a verdict claims) for the dataset's design -- the one wording of the
     question each design answers, shared by the summary and the sections."""
     entry = DatasetComparison.from_dict(entry)
     q = entry.question
-    n = entry.n_replicates or len(cv.get("splits") or []) or ""
+    n = entry.n_replicates or len(cv.splits) or ""
     n = f"{n} " if n else ""
-    design = designs.of_scheme(cv.get("scheme"), design=entry.design, replicates=entry.replicates)
+    design = designs.of_scheme(scheme_dict(cv), design=entry.design, replicates=entry.replicates)
     sweep = " at each model's best point of the sweep" if entry.sweep is not None else ""
-    if (_kinds.of_record(cv).question or q) == "problem":
+    if (cv.problem_kind.question or q) == "problem":
         return f" over {n}seeds{sweep}", "a claim about this problem, over seeds"
     if q == "split":
         return (
@@ -83,21 +83,17 @@ def detectable_phrase(row: PairComparison | Mapping, f: _Fmt) -> str:
 
 
 def dataset_line(
-    name: str, cv: Mapping, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
+    name: str, cv: EvaluationResult, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
 ) -> str:
     """One dataset's verdict: the best model on the primary metric and what the tests say together."""
     entry, significance = DatasetComparison.from_dict(entry), Significance.from_dict(significance)
-    metric = cv.get("primary_metric") or significance.metric
-    higher = (cv.get("greater_is_better") or {}).get(metric, True)
+    metric = cv.primary_metric or significance.metric
+    higher = cv.greater(metric)
     excluded = set(significance.left_out(name))
     if entry.means:  # the view the tests used (a sweep: each model at its best point)
         raw = {m: v for m, v in entry.means.items() if m not in excluded}
     else:
-        raw = {
-            m: _mean(v.get("scores", {}).get(metric) or [])
-            for m, v in (cv.get("models") or {}).items()
-            if m not in excluded
-        }
+        raw = {m: _mean(v.values(metric)) for m, v in cv.models.items() if m not in excluded}
     means: dict[str, float] = {m: v for m, v in raw.items() if v is not None and math.isfinite(v)}
     if not means:
         return f"{name}: no model has a {metric} score to compare."
@@ -227,7 +223,10 @@ def across_line(significance: Significance | Mapping, f: _Fmt) -> str | None:
 
 
 def summary_lines(crossval: Mapping, significance: Significance | Mapping, f: _Fmt, order: list[str]) -> list[str]:
+    """The summary's verdict lines: one per dataset of ``order`` (``crossval``: dataset -> the crossval record, or its
+    plain data), then the one over datasets."""
     significance = Significance.from_dict(significance)
+    crossval = as_evaluations(crossval)
     lines = [dataset_line(d, crossval[d], significance.dataset(d), significance, f) for d in order if d in crossval]
     across = across_line(significance, f)
     if across:
@@ -236,7 +235,12 @@ def summary_lines(crossval: Mapping, significance: Significance | Mapping, f: _F
 
 
 def model_line(
-    name: str, key: str, cv: Mapping, entry: DatasetComparison | Mapping, significance: Significance | Mapping, f: _Fmt
+    name: str,
+    key: str,
+    cv: EvaluationResult,
+    entry: DatasetComparison | Mapping,
+    significance: Significance | Mapping,
+    f: _Fmt,
 ) -> str:
     """One model's verdicts on one dataset, from its pairwise rows: which models it is significantly better or
     worse than (after the correction) and which it cannot be told from, with the question the test answers."""
@@ -275,11 +279,12 @@ def verdict_tags(crossval: Mapping, significance: Significance | Mapping, decima
     the metrics of every run."""
     f = _Fmt(decimals)
     significance = Significance.from_dict(significance)
+    crossval = as_evaluations(crossval)
     parent, children = {}, {}
     for d in crossval:
         entry = significance.dataset(d)
         parent[f"replearn.verdict.{d}"] = dataset_line(d, crossval[d], entry, significance, f)
-        for key in crossval[d].get("models") or {}:
+        for key in crossval[d].models:
             children[(d, key)] = {"replearn.verdict": model_line(d, key, crossval[d], entry, significance, f)}
     across = across_line(significance, f)
     if across:

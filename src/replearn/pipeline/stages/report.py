@@ -28,10 +28,10 @@ def main(params: dict) -> None:
     inp = read_inputs(params)
     run = tracking.start_pipeline_run(
         params=params,
-        crossval=inp.crossval,
+        crossval=inp.crossval_data,
         significance=inp.significance,
         train_metrics=inp.train_metrics,
-        train_results=inp.train_results,
+        train_results=inp.train_data,
         project_root=project_root(),
     )
     if run.status in ("pending", "logging") and os.environ.get("DVC_STAGE", "").rsplit(":", 1)[-1] == "report":
