@@ -152,9 +152,13 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert "Generated text (sequence family)" in report
     sig = json.loads((work / "results" / "significance.json").read_text())
     assert set(sig["datasets"]) == set(params["dataset"])
-    from replearn.pipeline.views import undeclared_keys
+    from replearn.pipeline.views import ReproductionRecord, undeclared_keys
 
     assert not undeclared_keys(sig), f"{preset}: keys no view of the report declares: {undeclared_keys(sig)[:10]}"
+    repro = json.loads((work / "results" / "reproduction.json").read_text())
+    assert not undeclared_keys(repro, ReproductionRecord), (
+        f"{preset}: {undeclared_keys(repro, ReproductionRecord)[:10]}"
+    )
     assert params["tracking"]["enabled"]
     from mlflow.tracking import MlflowClient
 

@@ -187,3 +187,19 @@ def test_missing_sections_read_as_absent_not_as_empty_sections():
     sig = Significance.from_dict({"across_pairs": {}, "datasets": {"x": {}}})
     assert sig.across_pairs is None and sig.dataset("nowhere") == DatasetComparison() and sig.left_out("x") == []
     assert Significance.from_dict(sig) is sig
+
+
+def test_every_key_of_the_reproduction_record_is_read_through_its_view():
+    """results/reproduction.json as the reproduce stage writes it (a preset's rows, from Reproduction.to_dict):
+    every key is declared by ReproductionRecord, and a planted one is found."""
+    from replearn.pipeline.views import ReproducedQuantity, ReproductionRecord
+    from replearn.reproductions.record import ExperimentResult, Reproduction
+
+    row = Reproduction("p", "CS229 notes 1", "theta_0", 1.0, 1.0004, 1e-3, measured_by=("replearn.models",))
+    record = {**ExperimentResult("p", [row], {"c": {"x": [1, 2]}}, {}, "notes").to_dict(), "seed": 0}
+    assert undeclared_keys(record, ReproductionRecord) == []
+    view = ReproductionRecord.from_dict(record)
+    assert view.preset == "p" and isinstance(view.records[0], ReproducedQuantity) and view.records[0].reproduced
+    record["records"][0]["planted"] = 1
+    assert undeclared_keys(record, ReproductionRecord) == ["ReproductionRecord.records[0].planted"]
+    assert ReproductionRecord.from_dict(None).preset is None  # reproduce: null writes nothing to reproduce

@@ -27,6 +27,7 @@ __all__ = [
     "BayesianSetting",
     "BayesianSignedRank",
     "DatasetComparison",
+    "FinalScores",
     "Friedman",
     "Nemenyi",
     "PairComparison",
@@ -34,11 +35,14 @@ __all__ = [
     "Posthoc",
     "PosthocComparison",
     "ProblemFamily",
+    "ReproducedQuantity",
+    "ReproductionRecord",
     "SealedMetricTest",
     "Significance",
     "Sweep",
     "SweepModel",
     "SweepNeighbour",
+    "final_scores",
     "undeclared_keys",
 ]
 
@@ -493,6 +497,66 @@ class ProblemFamily(_View):
     resampled_problem: bool = False
 
 
+# --------------------------------------------------------------------------- the train stage's metrics
+@dataclass(frozen=True)
+class FinalScores(_View):
+    """One model's final fit scored on the whole training part and on the sealed test part (``metrics/train.json``:
+    dataset -> model key -> this; an experiment family's unit has ``test`` only, its final run's scores)."""
+
+    train: dict = field(default_factory=dict)
+    test: dict = field(default_factory=dict)
+
+    def value(self, part: str, metric: str | None) -> float | None:
+        """The score of ``metric`` on ``part`` (``"train"`` or ``"test"``; None: not recorded)."""
+        scores = self.train if part == "train" else self.test
+        return scores[metric] if metric in scores else None
+
+
+def final_scores(train_metrics: Mapping | None, dataset: str) -> dict[str, FinalScores]:
+    """``metrics/train.json``'s models of ``dataset`` as views (none recorded: empty)."""
+    per_model = (train_metrics or {}).get(dataset) or {}
+    return {key: FinalScores.from_dict(v) for key, v in per_model.items()}
+
+
+# --------------------------------------------------------------------------- the reproduce stage's record
+@dataclass(frozen=True)
+class ReproducedQuantity(_View):
+    """One published-vs-measured row of ``results/reproduction.json`` (``records[]``: what
+    :meth:`replearn.reproductions.record.Reproduction.to_dict` writes; ``measured`` None: not finite)."""
+
+    quantity: str | None = None
+    published: float | None = None
+    measured: float | None = None
+    tolerance: float | None = None
+    reproduced: bool = False
+    source: str | None = None
+    id: str | None = None
+    example: str | None = None
+    text: str | None = None
+    section: str | None = None
+    preset: str | None = None
+    provenance: str | None = None
+    measured_by: list = field(default_factory=list)
+    erratum: float | None = None
+    derived_from: str | None = None
+
+
+@dataclass(frozen=True)
+class ReproductionRecord(_View):
+    """``results/reproduction.json`` (the reproduce stage): the preset (``all``: every one, listed in ``presets``;
+    None: nothing reproduced), its rows, curves, tables and notes, the seeds and, for ``all``, each preset's run."""
+
+    preset: str | None = None
+    records: tuple[ReproducedQuantity, ...] = ()
+    curves: dict = field(default_factory=dict)
+    tables: dict = field(default_factory=dict)
+    notes: str | None = None
+    presets: list = field(default_factory=list)
+    seed: Any = None
+    runs: dict = field(default_factory=dict)
+    _NESTED = {"records": _Nested(ReproducedQuantity, "many")}
+
+
 def _undeclared(view: type[_View], data: Any, where: str) -> list[str]:
     """``where.key`` for every key of ``data`` (and of its nested sections, ``view._NESTED``) that ``view`` does not
     declare."""
@@ -513,8 +577,11 @@ def _undeclared(view: type[_View], data: Any, where: str) -> list[str]:
     return out
 
 
-def undeclared_keys(significance: Mapping) -> list[str]:
-    """Every key of a significance record (``results/significance.json``, a ``replearn compare`` result) that no
-    view declares, as a dotted path: a key a writer adds without a reader that knows it (empty: every key is
-    read through its view)."""
-    return _undeclared(Significance, significance, "significance")
+def undeclared_keys(record: Mapping, view: type[_View] | None = None) -> list[str]:
+    """Every key of a record that no view declares, as a dotted path: a key a writer adds without a reader that
+    knows it (empty: every key is read through its view). ``view``: the record's view, :class:`Significance` by
+    default (``results/significance.json``, a ``replearn compare`` result); :class:`ReproductionRecord` for
+    ``results/reproduction.json``."""
+    view = Significance if view is None else view
+    name = "significance" if view is Significance else view.__name__
+    return _undeclared(view, record, name)

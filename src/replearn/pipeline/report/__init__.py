@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...atomic import write_text
 from .. import records
-from ..views import Nemenyi, ProblemFamily, Significance
+from ..views import Nemenyi, ProblemFamily, ReproductionRecord, Significance, final_scores
 from . import benchmark as _benchmark
 from . import fewruns as _fewruns
 from . import leaderboard as _leaderboard
@@ -182,15 +182,16 @@ def build_report(
     board_at = len(doc.blocks)  # the leaderboard goes here, once its pictures are drawn (below)
     failures_section(doc, crossval, order, train_results)  # every failed fit (cv.on_error: record); else nothing
     _header(doc, experiment, crossval)
-    if reproduction and reproduction.get("preset"):
+    reproduction = ReproductionRecord.from_dict(reproduction)
+    if reproduction.preset:
         repro_images = []
-        for cname, curve in sorted((reproduction.get("curves") or {}).items()):
+        for cname, curve in sorted(reproduction.curves.items()):
             rel = plot(
                 f"reproduction_{_slug(cname)}.png",
                 lambda p, cname=cname, curve=curve: _plots.curve_plot(cname, curve, p, dpi),
             )
             if rel:
-                repro_images.append(_Image(rel, f"{reproduction['preset']}: {cname}"))
+                repro_images.append(_Image(rel, f"{reproduction.preset}: {cname}"))
         _reproduction_section(doc, reproduction, f, repro_images)
     for ds in [] if compact else order:
         cv = crossval[ds]
@@ -216,7 +217,7 @@ def build_report(
                 doc.add(_Image(rel, f"Score distribution of {primary} on {ds}"))
         doc.add(_Heading(3, kind.final_heading))
         _test_table(doc, ds, cv, train_metrics, f)
-        if primary is not None and train_metrics.get(ds) and kind.sealed_test:
+        if primary is not None and final_scores(train_metrics, ds) and kind.sealed_test:
             rel = plot(
                 f"train_test_{slug}.png",
                 lambda p, ds=ds, primary=primary: _plots.train_test_plot(ds, train_metrics[ds], primary, p, dpi),

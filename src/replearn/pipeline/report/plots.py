@@ -31,7 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..records import as_evaluation
-from ..views import Sweep
+from ..views import FinalScores, Sweep
 
 __all__ = [
     "NotebookFigure",
@@ -282,7 +282,7 @@ def train_test_plot(
         raise ValueError(f"dataset {dataset_name!r} has no models to plot")
 
     def value(model: str, part: str) -> float:
-        v = model_metrics[model].get(part, {}).get(metric)
+        v = FinalScores.from_dict(model_metrics[model]).value(part, metric)
         return math.nan if v is None else float(v)
 
     train = np.array([value(m, "train") for m in models])

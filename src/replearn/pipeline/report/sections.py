@@ -21,7 +21,9 @@ from ..views import (
     PairComparison,
     Posthoc,
     ProblemFamily,
+    ReproductionRecord,
     Significance,
+    final_scores,
 )
 from .document import (
     _DASH,
@@ -298,18 +300,18 @@ def _crossval_table(doc: _Document, cv: EvaluationResult, f: _Fmt) -> None:
 
 
 def _test_table(doc: _Document, ds: str, cv: EvaluationResult, train_metrics: Mapping, f: _Fmt) -> None:
-    per_model = train_metrics.get(ds)
+    per_model = final_scores(train_metrics, ds)
     if not per_model:
         doc.add(_Paragraph("No sealed test-set metrics were recorded for this dataset."))
         return
     models = sorted(per_model)
     metrics = list(cv.metrics)
-    extra = sorted({k for m in models for k in (per_model[m].get("test") or {})} - set(metrics))
+    extra = sorted({k for m in models for k in per_model[m].test} - set(metrics))
     metrics += extra
     primary = cv.primary_metric or (metrics[0] if metrics else None)
 
     def get(m, part, metric):
-        return (per_model[m].get(part) or {}).get(metric)
+        return per_model[m].value(part, metric)
 
     kind = cv.problem_kind
     columns = [(metric, "test") for metric in metrics]
@@ -983,15 +985,16 @@ def _sweep_section(
     doc.add(_Table(("Model", "Best point", "One-SE point", "Mean at each point", "Best vs neighbours"), tuple(rows)))
 
 
-def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt, images) -> None:
+def _reproduction_section(doc: _Document, reproduction: ReproductionRecord | Mapping | None, f: _Fmt, images) -> None:
     """The worked example of a course text this experiment reproduces: published beside measured."""
-    if not reproduction or not reproduction.get("preset"):
+    reproduction = ReproductionRecord.from_dict(reproduction)
+    if not reproduction.preset:
         return
-    records = list(reproduction.get("records") or [])
-    done = sum(bool(r.get("reproduced")) for r in records)
-    doc.add(_Heading(2, f"Reproduction: {reproduction['preset']}"))
-    if reproduction.get("notes"):
-        doc.add(_Paragraph(str(reproduction["notes"])))
+    records = list(reproduction.records)
+    done = sum(bool(r.reproduced) for r in records)
+    doc.add(_Heading(2, f"Reproduction: {reproduction.preset}"))
+    if reproduction.notes:
+        doc.add(_Paragraph(str(reproduction.notes)))
     doc.add(
         _Paragraph(
             f"{done} of {len(records)} quantities reproduced within their stated tolerance (|measured − published| ≤ "
@@ -1003,12 +1006,12 @@ def _reproduction_section(doc: _Document, reproduction: Mapping | None, f: _Fmt,
     )
     rows = tuple(
         (
-            _Cell(str(r.get("quantity"))),
-            _Cell(f.num(r.get("published"))),
-            _Cell(f.num(r.get("measured"))),
-            _Cell(f.num(r.get("tolerance"))),
-            _Cell("reproduced" if r.get("reproduced") else "NOT reproduced", not r.get("reproduced")),
-            _Cell(str(r.get("source"))),
+            _Cell(str(r.quantity)),
+            _Cell(f.num(r.published)),
+            _Cell(f.num(r.measured)),
+            _Cell(f.num(r.tolerance)),
+            _Cell("reproduced" if r.reproduced else "NOT reproduced", not r.reproduced),
+            _Cell(str(r.source)),
         )
         for r in records
     )
