@@ -9,7 +9,7 @@ stage has imported anyway (numpy, scipy, matplotlib, replearn's report) and then
 * ``raw MLflow``: the minimal script for the same runs with MLflow itself: ``import mlflow``, an
   ``MlflowClient`` on a SQLite file, the experiment, a parent run and six children with their params and
   metrics in ``log_batch`` calls, the report files as artifacts, and one model, logged with
-  ``mlflow.pyfunc.log_model`` (models from code: ``pipeline/tracking_model.py`` and the model's files);
+  ``mlflow.pyfunc.log_model`` (models from code: ``pipeline/tracking/tracking_model.py`` and the model's files);
 * ``replearn``: ``tracking.log_pipeline_run`` as the report stage calls it -- the same runs and
   artifacts, plus six models (LoggedModels with signature and input example), six dataset inputs and the
   overview table;

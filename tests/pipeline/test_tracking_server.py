@@ -49,7 +49,7 @@ def test_a_server_that_is_down_fails_fast_and_logs_nothing(no_stack, tmp_path, m
     uri = f"http://127.0.0.1:{_closed_port()}"
     params = {"tracking": {"enabled": True, "experiment": "x", "tracking_uri": uri, "server": True}}
     created = []
-    monkeypatch.setattr(tracking, "_client", lambda *a, **k: created.append(a))  # must never be reached
+    monkeypatch.setattr(tracking.run, "_client", lambda *a, **k: created.append(a))  # must never be reached
     start = time.monotonic()
     with pytest.raises(ServiceError, match=rf"{uri} does not answer.*local results.*intact"):
         tracking.log_pipeline_run(

@@ -182,17 +182,17 @@ def build_report(
     board_at = len(doc.blocks)  # the leaderboard goes here, once its pictures are drawn (below)
     failures_section(doc, crossval, order, train_results)  # every failed fit (cv.on_error: record); else nothing
     _header(doc, experiment, crossval)
-    reproduction = ReproductionRecord.from_dict(reproduction)
-    if reproduction.preset:
+    repro = ReproductionRecord.from_dict(reproduction)
+    if repro.preset:
         repro_images = []
-        for cname, curve in sorted(reproduction.curves.items()):
+        for cname, curve in sorted(repro.curves.items()):
             rel = plot(
                 f"reproduction_{_slug(cname)}.png",
                 lambda p, cname=cname, curve=curve: _plots.curve_plot(cname, curve, p, dpi),
             )
             if rel:
-                repro_images.append(_Image(rel, f"{reproduction.preset}: {cname}"))
-        _reproduction_section(doc, reproduction, f, repro_images)
+                repro_images.append(_Image(rel, f"{repro.preset}: {cname}"))
+        _reproduction_section(doc, repro, f, repro_images)
     for ds in [] if compact else order:
         cv = crossval[ds]
         slug = _slug(ds)

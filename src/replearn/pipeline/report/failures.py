@@ -35,7 +35,8 @@ def failure_rows(crossval: Mapping, order: Sequence[str], train_results: Mapping
     in the configured dataset order and sorted model order."""
     rows: list[dict] = []
     crossval = as_evaluations({d: crossval[d] for d in order if d in crossval})
-    finals = as_train_results({d: train_results[d] for d in order if d in (train_results or {})})
+    train = train_results or {}
+    finals = as_train_results({d: train[d] for d in order if d in train})
     for d in order:
         groups: dict[tuple, list[int]] = {}
         final = finals[d].models if d in finals else {}
@@ -43,13 +44,14 @@ def failure_rows(crossval: Mapping, order: Sequence[str], train_results: Mapping
             f = final[key].failure
             if f:
                 groups.setdefault((key, "final fit", f.reason, f.message), []).append(f.replicate)
-        cv = crossval[d] if d in crossval else None
-        for key in sorted(cv.models if cv is not None else {}):
-            for f in cv.models[key].failures:
-                groups.setdefault((key, "cross-validation", f.reason, f.message), []).append(f.replicate)
-        for key in sorted(cv.variance_failures if cv is not None else {}):
-            for f in cv.variance_failures[key]:
-                groups.setdefault((key, "half-sampling", f.reason, f.message), []).append(f.replicate)
+        if d in crossval:
+            cv = crossval[d]
+            for key in sorted(cv.models):
+                for f in cv.models[key].failures:
+                    groups.setdefault((key, "cross-validation", f.reason, f.message), []).append(f.replicate)
+            for key in sorted(cv.variance_failures):
+                for f in cv.variance_failures[key]:
+                    groups.setdefault((key, "half-sampling", f.reason, f.message), []).append(f.replicate)
         for (key, fits, reason, message), reps in sorted(groups.items(), key=lambda g: (g[0][:2], min(g[1]))):
             rows.append(
                 {"dataset": d, "model": key, "fits": fits, "replicates": reps, "reason": reason, "message": message}

@@ -175,17 +175,17 @@ def score_distribution_plot(
         ``path``.
     """
     dpi = _check_dpi(dpi)
-    cv_result = as_evaluation(cv_result)
-    models = sorted(cv_result.models)
+    record = as_evaluation(cv_result)
+    models = sorted(record.models)
     if not models:
         raise ValueError(f"dataset {dataset_name!r} has no models to plot")
     data = []
     for name in models:
-        scores = cv_result.models[name].scores
+        scores = record.models[name].scores
         if metric not in scores:
             raise KeyError(f"model {name!r} on dataset {dataset_name!r} has no scores for metric {metric!r}")
         data.append(np.asarray(scores[metric], dtype=float))
-    greater = cv_result.greater(metric, None)
+    greater = record.greater(metric, None)
     direction = "" if greater is None else (" (higher is better)" if greater else " (lower is better)")
     n_splits = max(len(d) for d in data)
 

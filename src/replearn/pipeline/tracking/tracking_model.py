@@ -1,6 +1,6 @@
 """The MLflow Model of a fitted replearn model, defined by code (MLflow's *models-from-code*): nothing pickled.
 
-``pipeline/tracking.py`` logs *this file* as the model (the MLflow Model that
+``pipeline/tracking/model.py`` logs *this file* as the model (the MLflow Model that
 ``mlflow.pyfunc.log_model(python_model=<this path>, artifacts={"npz": ..., "json": ...})`` would write; it is
 written with MLflow's model-format API, ``tracking.write_model_dir``), with the model's ``.npz`` arrays and
 ``.json`` metadata written by the train stage (:mod:`replearn.persistence`) as the artifacts. Loading
@@ -10,7 +10,7 @@ object (``set_model``); ``load_context`` rebuilds the estimator through the expl
 environment needs replearn installed: serve from the project's virtual environment,
 ``mlflow models serve -m runs:/<run>/model --env-manager local --host 127.0.0.1``.
 
-This is the one module besides ``pipeline/tracking.py`` that imports mlflow (``tests/test_layers.py``
+This is the one module besides the ``pipeline/tracking/`` package that imports mlflow (``tests/test_layers.py``
 allows exactly these two); nothing in the package imports this module: MLflow executes it by path.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import mlflow
 import numpy as np
 
-#: the artifact names ``load_context`` expects (tracking.py logs the files under these names)
+#: the artifact names ``load_context`` expects (tracking/model.py logs the files under these names)
 NPZ, JSON = "npz", "json"
 
 

@@ -1,0 +1,426 @@
+"""The child runs (one per dataset x model) and the parent's overview: what each logs (params, the metrics of
+cross-validation, the final fit and its curves, the wall-clock times, the tags), and the worker processes that
+log a large run's children beside the report stage (:class:`_ChildLoggers`, ``python -m
+replearn.pipeline.tracking --log-children``)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import designs, kinds
+
+if TYPE_CHECKING:
+    import tempfile
+from .model import _log_dataset_and_model
+from .store import PARAMS_HASH_TAG, _relax_sync, _sqlite_path, flatten, http_timeouts
+
+
+def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str]) -> None:
+    """One child run: created, logged, terminated; its id is on ``current`` while it is being logged."""
+    d, key, m, res = job["dataset"], job["key"], job["model"], job["result"]
+    child = client.create_run(
+        frame["experiment_id"],
+        tags={
+            "mlflow.parentRunId": frame["parent_run_id"],
+            "mlflow.runName": f"{d}/{key}",
+            "replearn.dataset": d,
+            "replearn.model": m["registry_name"],
+            "replearn.model_key": key,
+            PARAMS_HASH_TAG: frame["phash"],
+            **frame["source"],
+            **_family_tags(res, m),
+            **_unlogged_model_tag(frame, res, d, key),
+            **(job.get("tags") or {}),
+        },
+    )
+    current.append(child.info.run_id)
+    timing = _timing_metrics(root, d, key)
+    _log_child(client, child.info.run_id, d, key, m, res, job["train_metrics"], job["train_results"], timing)
+    if kinds.of_record(res).fits_estimators:  # its dataset and fitted model as MLflow inputs
+        cparams = child_params(d, key, m, res)
+        _log_dataset_and_model(
+            client,
+            child.info.run_id,
+            frame["experiment_id"],
+            root,
+            d,
+            key,
+            cparams,
+            job.get("example_output"),
+            model=frame.get("log_models", True),
+        )
+    client.set_terminated(child.info.run_id)
+    current.pop()
+
+
+#: child runs per chunk the processes claim (:func:`_log_claimed_children`): small enough that they end together
+CHUNK_SIZE = 4
+
+
+class _ChildLoggers:
+    """The processes that log child runs beside this one, started early, sharing the work as it comes.
+
+    :meth:`start` launches ``workers - 1`` processes (``python -m replearn.pipeline.tracking --log-children -``)
+    as soon as logging is certain, before this process imports mlflow and opens the store: each imports mlflow
+    and its client class meanwhile (~1.5 s) and then waits for the path of its job file on standard input
+    (:func:`_worker_main`). :meth:`send` writes the child runs as chunks of :data:`CHUNK_SIZE` and hands them out:
+    every process, this one included, claims the next unclaimed chunk (:func:`_claim`) until none is left, so a
+    process busy with other work (the report stage writing its reports) or slower takes fewer, and all end
+    together. :meth:`finish` waits for them; :meth:`cancel` (nothing to log, or an error first) tells them to take
+    no more chunks, and a worker with no jobs exits without touching the store."""
+
+    def __init__(self) -> None:
+        self.procs: list = []
+        self.chunks: list[str] = []  # the chunk files, in the order the workers claim them
+        self._dir: tempfile.TemporaryDirectory[str] | None = None  # the job files (send)
+
+    def start(self, workers: int) -> None:
+        import sys
+        import tempfile
+
+        for _ in range(workers - 1):
+            err = tempfile.TemporaryFile()
+            cmd = [sys.executable, "-m", "replearn.pipeline.tracking", "--log-children", "-"]
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err)
+            self.procs.append((proc, err))
+
+    @property
+    def stop_file(self) -> str:
+        """A file whose existence tells every process to claim no more chunks (:meth:`cancel`)."""
+        return str(Path(self._dir.name) / "stop") if self._dir is not None else ""
+
+    def send(self, store: dict, frame: dict, jobs: list[dict]) -> None:
+        """The jobs as chunk files, and one job file naming them (with ``store``: where and how to log, and
+        ``frame``: the parent run) whose path goes down each worker's pipe: a benchmark's jobs are more than a
+        pipe holds, and writing them there would block this process until the worker has imported mlflow."""
+        import tempfile
+
+        tmp = self._dir = tempfile.TemporaryDirectory(prefix="replearn-tracking-")
+        for i in range(0, len(jobs), CHUNK_SIZE):
+            path = Path(tmp.name) / f"chunk-{i // CHUNK_SIZE:05d}.json"
+            path.write_text(json.dumps(jobs[i : i + CHUNK_SIZE]), encoding="utf-8")
+            self.chunks.append(str(path))
+        job_file = Path(tmp.name) / "children.json"
+        spec = {**store, "frame": frame, "chunks": self.chunks, "stop": self.stop_file}
+        job_file.write_text(json.dumps(spec), encoding="utf-8")
+        for proc, _ in self.procs:
+            try:
+                proc.stdin.write(str(job_file).encode("utf-8") + b"\n")
+                proc.stdin.close()
+            except BrokenPipeError:  # it died before reading: finish() reports why
+                pass
+
+    def finish(self) -> list[str]:
+        """Wait for every worker; the last line of each failed one's error output."""
+        failures = []
+        for proc, err in self.procs:
+            if proc.stdin and not proc.stdin.closed:
+                try:
+                    proc.stdin.close()
+                except BrokenPipeError:
+                    pass
+            code = proc.wait()
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace").strip()
+            err.close()
+            if code != 0:
+                failures.append(text.splitlines()[-1] if text else f"exit status {code}")
+        self.procs = []
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
+        self.chunks = []
+        return failures
+
+    def cancel(self) -> None:
+        """No more chunks for anyone (a worker ends the chunk in hand), then :meth:`finish`."""
+        if self._dir is not None:
+            Path(self.stop_file).touch()
+        self.finish()  # a worker still waiting for its job file gets none and exits at once
+
+
+def _claim(chunk: str) -> bool:
+    """Take ``chunk`` for this process: True for exactly one of the processes that ask (an exclusive create)."""
+    try:
+        fd = os.open(chunk + ".claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
+
+
+def _log_claimed_children(client, frame: dict, chunks: list[str], root: Path, current: list[str], stop: str) -> None:
+    """Log the child runs of every chunk of ``chunks`` this process claims, until none is left or ``stop`` exists.
+    Which process logs a run changes nothing in it."""
+    for chunk in chunks:
+        if os.path.exists(stop):
+            return
+        if _claim(chunk):
+            for job in json.loads(Path(chunk).read_text(encoding="utf-8")):
+                _log_child_run(client, frame, job, root, current)
+
+
+def _worker_main(job_file: str) -> None:
+    """A worker of :class:`_ChildLoggers`: log the child runs of the chunks it claims (``job_file``; ``-``: its path
+    on standard input, read after mlflow is imported, so that the import overlaps with the parent process's own
+    set-up; nothing there: exit at once); exit 1 with the error's last line on stderr when one fails (that run
+    marked FAILED first, and the other processes told to stop)."""
+    import gc
+    import sys
+
+    gc.disable()  # as in log_pipeline_run (_gc_paused): the process ends right after
+    http_timeouts()
+    from mlflow.tracking import MlflowClient
+
+    if job_file == "-":  # the job file's path on standard input; nothing there: no jobs
+        job_file = sys.stdin.readline().strip()
+        if not job_file:
+            return
+    spec = json.loads(Path(job_file).read_text(encoding="utf-8"))
+    if os.path.exists(spec["stop"]):
+        return
+    if spec["sqlite"]:
+        _relax_sync(_sqlite_path(spec["tracking_uri"]))
+    client = MlflowClient(tracking_uri=spec["tracking_uri"])
+    current: list[str] = []
+    try:
+        _log_claimed_children(client, spec["frame"], spec["chunks"], Path(spec["root"]), current, spec["stop"])
+    except BaseException as exc:
+        Path(spec["stop"]).touch()  # the run has failed: the others take no more
+        for run_id in reversed(current):
+            try:
+                client.set_terminated(run_id, status="FAILED")
+            except Exception:  # the store itself may be what failed; the original error matters more
+                pass
+        print(f"{type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
+        sys.exit(1)
+
+
+def source_tags(repository: Path, commit: str | None) -> dict[str, str]:
+    """MLflow's run source: the repository path, its commit, and "PROJECT" (a git checkout) or "LOCAL"."""
+    tags = {"mlflow.source.name": str(repository), "mlflow.source.type": "PROJECT" if commit else "LOCAL"}
+    if commit:
+        tags["mlflow.source.git.commit"] = commit
+    return tags
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def overview_rows(crossval: dict, train_metrics: dict) -> list[dict]:
+    """One row per dataset x model x metric: CV mean and standard deviation, train and test score."""
+    rows = []
+    for d, res in crossval.items():
+        primary = res.get("primary_metric")
+        for key, m in sorted(res["models"].items()):
+            final = train_metrics.get(d, {}).get(key, {})
+            for metric, values in m["scores"].items():
+                rows.append(
+                    {
+                        "dataset": d,
+                        "model": key,
+                        "registry_name": m["registry_name"],
+                        "metric": metric,
+                        "primary": metric == primary,
+                        "cv_mean": _mean(values),
+                        "cv_std": _std(values),
+                        "train": final.get("train", {}).get(metric),
+                        "test": final.get("test", {}).get(metric),
+                    }
+                )
+    return rows
+
+
+def _log_parent(client, pid, params, crossval, significance, train_metrics) -> None:
+    from mlflow.entities import Metric
+
+    now = _now_ms()
+    keys = {key for res in crossval.values() for key in res["models"]}
+    metrics = [Metric("n_datasets", float(len(crossval)), now, 0), Metric("n_models", float(len(keys)), now, 0)]
+    across = significance.get("across_datasets", {})
+    if across.get("ran"):
+        metrics.append(Metric("friedman.pvalue", float(across["friedman"]["pvalue"]), now, 0))
+        metrics.append(Metric("nemenyi.cd", float(across["nemenyi"]["cd"]), now, 0))
+    _log_batch(client, pid, flatten(dict(params)), metrics)
+    rows = overview_rows(crossval, train_metrics)
+    if rows:  # a table in MLflow's artifact view (columns -> values), instead of one chart per dataset x model
+        client.log_table(pid, {c: [r[c] for r in rows] for c in rows[0]}, "overview.json")
+
+
+def _log_artifacts(client, pid: str, artifacts) -> None:
+    """Files and folders (a folder under its own name) as artifacts of run ``pid``; missing ones are skipped."""
+    for path in artifacts:
+        path = Path(path)
+        if path.is_dir():
+            client.log_artifacts(pid, str(path), artifact_path=path.name)
+        elif path.is_file():
+            client.log_artifact(pid, str(path))
+
+
+def _log_child(client, run_id, d, key, m, res, train_metrics, train_results, extra_metrics=()) -> None:
+    """Params and metrics of a child run in one ``log_batch`` (where MLflow's limits allow), ``extra_metrics``
+    (its wall-clock seconds, :func:`_timing_metrics`) included."""
+    from mlflow.entities import Metric
+
+    now = _now_ms()
+    cparams = child_params(d, key, m, res)
+    metrics = []
+    for metric, values in m["scores"].items():
+        for stat, value in (("mean", _mean(values)), ("std", _std(values))):
+            if value is not None:
+                metrics.append(Metric(f"cv.{metric}.{stat}", value, now, 0))
+        metrics.extend(Metric(f"cv.{metric}", float(v), now, i) for i, v in enumerate(values) if v is not None)
+        # a sweep: the mean at each point of the axis, as a step metric along the axis (step = point index)
+        if designs.of_scheme(res.get("scheme")).has_points:
+            points = list(res["scheme"].get("values") or [])
+            at = [s.get("point") for s in res.get("splits") or []]
+            for j, point in enumerate(points):
+                mean = _mean([v for v, p in zip(values, at) if p == point])
+                if mean is not None:
+                    metrics.append(Metric(f"sweep.{metric}.mean", mean, now, j))
+    if kinds.of_record(res).fits_estimators:  # fits that failed under cv.on_error: record (scores left out above)
+        metrics.append(Metric("cv.failed_fits", float(len(m.get("failures") or [])), now, 0))
+    for part, vals in train_metrics.get(d, {}).get(key, {}).items():
+        metrics.extend(Metric(f"{part}.{k}", float(v), now, 0) for k, v in vals.items() if v is not None)
+    # learning curves of the final fit (training/validation loss per epoch, EM log-likelihood, ...)
+    curves = (train_results or {}).get(d, {}).get("models", {}).get(key, {}).get("figures", {}).get("curves", {})
+    for label, values in curves.items():
+        name = "curve." + label.replace(" ", "_").replace("-", "_")
+        steps = curve_steps(len(values))
+        metrics.extend(Metric(name, float(values[i]), now, i) for i in steps if values[i] is not None)
+    _log_batch(client, run_id, cparams, [*metrics, *extra_metrics])
+
+
+#: at most this many points of a learning curve go to MLflow (the UI draws a sampled history anyway)
+MAX_CURVE_POINTS = 100
+
+
+def curve_steps(n: int, limit: int = MAX_CURVE_POINTS) -> list[int]:
+    """The steps of an ``n``-point learning curve logged to MLflow: all of them up to ``limit``, else ``limit``
+    steps evenly spaced from the first to the last (each logged at its own step, so the x-axis stays the
+    iteration or epoch). A solver's per-iteration objective runs to thousands of points (the RBF SVM's 6,115
+    on a KEEL dataset): logging them all made those curves 63 % of a benchmark's metric rows and of its
+    ``log_batch`` time. The whole curve stays in ``results/train/<dataset>.json`` and the report."""
+    if n <= limit:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
+
+
+def child_params(d: str, key: str, m: dict, res: dict) -> dict[str, str]:
+    """The params of a child run (and of its logged model): dataset, model, hyperparameters, CV scheme."""
+    cparams = {"dataset": d, "model": m["registry_name"], "model_key": key, **flatten(m["params"] or {}, "params.")}
+    cparams.update({f"cv.{k}": str(v) for k, v in res["scheme"].items()})
+    return cparams
+
+
+def _unlogged_model_tag(frame: dict, res: dict, d: str, key: str) -> dict[str, str]:
+    """With ``tracking.log_models: false``: a tag on each estimator's child run saying where its fitted model is."""
+    if frame.get("log_models", True) or not kinds.of_record(res).fits_estimators:
+        return {}
+    return {
+        "replearn.mlflow_model": f"not logged (tracking.log_models: false); the fitted model is models/{d}/{key}.npz "
+        "and .json, an output of the DVC train stage"
+    }
+
+
+def _family_tags(res: dict, m: dict) -> dict[str, str]:
+    """Tags of a child run on an experiment family's problem: the family, and why no MLflow Model is logged."""
+    fam = res.get("family")
+    if not fam:
+        return {}
+    return {
+        "replearn.family": str(fam.get("name")),
+        "replearn.mlflow_model": f"none: {m['registry_name']} is a {fam.get('name')} unit, not an estimator "
+        "(no fitted model to save; its scores and curves are the run's metrics)",
+    }
+
+
+def _timing_metrics(root: Path, d: str, key: str) -> list:
+    """Wall-clock seconds per replicate, MLflow only: ``time.<label>`` steps, their mean and median.
+
+    For a model, ``time.fit_seconds`` and ``time.predict_seconds`` (a failed fit has none); for a family's unit
+    its own labels. The crossval stage leaves them in ``timing/<dataset>.json``, which is no DVC output and no
+    record (outputs stay byte-identical on rerun); a missing file (crossval not rerun here) logs nothing.
+    """
+    from mlflow.entities import Metric
+
+    from .. import paths
+
+    path = root / paths.TIMING / f"{d}.json"
+    per_key = _read_timing(str(path), *_stat_key(path)).get(key) or {}
+    if not isinstance(per_key, dict):
+        return []
+    now = _now_ms()
+    metrics: list = []
+    for label, values in sorted(per_key.items()):
+        name = "time." + "".join(c if c.isalnum() or c in "_-." else "_" for c in label)
+        metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
+        done = sorted(float(v) for v in values if v is not None)
+        if done:
+            metrics.append(Metric(f"{name}.mean", sum(done) / len(done), now, 0))
+            mid = len(done) // 2
+            median = done[mid] if len(done) % 2 else (done[mid - 1] + done[mid]) / 2
+            metrics.append(Metric(f"{name}.median", median, now, 0))
+    return metrics
+
+
+def _stat_key(path: Path) -> tuple[int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_timing(path: str, mtime_ns: int, size: int) -> dict:
+    """``timing/<dataset>.json`` read once per version of it (every model of the dataset needs it); {} when missing
+    or unreadable (crossval not rerun here)."""
+    if size < 0:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+#: the MLflow Model definition (models-from-code): MLflow runs this file by path; nothing imports it
+
+
+def _mean(values) -> float | None:
+    """The mean of the scores a model could give; None when it gave none (e.g. k-means' likelihood)."""
+    vals = [float(v) for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _std(values) -> float | None:
+    """Sample standard deviation (ddof=1, as in metrics/crossval.json); 0 for one score, None for none."""
+    vals = [float(v) for v in values if v is not None]
+    if not vals:
+        return None
+    if len(vals) == 1:
+        return 0.0
+    mean = sum(vals) / len(vals)
+    return (sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5
+
+
+def _log_batch(client, run_id: str, params: dict, metrics: list) -> None:
+    """Params and metrics in as few ``log_batch`` calls as MLflow's limits allow (100 params, 1000 entities
+    per call): one call (one commit) for a typical run instead of one for the params and one for the metrics."""
+    from mlflow.entities import Param
+
+    items = [Param(k, str(v)[:6000]) for k, v in sorted(params.items())]
+    metrics = list(metrics)
+    while items or metrics:
+        batch, items = items[:100], items[100:]
+        room = 1000 - len(batch)
+        client.log_batch(run_id, params=batch, metrics=metrics[:room])
+        metrics = metrics[room:]
