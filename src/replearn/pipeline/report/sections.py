@@ -36,6 +36,7 @@ from .document import (
     _Table,
 )
 from .failures import dataset_failure_note
+from .family_tables import PROBLEM_TABLES
 from .summary import scope
 
 
@@ -1034,29 +1035,9 @@ def _family_section(doc: _Document, cv: EvaluationResult, f: _Fmt, curves_image)
             + (" A new problem instance was drawn for every replicate." if fam.resampled_problem else "")
         )
     )
-    cells = problem.get("v_star_cells") or []
-    if cells:
-        rows = tuple(
-            (
-                _Cell(str(c.get("cell"))),
-                _Cell(str(c.get("state"))),
-                _Cell(f.num(c.get("v_star"))),
-                _Cell(f.num(c.get("published"))),
-                _Cell(
-                    _DASH
-                    if c.get("published") is None
-                    else ("yes" if abs(float(c["v_star"]) - float(c["published"])) <= 5e-4 else "no")
-                ),
-            )
-            for c in cells
-        )
-        doc.add(
-            _Paragraph(
-                "The exact V* of this world (policy iteration with exact evaluation) beside the values published in "
-                f"{cells[0].get('source') or 'the literature'} (reproduced: within 0.0005, the published rounding)."
-            )
-        )
-        doc.add(_Table(("Cell (AIMA x,y)", "State", "V* (computed)", "Published", "Reproduced"), rows))
+    if fam.name in PROBLEM_TABLES:  # the family's own tables (rl: V* beside the published values)
+        for block in PROBLEM_TABLES[fam.name](problem, f):
+            doc.add(block)
     if curves_image is not None:
         doc.add(
             _Paragraph(
