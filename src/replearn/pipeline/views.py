@@ -27,6 +27,7 @@ __all__ = [
     "BayesianSetting",
     "BayesianSignedRank",
     "DatasetComparison",
+    "ExperimentHeader",
     "FinalScores",
     "Friedman",
     "Nemenyi",
@@ -495,6 +496,20 @@ class ProblemFamily(_View):
     scale_by: str | None = None
     scale_metrics: list = field(default_factory=list)
     resampled_problem: bool = False
+
+
+# --------------------------------------------------------------------------- the report's own header
+@dataclass(frozen=True)
+class ExperimentHeader(_View):
+    """What the report's header says of the experiment (built by :func:`replearn.pipeline.report.inputs.read_inputs`
+    from the params): its name, the parameters' hash, the datasets and model keys in the configured order, and the
+    provenance of the models an installed plugin registers (key -> "plugin <distribution> <version>")."""
+
+    name: str | None = None
+    params_hash: str | None = None
+    datasets: list = field(default_factory=list)
+    models: list = field(default_factory=list)
+    model_sources: dict = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- the train stage's metrics

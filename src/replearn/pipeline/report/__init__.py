@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...atomic import write_text
 from .. import records
-from ..views import Nemenyi, ProblemFamily, ReproductionRecord, Significance, final_scores
+from ..views import ExperimentHeader, Nemenyi, ProblemFamily, ReproductionRecord, Significance, final_scores
 from . import benchmark as _benchmark
 from . import fewruns as _fewruns
 from . import leaderboard as _leaderboard
@@ -154,7 +154,7 @@ def build_report(
         return rel
 
     doc = _Document(title)
-    order = [d for d in experiment.get("datasets") or [] if d in crossval]  # the configured order
+    order = [d for d in ExperimentHeader.from_dict(experiment).datasets if d in crossval]  # the configured order
     order += [d for d in sorted(crossval) if d not in order]
     # a benchmark over many datasets: one heat-map and one table instead of a section per dataset (.benchmark)
     kinds = {d: crossval[d].problem_kind for d in order}

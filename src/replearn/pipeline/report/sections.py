@@ -17,6 +17,7 @@ from ..views import (
     AcrossPairs,
     BayesianSignedRank,
     DatasetComparison,
+    ExperimentHeader,
     Nemenyi,
     PairComparison,
     Posthoc,
@@ -158,11 +159,12 @@ def _correction_name(name) -> str:
 # --------------------------------------------------------------------------- sections
 
 
-def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
-    name = experiment.get("name")
-    datasets = list(experiment.get("datasets") or sorted(crossval))
-    models = list(experiment.get("models") or [])
-    sources = dict(experiment.get("model_sources") or {})  # key -> "plugin <distribution> <version>"
+def _header(doc: _Document, experiment: ExperimentHeader | Mapping, crossval: Mapping) -> None:
+    header = ExperimentHeader.from_dict(experiment)
+    name = header.name
+    datasets = list(header.datasets or sorted(crossval))
+    models = list(header.models)
+    sources = dict(header.model_sources)  # key -> "plugin <distribution> <version>"
     if not models:
         models = sorted({m for cv in crossval.values() for m in cv.models})
     doc.add(
@@ -170,7 +172,7 @@ def _header(doc: _Document, experiment: Mapping, crossval: Mapping) -> None:
             headers=("Experiment", "Value"),
             rows=(
                 (_Cell("Name"), _Cell(str(name) if name else "(unnamed)")),
-                (_Cell("Parameters hash"), _Cell(str(experiment.get("params_hash", _DASH)))),
+                (_Cell("Parameters hash"), _Cell(_DASH if header.params_hash is None else str(header.params_hash))),
                 (_Cell("Datasets"), _Cell(", ".join(str(d) for d in datasets) or _DASH)),
                 (_Cell("Models"), _Cell(", ".join(str(m) for m in models) or _DASH)),
                 *(
