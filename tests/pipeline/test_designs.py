@@ -41,7 +41,7 @@ def _params(base, design: dict, models=("logistic_regression_sga", "knn")) -> di
     for key in models:
         p["models"].update(yaml.safe_load((ROOT / "conf" / "models" / f"{key}.yaml").read_text()))
     p["cv"].update(folds=3, repeats=2, n_jobs=1, progress=False)
-    p["cv"]["half_sampling"] = {"subsamples": 4, "repeats": 2, "folds": 3, "fraction": 0.5}  # small, for speed
+    p["cv"]["half_sampling"] = {"subsamples": 5, "repeats": 2, "folds": 3, "fraction": 0.5}  # MIN_SUBSETS
     p["design"] = design
     p["tracking"]["enabled"] = False
     return p

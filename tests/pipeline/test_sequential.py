@@ -122,3 +122,22 @@ def test_the_crossval_stage_stops_where_the_significance_stage_decides(tmp_path)
     fixed = experiment.crossval(params, "blobs", root=tmp_path, progress=False).variance
     n = len(var["replicates"])
     assert fixed["subsamples"] == 8 and fixed["models"]["knn"]["accuracy"][:n] == var["models"]["knn"]["accuracy"]
+
+
+@pytest.mark.parametrize("subsamples", [1, 2, 3, 4])
+def test_too_few_subsets_are_refused_before_any_stage_runs(subsamples):
+    """With 2-3 subsets the half-sampling test rejected up to 38 % of true nulls (MIN_SUBSETS, measured): the config
+    refuses them, and early looks below MIN_SUBSETS, naming the key; 0 (no half-sampling) and 5 pass."""
+    from replearn.stats.halfsampling import MIN_SUBSETS
+
+    params = copy.deepcopy(PARAMS)
+    params["cv"]["half_sampling"] = {**params["cv"]["half_sampling"], "subsamples": subsamples}
+    with pytest.raises(ConfigError, match=rf"cv.half_sampling.subsamples: {subsamples} is too few.*{MIN_SUBSETS}"):
+        config.validate(params)
+    for ok in (0, MIN_SUBSETS):
+        params["cv"]["half_sampling"]["subsamples"] = ok
+        config.validate(params)
+    params["cv"]["half_sampling"] = {**params["cv"]["half_sampling"], "subsamples": 20, "sequential": True}
+    params["cv"]["half_sampling"]["looks"] = [3, 10]
+    with pytest.raises(ConfigError, match=rf"cv.half_sampling.looks: \[3, 10\] .* at least {MIN_SUBSETS}"):
+        config.validate(params)
