@@ -185,11 +185,6 @@ class EvaluationResult:
         model = self.models.get(unit)
         return model.values(metric) if model is not None else []
 
-    @property
-    def family_name(self) -> str | None:
-        """The experiment family of the problem (None: a table)."""
-        return (self.family or {}).get("name")
-
 
 @dataclass(frozen=True)
 class TrainedModel:
@@ -357,15 +352,19 @@ def scheme_dict(evaluation: EvaluationResult) -> dict:
     return _plain(evaluation.scheme)
 
 
-def as_evaluation(value, *, source: str = "crossval record") -> EvaluationResult:
-    """An :class:`EvaluationResult` as it is, or built from its plain data (a record in memory, as a caller hands it
-    over: every field and length checked as when read from a file; a missing ``schema_version`` reads as this
-    version's)."""
-    if isinstance(value, EvaluationResult):
+def _as_record(cls, value, source: str):
+    """Record ``cls`` as it is, or built from its plain data (a record in memory, as a caller hands it over: every
+    field and length checked as when read from a file; a missing ``schema_version`` reads as this version's)."""
+    if isinstance(value, cls):
         return value
     if isinstance(value, dict) and "schema_version" not in value:
         value = {**value, "schema_version": SCHEMA_VERSION}
-    return from_dict(EvaluationResult, value, source=source)
+    return from_dict(cls, value, source=source)
+
+
+def as_evaluation(value, *, source: str = "crossval record") -> EvaluationResult:
+    """An :class:`EvaluationResult` as it is, or built and checked from its plain data (:func:`_as_record`)."""
+    return _as_record(EvaluationResult, value, source)
 
 
 def as_evaluations(crossval) -> dict[str, EvaluationResult]:
@@ -374,12 +373,8 @@ def as_evaluations(crossval) -> dict[str, EvaluationResult]:
 
 
 def as_train_result(value, *, source: str = "train record") -> TrainResult:
-    """A :class:`TrainResult` as it is, or built and checked from its plain data (as :func:`as_evaluation`)."""
-    if isinstance(value, TrainResult):
-        return value
-    if isinstance(value, dict) and "schema_version" not in value:
-        value = {**value, "schema_version": SCHEMA_VERSION}
-    return from_dict(TrainResult, value, source=source)
+    """A :class:`TrainResult` as it is, or built and checked from its plain data (:func:`_as_record`)."""
+    return _as_record(TrainResult, value, source)
 
 
 def as_train_results(train) -> dict[str, TrainResult]:
@@ -464,8 +459,7 @@ def _parse(path: Path):
 
 
 def _read(cls, path: Path):
-    path = Path(path)
-    return from_dict(cls, _parse(path), source=str(path))
+    return read_both(cls, path)[0]
 
 
 def read_both(cls, path: Path):

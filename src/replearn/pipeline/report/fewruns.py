@@ -190,6 +190,7 @@ def dataset_section(
     f: _Fmt,
 ) -> None:
     """The few-run tables of one dataset of seed replicates (nothing for other replicates or no scores)."""
+    cv = as_evaluation(cv)  # once: is_seed_replicates and dataset_numbers take the record as it is
     if not is_seed_replicates(cv):
         return
     nums = dataset_numbers(dataset, cv, entry, significance)
