@@ -2,8 +2,9 @@
 
 * a **branch on a design name** (``"cv"``, ``"seeds"``, ``"sweep"``) is a comparison (``==``, ``!=``, ``in``)
   with one of those strings outside the designs module: the design object answers instead;
-* a **branch on a family** is, in the pipeline outside ``pipeline/families/``, ``pipeline/units/`` and
-  ``pipeline/kinds.py`` (the problem kinds: the one lookup of a table or a family), a
+* a **branch on a family** is, in the pipeline outside ``pipeline/families/``, the registries of its units and
+  report views (``pipeline/units/``, ``pipeline/family_views/``) and ``pipeline/kinds.py`` (the problem kinds: the
+  one lookup of a table or a family), a
   comparison with a family's name (``"rl"``, ``"structured"``, ``"generative"``, ``"sequence"``, ``"theory"``) or
   a condition (``if``, ``x if c else y``, a comprehension's ``if``) that asks whether something is a family
   (``family``, ``is_family_source``, ``family_of_unit`` ...): the generic code running a second pipeline beside
@@ -37,8 +38,10 @@ MAX_FAMILY_BRANCHES = 0
 # views of a family's problem, of metrics/train.json, of results/reproduction.json and of the report's header to 53:
 # what is left looks up the config (settings), the crossval stage's wall-clock times (timing/, no record), the
 # registries of the report (FIGURES, multiclass schemes) and the free-form payloads a family or a model view
-# carries (extras, problem descriptions, figure data, V* cells)
-MAX_REPORT_GETS = 53
+# carries (extras, problem descriptions, figure data, V* cells); the families' report views in their own folders
+# (families/<f>/report.py, read through the views they declare of their payloads) to 31: the config, timing/, the
+# registries, and the figure data of a model's view (decompositions, learning curves)
+MAX_REPORT_GETS = 31
 
 
 def _strings(node: ast.AST) -> set[str]:
@@ -71,8 +74,12 @@ def design_branches() -> list[str]:
 
 
 def _family_home(rel: str) -> bool:
-    """The families' folders and the one module that tells a table from a family (``pipeline/kinds.py``)."""
-    return rel.startswith(("pipeline/families/", "pipeline/units/")) or rel == "pipeline/kinds.py"
+    """The families' folders, the registries that load their units and report views by name, and the one module
+    that tells a table from a family (``pipeline/kinds.py``)."""
+    return (
+        rel.startswith(("pipeline/families/", "pipeline/units/", "pipeline/family_views/"))
+        or rel == "pipeline/kinds.py"
+    )
 
 
 def _asks_family(node: ast.AST) -> bool:

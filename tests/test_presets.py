@@ -163,9 +163,9 @@ def test_preset_runs_through_every_stage(tree, tmp_path, preset):
         assert models, f"no model ran on {dataset}"
     report = (work / "reports" / "report.html").read_text()
     assert "data:image/png;base64" in report and all(d in report for d in params["dataset"])
-    from replearn.pipeline.report.family_figures import FIGURES
+    from replearn.pipeline.family_views import with_figures
 
-    for family in {spec.get("source") for spec in params["dataset"].values()} & set(FIGURES):
+    for family in {spec.get("source") for spec in params["dataset"].values()} & with_figures():
         assert f"Figures of the {family} family" in report, f"{preset}: the {family} figures are missing"
     if any(spec.get("task") == "characters" for spec in params["dataset"].values()):  # a language model's text
         assert "Generated text (sequence family)" in report

@@ -119,6 +119,58 @@ def test_granularity_registries_whole_other_packages_by_file_and_lazy_exports_on
     assert "src/replearn/reg" in deps.code_deps(Path("stages/object.py"), tmp_path)
 
 
+def test_a_registry_loading_in_a_function_brings_its_members_only_where_it_is_imported_itself(tmp_path):
+    """A registry whose by-name import sits in a function (``families.load``) adds its members to the stages that
+    import it, not to those that only run it as the parent package of another module (the report importing
+    ``families/<f>/report.py``); one whose by-name import runs at import time adds them wherever the folder is
+    touched."""
+    _tree(
+        tmp_path,
+        {
+            "src/replearn/__init__.py": "",
+            "src/replearn/fam/__init__.py": (
+                "import importlib\nLOADS_BY_NAME = ('fam/*/problems.py',)\n"
+                "def load(n):\n    return importlib.import_module(f'replearn.fam.{n}.problems')\n"
+            ),
+            "src/replearn/fam/a/__init__.py": "",
+            "src/replearn/fam/a/problems.py": "from ... import heavy\n",
+            "src/replearn/fam/a/report.py": "X = 1\n",
+            "src/replearn/heavy.py": "",
+            "src/replearn/eager/__init__.py": "import importlib\nimportlib.import_module('replearn.eager.m')\n",
+            "src/replearn/eager/m.py": "",
+            "src/replearn/eager/sub/__init__.py": "",
+            "src/replearn/eager/sub/leaf.py": "",
+            "stages/report.py": "from replearn.fam.a import report\n",
+            "stages/prepare.py": "from replearn.fam import load\n",
+            "stages/eager.py": "import replearn.eager.sub.leaf\n",
+        },
+    )
+    report = {p.as_posix() for p in deps.import_closure(Path("stages/report.py"), tmp_path)}
+    assert report == {
+        "src/replearn/__init__.py",
+        "src/replearn/fam/__init__.py",
+        "src/replearn/fam/a/__init__.py",
+        "src/replearn/fam/a/report.py",
+    }
+    prepare = {p.as_posix() for p in deps.import_closure(Path("stages/prepare.py"), tmp_path)}
+    assert {"src/replearn/fam/a/problems.py", "src/replearn/heavy.py"} <= prepare
+    assert "src/replearn/fam/a/report.py" not in prepare  # LOADS_BY_NAME names the problems only
+    eager = {p.as_posix() for p in deps.import_closure(Path("stages/eager.py"), tmp_path)}
+    assert "src/replearn/eager/m.py" in eager  # eager/__init__ runs as a parent, and its import runs with it
+
+
+def test_the_report_depends_on_the_families_report_views_and_on_none_of_their_runs():
+    from replearn.pipeline import deps
+
+    report = deps.generated_deps(ROOT)["report"]
+    families = sorted(p.parent.name for p in (ROOT / "src/replearn/pipeline/families").glob("*/report.py"))
+    assert families == ["generative", "rl", "sequence", "theory"]
+    for family in families:
+        assert f"src/replearn/pipeline/families/{family}/report.py" in report
+    assert not [e for e in report if e.endswith(("/problems.py", "/units.py")) or e == "src/replearn/pipeline/families"]
+    assert _stale_after_editing("src/replearn/pipeline/families/rl/report.py", deps.generated_deps(ROOT)) == {"report"}
+
+
 def test_lazy_exports_load_on_first_use_and_keep_an_export_named_like_its_module():
     code = (
         "import sys\n"

@@ -228,9 +228,10 @@ def test_bad_hyperparameters_are_rejected_clearly(unit, hp, match, mixture):
         gen_units.UNITS[unit].run(hp, mixture, 0)
 
 
-# -- pictures (drawn by the report: replearn.pipeline.report.family_figures) ---------------------------------
+# -- pictures (the family's report views: replearn.pipeline.families.generative.report) --------------------------------
 def test_the_report_draws_digit_grids_and_scatters(digits, mixture, evaluation):
-    from replearn.pipeline.report import family_figures
+    from replearn.pipeline import family_views
+    from replearn.pipeline.families.generative import report as gen_report
 
     def record(problem, units):  # a crossval record of one replicate per unit
         extras = {u: gen_units.UNITS[u].run(FAST[u], problem, 0).extra for u in units}
@@ -242,8 +243,8 @@ def test_the_report_draws_digit_grids_and_scatters(digits, mixture, evaluation):
         "no_samples": evaluation({"x": {"scores": {"nll": [0.0]}, "extras": [{}]}}),
     }
     descriptions = {"digits_density": gen.describe(digits), "ring_mixture": gen.describe(mixture), "no_samples": {}}
-    assert family_figures.FIGURES["generative"] is family_figures.generative_figures
-    figs = family_figures.generative_figures(evaluations, descriptions)
+    assert family_views.figures("generative") is gen_report.figures
+    figs = gen_report.figures(evaluations, descriptions)
     assert [t.split(":")[0] for t, _ in figs] == ["digits_density", "ring_mixture"]
     grid = figs[0][1].axes[0].images[0].get_array()
     first = np.asarray(evaluations["digits_density"]["models"]["kde"]["extras"][0]["samples"][0]).reshape(8, 8)

@@ -16,7 +16,8 @@ from replearn.exceptions import ConfigError
 from replearn.pipeline.families import Outcome, load
 from replearn.pipeline.families.theory import problems as T
 from replearn.pipeline.families.theory import units as TU
-from replearn.pipeline.report.family_figures import theory_figures, violations
+from replearn.pipeline.families.theory.report import figures as theory_figures
+from replearn.pipeline.families.theory.report import violations
 
 SPEC = {"source": "theory", "n": 200, "trials": 400}
 

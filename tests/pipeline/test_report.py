@@ -533,7 +533,7 @@ def test_the_summary_says_when_two_units_score_identically_and_claims_no_winner(
 
 
 def test_generated_text_rows_come_from_the_first_replicate_with_line_breaks_marked(evaluation):
-    from replearn.pipeline.report.family_figures import sequence_samples
+    from replearn.pipeline.families.sequence.report import text_samples as sequence_samples
 
     ev = evaluation(
         {

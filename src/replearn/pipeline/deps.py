@@ -7,10 +7,13 @@ through other modules (imports inside functions included). :func:`import_closure
 
 * which files a stage imports is followed file by file, imports inside functions included; a sub-package that
   loads its members by name (a registry calling :func:`importlib.import_module`: ``models``, ``stats``,
-  ``features``, ...), which no static analysis follows, brings in every module of its folder as soon as any of
-  them is imported -- or, where its ``__init__`` declares them (``LOADS_BY_NAME``: globs relative to
-  ``src/replearn``), the modules it names: the family registry loads ``families/<f>/problems.py``, the units
-  registry ``families/<f>/units.py``, so building a problem never depends on the units' algorithms;
+  ``features``, ...), which no static analysis follows, brings in every module of its folder -- or, where its
+  ``__init__`` declares them (``LOADS_BY_NAME``: globs relative to ``src/replearn``), the modules it names: the
+  family registry loads ``families/<f>/problems.py``, the units registry ``families/<f>/units.py``, the report
+  views' registry ``families/<f>/report.py``, so building a problem never depends on the units' algorithms. They
+  come in with any module of the folder when the by-name import runs at import time, and where a stage imports
+  the module holding it when that import sits in a function: a module that only runs as the parent package of
+  another (``families/__init__.py`` before ``families/rl/report.py``) holds a loader nobody calls;
 * a sub-package (``replearn/<x>`` or ``replearn/pipeline/<x>``) all of whose modules the stage imports is covered
   by its folder (one entry, so ``dvc.yaml`` and ``dvc.lock`` stay short, which DVC reads and rewrites for every
   stage); of one the stage imports only in part, the imported modules are listed one by one (the family problems
@@ -148,16 +151,35 @@ def _files_used_by_path(path: Path) -> list[Path]:
     return sorted(path.with_name(n) for n in names if path.with_name(n).is_file())
 
 
-def _loads_by_name(folder: Path) -> bool:
-    """Whether a module of ``folder`` (a package, sub-packages included) imports modules named by strings."""
-    for path in sorted(folder.rglob("*.py")):
-        for node in _nodes(path):
-            if isinstance(node, ast.Call):
-                fn = node.func
-                name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
-                if name in _BY_NAME:
+def _by_name_calls(path: Path) -> bool | None:
+    """Whether ``path`` imports modules named by strings: None (no such call), False (only inside functions: they
+    run when something calls them) or True (one runs when the module is imported)."""
+    found: bool | None = None
+    todo: list[tuple[ast.AST, bool]] = [(_parse(path), False)]
+    while todo:
+        node, in_function = todo.pop()
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if name in _BY_NAME:
+                if not in_function:
                     return True
-    return False
+                found = False
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def _loads_by_name(folder: Path) -> dict[Path, bool]:
+    """The modules of ``folder`` (a package, sub-packages included) that import modules named by strings: path ->
+    whether one such import runs when the module is imported (:func:`_by_name_calls`)."""
+    out = {}
+    for path in sorted(folder.rglob("*.py")):
+        if any(isinstance(n, ast.Call) for n in _nodes(path)):
+            calls = _by_name_calls(path)
+            if calls is not None:
+                out[path] = calls
+    return out
 
 
 def _package_root(src: Path, module: str) -> Path | None:
@@ -171,10 +193,19 @@ def _package_root(src: Path, module: str) -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = None) -> list[Path]:
-    """All modules of the sub-package ``module`` belongs to when that package loads its members by name (a
-    registry; those its ``__init__`` names in ``LOADS_BY_NAME``, with the modules directly in its folder, when it
-    declares them), else none: the imports of the others are followed one by one. ``by_name`` caches
+def _package_members(
+    src: Path, module: str, path: Path, direct: set[Path], by_name: dict[Path, dict[Path, bool]] | None = None
+) -> list[Path]:
+    """The modules that importing ``module`` (file ``path``) brings in by name: when its sub-package is a registry
+    that loads its members by name, those its ``__init__`` names in ``LOADS_BY_NAME`` with the modules directly in
+    its folder (when it declares them), else every module of the folder; else none (the imports of the others are
+    followed one by one).
+
+    A registry whose by-name import runs when one of its modules is imported brings its members in with any module
+    of its folder. One whose by-name imports sit in functions (``families.load``, ``units.load``) brings them in
+    only where the stage imports the module holding that function itself (``direct``: the modules some import
+    statement names), not where the module only runs as the parent package of another (``families/__init__.py``
+    before ``families/rl/report.py``): nothing then holds the function to call it. ``by_name`` caches
     :func:`_loads_by_name` per folder (for one closure: the files may change between two)."""
     folder = _package_root(src, module)
     if folder is None:
@@ -182,7 +213,8 @@ def _package_members(src: Path, module: str, by_name: dict[Path, bool] | None = 
     cache = {} if by_name is None else by_name
     if folder not in cache:
         cache[folder] = _loads_by_name(folder)
-    if not cache[folder]:
+    loaders = cache[folder]
+    if not (any(loaders.values()) or (path in loaders and path in direct)):
         return []
     globs = _init_literal(folder / "__init__.py", "LOADS_BY_NAME")  # what the registry names, when it says
     if globs is None:
@@ -207,27 +239,36 @@ def import_closure(script: Path, root: Path) -> set[Path]:
     files: set[Path] = set()
     todo: list[tuple[Path, str]] = [(root / script, "")]
     seen: set[Path] = set()
-    by_name: dict[Path, bool] = {}
+    direct: set[Path] = set()  # the modules an import statement names (not only run as a parent package)
+    modules: dict[Path, str] = {}
+    by_name: dict[Path, dict[Path, bool]] = {}
     while todo:
-        path, module = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        if module:
-            files.add(path.relative_to(root))
-            for other in _package_members(src, module, by_name):  # registries load these by name
+        while todo:
+            path, module = todo.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            if module:
+                files.add(path.relative_to(root))
+                modules[path] = module
+            for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("tracking_model.py")
+                if sibling not in seen:
+                    todo.append((sibling, _module_name(src, sibling)))
+            for name in _imported_modules(path, module, src):
+                parts = name.split(".")
+                for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
+                    sub = ".".join(parts[:i])
+                    found = _module_file(src, sub)
+                    if found is None:
+                        continue
+                    if i == len(parts):
+                        direct.add(found)
+                    if found not in seen:
+                        todo.append((found, sub))
+        for path, module in sorted(modules.items()):  # registries load these by name (once the closure is known)
+            for other in _package_members(src, module, path, direct, by_name):
                 if other not in seen:
                     todo.append((other, _module_name(src, other)))
-        for sibling in _files_used_by_path(path):  # e.g. Path(__file__).with_name("tracking_model.py")
-            if sibling not in seen:
-                todo.append((sibling, _module_name(src, sibling)))
-        for name in _imported_modules(path, module, src):
-            parts = name.split(".")
-            for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
-                sub = ".".join(parts[:i])
-                found = _module_file(src, sub)
-                if found is not None and found not in seen:
-                    todo.append((found, sub))
     return files
 
 

@@ -44,6 +44,8 @@ __all__ = [
     "SweepModel",
     "SweepNeighbour",
     "final_scores",
+    "Nested",
+    "View",
     "undeclared_keys",
 ]
 
@@ -570,6 +572,12 @@ class ReproductionRecord(_View):
     seed: Any = None
     runs: dict = field(default_factory=dict)
     _NESTED = {"records": _Nested(ReproducedQuantity, "many")}
+
+
+#: the public names of the view machinery, for the views a family declares of its own payloads
+#: (:mod:`replearn.pipeline.family_views`)
+View = _View
+Nested = _Nested
 
 
 def _undeclared(view: type[_View], data: Any, where: str) -> list[str]:

@@ -29,7 +29,9 @@ Wall-clock time is never a score (outputs must be byte-identical on rerun): an :
 
 One folder per family, ``families/<name>/``: ``problems.py`` describes and builds the problems (what ``prepare``
 runs) and ``units.py`` (found by :mod:`replearn.pipeline.units`) holds ``UNITS`` and their runs (what ``train``
-and ``crossval`` run); a new family is its folder and one line of :data:`FAMILY_MODULES`. Building a problem
+and ``crossval`` run); an optional ``report.py`` (found by :mod:`replearn.pipeline.family_views`) is what the report
+shows of this family only, read through views of the payloads it declares; a new family is its folder and one line
+of :data:`FAMILY_MODULES`. Building a problem
 never imports the models a unit fits, so editing a model or a unit reruns the stages that fit it, never
 ``prepare`` (:mod:`replearn.pipeline.deps` follows each registry's ``LOADS_BY_NAME``).
 

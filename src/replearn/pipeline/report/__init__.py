@@ -126,7 +126,7 @@ def build_report(
         Invalid ``settings`` values (decimals, dpi, plots, formats).
     """
     # the plotting modules load matplotlib: here, so that the document model and the sections import without it
-    from . import family_figures as _family_figures
+    from .. import family_views as _family_views
     from . import figures as _figures
     from . import plots as _plots
 
@@ -286,7 +286,7 @@ def build_report(
             _fewruns.family_section(
                 doc, few, f, _Image(rel, f"Performance profile of the {fam_name} family") if rel else None
             )
-        draw_figures = _family_figures.FIGURES.get(fam_name)  # pictures particular to the family (bounds, samples)
+        draw_figures = _family_views.figures(fam_name)  # pictures particular to the family (bounds, samples)
         if draw_figures is not None and make_plots:
             figs = draw_figures(
                 {d: crossval[d] for d in fam_ds},
@@ -298,7 +298,7 @@ def build_report(
                 rel = plot(f"family_{_slug(fam_name)}_{i}.png", lambda p, fig=fig: _plots._save(fig, p, dpi))
                 if rel:
                     doc.add(_Image(rel, caption))
-        text_samples = _family_figures.TEXT_SAMPLES.get(fam_name)
+        text_samples = _family_views.text_samples(fam_name)
         if text_samples is not None:  # what the language models write, after the same held-out prompt
             samples = text_samples({d: crossval[d] for d in fam_ds})
             if samples:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ...stats.registry import label as _label
-from .. import designs
+from .. import designs, family_views
 from ..records import EvaluationResult, scheme_dict
 from ..views import (
     AcrossDatasets,
@@ -37,7 +37,6 @@ from .document import (
     _Table,
 )
 from .failures import dataset_failure_note
-from .family_tables import PROBLEM_TABLES
 from .summary import scope
 
 
@@ -1037,8 +1036,9 @@ def _family_section(doc: _Document, cv: EvaluationResult, f: _Fmt, curves_image)
             + (" A new problem instance was drawn for every replicate." if fam.resampled_problem else "")
         )
     )
-    if fam.name in PROBLEM_TABLES:  # the family's own tables (rl: V* beside the published values)
-        for block in PROBLEM_TABLES[fam.name](problem, f):
+    tables = family_views.problem_tables(fam.name)
+    if tables is not None:  # the family's own tables (rl: V* beside the published values)
+        for block in tables(problem, f):
             doc.add(block)
     if curves_image is not None:
         doc.add(

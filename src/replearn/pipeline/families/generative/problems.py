@@ -47,7 +47,7 @@ Metrics (all lower is better):
 ``Outcome.curve`` is the training loss per epoch (VAE: negative ELBO; flow: NLL; GAN: discriminator
 loss, the generator's in ``extra``) or per iteration (FA: negative log-likelihood); ``Outcome.extra``
 carries a few generated samples (16 images as noise-free means, or 500 points), which the report draws
-(``replearn.pipeline.report.family_figures.generative_figures``; this module holds no drawing code).
+(``replearn.pipeline.families.generative.report.figures``; this module holds no drawing code).
 """
 
 from __future__ import annotations

@@ -1,23 +1,42 @@
-"""Pictures of the experiment families that the generic family section cannot draw.
+"""What the report adds for the ``theory`` family (:mod:`replearn.pipeline.family_views`): its bounds against the
+measured deviations, and Hoeffding's probability form against the coin-flip simulation.
 
-The report calls :data:`FIGURES` ``[family name](evaluations, descriptions)`` for every family present in an
-experiment: ``evaluations`` maps dataset -> its crossval record (``results/crossval/<d>.json``, or its plain data),
-``descriptions`` maps dataset -> the problem description of its ``meta.json`` (``family.problem``). Each function
-returns ``[(title, matplotlib Figure)]``, deterministic in its inputs. The family modules hold no drawing code,
-so the stages before the report do not depend on it.
+Read through the views of what the family writes: :class:`TheoryProblem` of ``describe(problem)`` (``problems.py``)
+and :class:`TheoryExtra` of a replicate's ``Outcome.extra`` (``units.py``). Deterministic in its inputs.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..records import as_evaluation
-from .plots import _STYLE, _new_figure
+from ...records import as_evaluation
+from ...report.plots import _STYLE, _new_figure
+from ...views import View
 
 
-# -- theory: bounds against measured deviations
+@dataclass(frozen=True)
+class TheoryProblem(View):
+    """What the figures read of a simulation's description: its sample size ``n`` and Monte-Carlo ``trials``."""
+
+    n: int | None = None
+    trials: int = 1
+
+
+@dataclass(frozen=True)
+class TheoryExtra(View):
+    """What a unit's replicate carries beside its scores: the deviation ``gamma`` of the probability form and the
+    mean deviation over the trials."""
+
+    gamma: float | None = None
+    mean_deviation: float | None = None
+
+
+PROBLEM, EXTRA = TheoryProblem, TheoryExtra
+
+
 def _models(evaluation) -> dict:
     """The units of a crossval record (or of its plain data): key -> its ``ModelEvaluation``."""
     return as_evaluation(evaluation).models
@@ -55,8 +74,9 @@ def _gamma(evaluations, key: str) -> float | None:
     for ev in evaluations.values():
         units = _models(ev)
         for extra in (units[key].extras if key in units else None) or []:
-            if extra and extra.get("gamma") is not None:
-                return float(extra["gamma"])
+            gamma = EXTRA.from_dict(extra).gamma
+            if gamma is not None:
+                return float(gamma)
     return None
 
 
@@ -64,7 +84,7 @@ def _series(evaluations, descriptions, metric: str) -> dict[str, list[tuple[int,
     """model key -> [(n, mean, min, max) of ``metric`` over replicates], sorted by n."""
     out: dict[str, list] = {}
     for dataset, ev in evaluations.items():
-        n = int((descriptions.get(dataset) or {}).get("n", 0))
+        n = int(PROBLEM.from_dict(descriptions.get(dataset)).n or 0)
         if n <= 0:
             continue
         for key, model in _models(ev).items():
@@ -74,7 +94,7 @@ def _series(evaluations, descriptions, metric: str) -> dict[str, list[tuple[int,
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
-def theory_figures(evaluations, descriptions) -> list[tuple[str, object]]:
+def figures(evaluations, descriptions) -> list[tuple[str, object]]:
     """The theory section's pictures: ``[(title, matplotlib Figure)]``.
 
     ``evaluations`` maps dataset name -> its EvaluationResult (record or dict, ``results/crossval/<d>.json``);
@@ -119,7 +139,8 @@ def theory_figures(evaluations, descriptions) -> list[tuple[str, object]]:
         if pkeys:
             fig = _new_figure(5.8, 3.8)
             ax = fig.subplots()
-            trials = {int(d["n"]): int(d.get("trials", 1)) for d in descriptions.values() if d and "n" in d}
+            problems = [PROBLEM.from_dict(d) for d in descriptions.values()]
+            trials = {int(p.n): int(p.trials) for p in problems if p.n is not None}
             colors = ["#4c72b0", "#55a868", "#8172b2", "#ccb974"]
             for i, key in enumerate(pkeys):
                 c = colors[i % len(colors)]
@@ -151,111 +172,3 @@ def theory_figures(evaluations, descriptions) -> list[tuple[str, object]]:
             fig.tight_layout()
             out.append(("Hoeffding's inequality: coin flips against the bound", fig))
     return out
-
-
-# -- generative: generated samples
-def generative_figures(evaluations, descriptions) -> list[tuple[str, object]]:
-    """The generative section's pictures: the samples each unit generated, ``[(title, matplotlib Figure)]``.
-
-    ``evaluations`` maps dataset -> its EvaluationResult (record or dict); the samples are the first replicate's
-    ``extras["samples"]`` (``replearn.pipeline.families.generative.problems`` keeps 16 images or 500 points there);
-    ``descriptions`` maps dataset -> the problem description (``image_shape`` for images, ``mixture`` for the
-    ring). Images: one grid per unit (noise-free means, light separators); 2-D points: one scatter per unit over
-    the contours of the true mixture density, titled with the share of modes hit and of points within 3 sd of a
-    mode. Units without samples and datasets of no unit with samples are left out; deterministic.
-    """
-    import matplotlib
-
-    out: list[tuple[str, object]] = []
-    with matplotlib.rc_context(_STYLE):
-        for dataset in sorted(evaluations):
-            desc = descriptions.get(dataset) or {}
-            units = {}
-            for key, model in sorted(_models(evaluations[dataset]).items()):
-                extras = model.extras or []
-                if extras and extras[0] and extras[0].get("samples"):
-                    units[key] = extras[0]
-            if not units:
-                continue
-            if desc.get("image_shape"):
-                height, width = (int(v) for v in desc["image_shape"])
-                fig = _sample_grids(units, (height, width))
-                out.append((f"{dataset}: generated images (noise-free means), one grid per model", fig))
-            else:
-                fig = _sample_scatters(units, desc.get("mixture"))
-                out.append((f"{dataset}: generated points, one panel per model, over the true density", fig))
-    return out
-
-
-def _sample_grids(units: dict, shape: tuple[int, int]):
-    from matplotlib import colormaps
-
-    h, w = shape
-    fig = _new_figure(2.6 * len(units), 2.9)
-    axes = fig.subplots(1, len(units), squeeze=False)[0]
-    cmap = colormaps["gray_r"].with_extremes(bad="0.8")
-    for ax, (key, extra) in zip(axes, units.items()):
-        imgs = np.asarray(extra["samples"], dtype=float)
-        side = int(np.ceil(np.sqrt(len(imgs))))
-        canvas = np.full((side * (h + 1) - 1, side * (w + 1) - 1), np.nan)  # NaN: the separators
-        for i, img in enumerate(imgs):
-            r, c = divmod(i, side)
-            canvas[r * (h + 1) : r * (h + 1) + h, c * (w + 1) : c * (w + 1) + w] = img.reshape(shape)
-        ax.imshow(np.clip(canvas, 0.0, 1.0), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="nearest")
-        ax.set_title(key)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.tight_layout()
-    return fig
-
-
-def _sample_scatters(units: dict, mixture: dict | None):
-    points = {k: np.asarray(e["samples"], dtype=float).reshape(-1, 2) for k, e in units.items()}
-    if mixture:
-        lim = float(mixture["radius"]) + 4.0 * float(mixture["std"])
-    else:
-        lim = max(float(np.max(np.abs(p))) for p in points.values()) if points else 1.0
-    fig = _new_figure(3.4 * len(units), 3.7)
-    axes = fig.subplots(1, len(units), squeeze=False)[0]
-    grid = None
-    if mixture:
-        from ...deep import gaussian_ring_log_density
-
-        g = np.linspace(-lim, lim, 121)
-        gx, gy = np.meshgrid(g, g)
-        logp = gaussian_ring_log_density(np.column_stack([gx.ravel(), gy.ravel()]), **mixture)
-        grid = (gx, gy, np.exp(logp).reshape(gx.shape))
-    for ax, (key, extra) in zip(axes, units.items()):
-        if grid is not None:
-            ax.contour(*grid, levels=4, colors="0.6", linewidths=0.7)
-        ax.scatter(points[key][:, 0], points[key][:, 1], s=3, alpha=0.5, color="#4c72b0")
-        hit, near = extra.get("modes_covered"), extra.get("share_near_a_mode")
-        title = key if hit is None else f"{key}: {hit:.0%} of modes hit,\n{near:.0%} of points within 3 sd"
-        ax.set_title(title, fontsize=10)
-        ax.set_xlim(-lim, lim)
-        ax.set_ylim(-lim, lim)
-        ax.set_aspect("equal")
-    fig.tight_layout()
-    return fig
-
-
-# -- sequence: what the language models write
-def sequence_samples(evaluations) -> list[tuple[str, str, str, str]]:
-    """``[(dataset, unit, prompt, sample)]``: the text each unit generated after a held-out prompt in its first
-    replicate (``extras[0]``; only text tasks have samples), in dataset and unit order. Line breaks are shown as
-    "⏎" so that a sample stays one table cell."""
-    rows = []
-    for dataset, ev in sorted(evaluations.items()):
-        for key, model in sorted(_models(ev).items()):
-            extra = (model.extras or [None])[0] or {}
-            if extra.get("sample"):
-                show = [str(extra.get(k, "")).replace("\n", "⏎") for k in ("prompt", "sample")]
-                rows.append((dataset, key, show[0], show[1]))
-    return rows
-
-
-#: family name -> a function giving ``[(dataset, unit, prompt, sample)]`` of generated text
-TEXT_SAMPLES = {"sequence": sequence_samples}
-
-#: family name -> its figure function (families absent here have only the generic section)
-FIGURES = {"theory": theory_figures, "generative": generative_figures}
