@@ -39,9 +39,11 @@ MAX_FAMILY_BRANCHES = 0
 # what is left looks up the config (settings), the crossval stage's wall-clock times (timing/, no record), the
 # registries of the report (FIGURES, multiclass schemes) and the free-form payloads a family or a model view
 # carries (extras, problem descriptions, figure data, V* cells); the families' report views in their own folders
-# (families/<f>/report.py, read through the views they declare of their payloads) to 31: the config, timing/, the
-# registries, and the figure data of a model's view (decompositions, learning curves)
-MAX_REPORT_GETS = 31
+# (families/<f>/report.py, read through the views they declare of their payloads) to 31; a decomposition's view data
+# (views.Decomposition) and the units' curves read from their ModelEvaluation to 25: the config (settings), the
+# crossval stage's wall-clock times (timing/, no record), the report's own registries and local tallies, the
+# mappings of records by dataset, a model's hyperparameters (free-form by nature) and a reproduction's named series
+MAX_REPORT_GETS = 25
 
 
 def _strings(node: ast.AST) -> set[str]:

@@ -203,3 +203,24 @@ def test_every_key_of_the_reproduction_record_is_read_through_its_view():
     record["records"][0]["planted"] = 1
     assert undeclared_keys(record, ReproductionRecord) == ["ReproductionRecord.records[0].planted"]
     assert ReproductionRecord.from_dict(None).preset is None  # reproduce: null writes nothing to reproduce
+
+
+def test_the_decomposition_view_declares_what_the_train_stage_writes():
+    """``figures_data.figure_data`` of a fitted PCA against :class:`views.Decomposition`: every key it writes is a
+    declared field and every field is written (a renamed key would leave a figure silently empty)."""
+    from dataclasses import fields
+
+    import numpy as np
+
+    from replearn import models
+    from replearn.pipeline.figures_data import figure_data
+    from replearn.pipeline.views import Decomposition
+
+    X = np.random.default_rng(0).normal(size=(40, 64))
+    y = np.arange(40) % 3
+    pca = models.create("pca", n_components=3).fit(X)
+    written = figure_data(pca, "decomposition", X, y, {"feature_names": [f"x{i}" for i in range(64)]})["decomposition"]
+    assert set(written) == {f.name for f in fields(Decomposition)}
+    view = Decomposition.from_dict(written)
+    assert view.image_shape == [8, 8] and len(view.projection) == 40 and view.label == [int(v) for v in y]
+    assert len(view.components) == 3 and len(view.explained_variance_ratio) == 3

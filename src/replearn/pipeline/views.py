@@ -26,6 +26,7 @@ __all__ = [
     "BayesianComparison",
     "BayesianSetting",
     "BayesianSignedRank",
+    "Decomposition",
     "DatasetComparison",
     "ExperimentHeader",
     "FinalScores",
@@ -483,6 +484,21 @@ class Significance(_View):
     def left_out(self, name: str) -> list[str]:
         """The models left out of dataset ``name``'s tests (no score on the primary metric)."""
         return list(self.excluded.get(name) or [])
+
+
+# --------------------------------------------------------------------------- a fitted model's view data
+@dataclass(frozen=True)
+class Decomposition(_View):
+    """A decomposition's view (``results/train/<d>.json``: ``models.<key>.figures.decomposition``, written by
+    :func:`replearn.pipeline.figures_data.figure_data`): the 2-D projection of (a subsample of) the data, their
+    labels (None: unlabelled), the explained-variance ratio (None: the model has none), the leading components and
+    their image shape (8 x 8 digits; None: not images)."""
+
+    projection: list = field(default_factory=list)
+    label: list | None = None
+    explained_variance_ratio: list | None = None
+    components: list | None = None
+    image_shape: list | None = None
 
 
 # --------------------------------------------------------------------------- an experiment family's problem

@@ -199,7 +199,7 @@ def build_report(
         kind = kinds[ds]
         doc.add(_Heading(2, f"Dataset: {ds}"))
         if kind.problem_view:  # an experiment family's problem: what it is, and the units' learning curves over seeds
-            curves = {k: {"label": m.curve_label, "curves": m.curves} for k, m in cv.models.items()}
+            curves = dict(cv.models)
             rel = plot(
                 f"curves_{slug}.png", lambda p, ds=ds, curves=curves: _plots.seed_curves_plot(ds, curves, p, dpi)
             )

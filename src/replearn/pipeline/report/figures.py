@@ -24,6 +24,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.ticker import MaxNLocator
 
 from ..records import TrainResult, as_train_result
+from ..views import Decomposition
 from .plots import _STYLE, DEFAULT_DPI, _new_figure, _save
 
 _PALETTE = [
@@ -134,13 +135,18 @@ def clusters_plot(clusters: Mapping[str, Mapping], path: Path, dpi: int = DEFAUL
 
 
 def decomposition_plots(
-    decomp: Mapping[str, Mapping], out_dir: Path, stem: str, dpi: int = DEFAULT_DPI, title: str = "decomposition"
+    decomp: Mapping[str, Mapping | Decomposition],
+    out_dir: Path,
+    stem: str,
+    dpi: int = DEFAULT_DPI,
+    title: str = "decomposition",
 ) -> list[Path]:
     """Spectrum (explained variance ratio, cumulative), leading components and 2-D projections."""
     paths = []
     models = sorted(decomp)
     with matplotlib.rc_context(_STYLE):
-        spectra = {m: d["explained_variance_ratio"] for m, d in decomp.items() if d.get("explained_variance_ratio")}
+        views = {m: Decomposition.from_dict(d) for m, d in decomp.items()}
+        spectra = {m: d.explained_variance_ratio for m, d in views.items() if d.explained_variance_ratio}
         if spectra:
             fig = _new_figure(6.4, 3.8)
             ax = fig.add_subplot(1, 1, 1)
@@ -154,10 +160,9 @@ def decomposition_plots(
             fig.tight_layout()
             paths.append(_save(fig, out_dir / f"{stem}_variance.png", dpi))
         for m in models:
-            d = decomp[m]
-            comps, shape = d.get("components"), d.get("image_shape")
-            if comps and shape:
-                comps = np.asarray(comps, dtype=float)
+            shape = views[m].image_shape
+            if views[m].components and shape:
+                comps = np.asarray(views[m].components, dtype=float)
                 fig = _new_figure(1.6 * len(comps), 2.1)
                 for i, comp in enumerate(comps):
                     ax = fig.add_subplot(1, len(comps), i + 1)
@@ -171,8 +176,8 @@ def decomposition_plots(
         rows, cols = _grid(len(models))
         fig = _new_figure(4.2 * cols, 3.8 * rows)
         for i, m in enumerate(models):
-            P = np.asarray(decomp[m]["projection"], dtype=float)
-            lab = decomp[m].get("label")
+            P = np.asarray(views[m].projection, dtype=float)
+            lab = views[m].label
             ax = fig.add_subplot(rows, cols, i + 1)
             colors = "#4c72b0" if lab is None else [_PALETTE[v % len(_PALETTE)] for v in lab]
             ax.scatter(P[:, 0], P[:, 1] if P.shape[1] > 1 else np.zeros(len(P)), c=colors, s=8, edgecolors="none")

@@ -533,20 +533,19 @@ def _mean_band(curves: Sequence[Sequence[float] | None]) -> tuple[np.ndarray, np
     return mean, std, count
 
 
-def seed_curves_plot(
-    dataset: str, curves: Mapping[str, Mapping], path: Path | str, dpi: int = DEFAULT_DPI
-) -> Path | None:
+def seed_curves_plot(dataset: str, curves: Mapping, path: Path | str, dpi: int = DEFAULT_DPI) -> Path | None:
     """Learning curves of an experiment family's units over seeds: per unit the mean ± one standard deviation
     at every step (over the replicates that reach it); one panel per kind of curve (``label``), log scale where
     the values are positive and span more than three decades (Bellman residuals).
 
-    ``curves``: unit key -> ``{"label": str, "curves": [list | None per replicate]}``.
+    ``curves``: unit key -> its :class:`~replearn.pipeline.records.ModelEvaluation` (``curve_label``, ``curves``: a
+    list or None per replicate).
     """
     by_label: dict[str, list[tuple[str, list]]] = {}
     for key in sorted(curves):
         entry = curves[key]
-        if entry.get("curves") and any(entry["curves"]):
-            by_label.setdefault(str(entry.get("label") or "curve"), []).append((key, entry["curves"]))
+        if entry.curves and any(entry.curves):
+            by_label.setdefault(str(entry.curve_label or "curve"), []).append((key, entry.curves))
     if not by_label:
         return None
     with matplotlib.rc_context(_STYLE):

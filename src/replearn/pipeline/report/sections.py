@@ -1036,7 +1036,7 @@ def _family_section(doc: _Document, cv: EvaluationResult, f: _Fmt, curves_image)
             + (" A new problem instance was drawn for every replicate." if fam.resampled_problem else "")
         )
     )
-    tables = family_views.problem_tables(fam.name)
+    tables = family_views.problem_tables(str(fam.name))
     if tables is not None:  # the family's own tables (rl: V* beside the published values)
         for block in tables(problem, f):
             doc.add(block)
