@@ -11,6 +11,10 @@ from replearn.exceptions import ConfigError
 from replearn.pipeline import reproduce
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the stage's own process runs presets with one BLAS thread (``replearn.pipeline``), as its workers do; this test's
+#: process may have loaded numpy with more, and a BLAS reduction split over two threads can move a last bit
+pytestmark = pytest.mark.usefixtures("single_threaded_blas")
+
 CHEAP = ["cs229_housing", "cs229_logistic", "cs480_examples", "epfl_examples"]  # tens of milliseconds each
 
 

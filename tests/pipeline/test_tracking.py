@@ -523,17 +523,16 @@ def test_child_runs_logged_by_several_processes_are_the_runs_one_process_logs(tm
 
 def _start_and_wait_for_the_workers(kw: dict):
     """start_pipeline_run, then wait (as the report stage writing its reports does) until the worker processes
-    have claimed every chunk of child runs: this process then logs none of them."""
-    import os
+    have taken every chunk of child runs: this process then logs none of them."""
     import time
 
     start = {k: v for k, v in kw.items() if k != "artifacts"}
     run = tracking.start_pipeline_run(**start)
-    chunks = list(run._loggers.chunks)
-    assert chunks, "a run with workers hands its children out at start"
+    chunks = -(-len(run._jobs) // tracking.CHUNK_SIZE)
+    assert chunks and run._work is not None and run._work.jobs == 2, "a run with workers hands its children out"
     deadline = time.monotonic() + 120
-    while not all(os.path.exists(c + ".claimed") for c in chunks):
-        assert time.monotonic() < deadline, "no worker claimed the child runs"
+    while run._work.taken < chunks:
+        assert time.monotonic() < deadline, "no worker took the child runs"
         time.sleep(0.05)
     return run
 
@@ -569,9 +568,10 @@ def test_aborting_a_started_run_marks_it_failed_and_a_rerun_logs_it_again(tmp_pa
     kw = _project_kw(tmp_path, monkeypatch)
     monkeypatch.setenv(tracking.WORKERS_ENV, "2")
     run = tracking.start_pipeline_run(**{k: v for k, v in kw.items() if k != "artifacts"})
-    procs = [p for p, _ in run._loggers.procs]
+    work = run._work
+    assert work is not None and work.jobs == 2
     run.abort()
-    assert run.status == "failed" and all(p.returncode == 0 for p in procs)  # told to stop, they ended cleanly
+    assert run.status == "failed" and work._stopped and not work._feeders  # told to stop, the workers ended
     client = MlflowClient(tracking_uri=run.tracking_uri)
     parent = client.get_run(run.run_id)
     assert parent.info.status == "FAILED" and tracking.RUN_KEY_TAG not in parent.data.tags
@@ -732,18 +732,6 @@ def test_a_model_written_in_place_equals_the_one_mlflow_copies(tmp_path, in_plac
     finally:
         mlflow.set_tracking_uri(None)
     assert np.array_equal(loaded.predict(X_test), fitted["knn"].predict(X_test))
-
-
-@pytest.mark.slow
-def test_started_loggers_given_no_jobs_exit_cleanly_without_touching_a_store():
-    loggers = tracking._ChildLoggers()
-    loggers.start(3)  # two processes, importing mlflow and waiting for their jobs on standard input
-    procs = [p for p, _ in loggers.procs]
-    assert len(procs) == 2
-    loggers.cancel()
-    assert loggers.procs == [] and [p.returncode for p in procs] == [0, 0]
-    loggers.start(1)  # one process in all: no worker
-    assert loggers.procs == [] and loggers.finish() == []
 
 
 @pytest.mark.slow

@@ -770,19 +770,20 @@ def _variance_record(params: dict, parts: list, n: int) -> dict:
 def train_all(params: dict, root: Path = Path(".")) -> list[tuple[str, dict, records.TrainResult]]:
     """:func:`train` on every configured dataset, in order: ``(name, metrics, result)`` each.
 
-    Datasets run in ``cv.n_jobs`` joblib processes (each :func:`train` is a pure function of the params and the
-    files of its dataset, so the result is the serial one); a benchmark of many datasets then trains its final
-    models on every core as its cross-validation does."""
+    Datasets are shared by this process and ``cv.n_jobs - 1`` worker processes (:func:`.workers.map_shared`, the
+    one mechanism for local worker processes; ``cv.n_jobs`` read as joblib reads it, -1: every core); each
+    :func:`train` is a pure function of the params and the files of its dataset, so the result is the serial one,
+    and a benchmark of many datasets trains its final models on every core as its cross-validation does."""
     names = list(params["dataset"])
     n_jobs = int(params["cv"].get("n_jobs") or 1)
     if n_jobs == 1 or len(names) == 1:
         outs = [train(params, name, root) for name in names]
     else:
-        from joblib import Parallel, delayed
+        from joblib import effective_n_jobs
 
-        outs = Parallel(n_jobs=min(n_jobs, len(names)) if n_jobs > 0 else n_jobs)(
-            delayed(train)(params, name, root) for name in names
-        )
+        from .workers import map_shared
+
+        outs = map_shared(train, [(params, name, root) for name in names], min(effective_n_jobs(n_jobs), len(names)))
     return [(name, m, r) for name, (m, r) in zip(names, outs)]
 
 

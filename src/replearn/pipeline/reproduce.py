@@ -65,22 +65,20 @@ def reproduce_jobs(n_presets: int) -> int:
 
 
 def _run_presets(names: list[str], seed: int, root: Path) -> dict[str, dict]:
-    """``{name: run_one(name, ...)}`` for ``names``, in :func:`reproduce_jobs` joblib processes (BLAS on one
-    thread in each: they share the cores), the longest presets handed out first."""
-    jobs = reproduce_jobs(len(names))
-    if jobs == 1:
-        return {name: run_one(name, seed, root) for name in names}
-    from joblib import Parallel, delayed
+    """``{name: run_one(name, ...)}`` for ``names``, computed by this process and :func:`reproduce_jobs` ``- 1``
+    worker processes together (:func:`~.workers.map_shared`; BLAS on one thread in each, as in the stage's own
+    process: they share the cores), the longest presets handed out first."""
+    from .workers import map_shared
 
-    order = [n for n in LONGEST_FIRST if n in names] + [n for n in names if n not in LONGEST_FIRST]
-    results = Parallel(n_jobs=jobs, inner_max_num_threads=1)(delayed(run_one)(name, seed, root) for name in order)
-    done = dict(zip(order, results))
-    return {name: done[name] for name in names}
+    order = [names.index(n) for n in LONGEST_FIRST if n in names]
+    order += [i for i, n in enumerate(names) if n not in LONGEST_FIRST]
+    results = map_shared(run_one, [(name, seed, root) for name in names], reproduce_jobs(len(names)), order=order)
+    return dict(zip(names, results))
 
 
 def run_all(seed: int, root: Path = Path(".")) -> dict:
-    """Every preset, combined (module docstring), run by :func:`reproduce_jobs` processes. This process imports no
-    preset module when others run them (``PRESETS`` names the modules that ``EXPERIMENTS`` registers: a test)."""
+    """Every preset, combined (module docstring), run by :func:`reproduce_jobs` processes, this one among them
+    (``PRESETS`` names the modules that ``EXPERIMENTS`` registers without importing them: a test)."""
     from ..reproductions import PRESETS
 
     names = sorted(PRESETS)

@@ -44,8 +44,9 @@ The package is split along its seams:
   check (:func:`mlflow_private`) and closing the stores at exit;
 * :mod:`.run` -- the parent run of a pipeline run (:func:`start_pipeline_run`, :class:`PipelineRun`,
   :func:`log_pipeline_run`), its run key and verdict tags;
-* :mod:`.children` -- what a child run and the parent's overview log, and the worker processes that log a large
-  run's children (``python -m replearn.pipeline.tracking --log-children``, :mod:`.__main__`);
+* :mod:`.children` -- what a child run and the parent's overview log, and the task that logs a large run's
+  children in the local worker processes (:func:`~.children.log_children`, run by
+  :class:`~replearn.pipeline.workers.SharedWork`, the one mechanism for local worker processes);
 * :mod:`.model` -- a child's dataset input and its MLflow Model directory (:func:`write_model_dir`);
 * :mod:`.diff` -- ``replearn diff --log-to-mlflow`` (:func:`log_diff`).
 """
@@ -55,7 +56,6 @@ from __future__ import annotations
 from .children import (
     CHUNK_SIZE,
     MAX_CURVE_POINTS,
-    _ChildLoggers,
     _log_child,
     child_params,
     curve_steps,
@@ -142,7 +142,6 @@ __all__ = [
     "SQLITE_HEADER",
     "TrackingTarget",
     "WORKERS_ENV",
-    "_ChildLoggers",
     "_child_workers",
     "_client",
     "_is_wal",

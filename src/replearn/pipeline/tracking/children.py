@@ -1,22 +1,16 @@
 """The child runs (one per dataset x model) and the parent's overview: what each logs (params, the metrics of
-cross-validation, the final fit and its curves, the wall-clock times, the tags), and the worker processes that
-log a large run's children beside the report stage (:class:`_ChildLoggers`, ``python -m
-replearn.pipeline.tracking --log-children``)."""
+cross-validation, the final fit and its curves, the wall-clock times, the tags), and the task that logs a large
+run's children in the worker processes beside the report stage (:func:`log_children`, run by
+:class:`~replearn.pipeline.workers.SharedWork`)."""
 
 from __future__ import annotations
 
 import functools
 import json
-import os
-import subprocess
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import designs, kinds
-
-if TYPE_CHECKING:
-    import tempfile
 from .model import _log_dataset_and_model
 from .store import PARAMS_HASH_TAG, _relax_sync, _sqlite_path, flatten, http_timeouts
 
@@ -59,147 +53,70 @@ def _log_child_run(client, frame: dict, job: dict, root: Path, current: list[str
     current.pop()
 
 
-#: child runs per chunk the processes claim (:func:`_log_claimed_children`): small enough that they end together
+#: child runs per task of the shared work (:func:`log_children`): small enough that the processes end together
 CHUNK_SIZE = 4
+#: the MLflow client this process logs a parent run's children with, by (store, parent run id)
+#: (:func:`_store_client`): a worker process opens one per run for all the chunks it takes (a reused worker never
+#: logs with a client of an earlier run's store); the process that starts the run registers its own
+#: (:func:`use_client`) and drops it when the run ends
+_CLIENTS: dict[tuple[str, str], object] = {}
 
 
-class _ChildLoggers:
-    """The processes that log child runs beside this one, started early, sharing the work as it comes.
-
-    :meth:`start` launches ``workers - 1`` processes (``python -m replearn.pipeline.tracking --log-children -``)
-    as soon as logging is certain, before this process imports mlflow and opens the store: each imports mlflow
-    and its client class meanwhile (~1.5 s) and then waits for the path of its job file on standard input
-    (:func:`_worker_main`). :meth:`send` writes the child runs as chunks of :data:`CHUNK_SIZE` and hands them out:
-    every process, this one included, claims the next unclaimed chunk (:func:`_claim`) until none is left, so a
-    process busy with other work (the report stage writing its reports) or slower takes fewer, and all end
-    together. :meth:`finish` waits for them; :meth:`cancel` (nothing to log, or an error first) tells them to take
-    no more chunks, and a worker with no jobs exits without touching the store."""
-
-    def __init__(self) -> None:
-        self.procs: list = []
-        self.chunks: list[str] = []  # the chunk files, in the order the workers claim them
-        self._dir: tempfile.TemporaryDirectory[str] | None = None  # the job files (send)
-
-    def start(self, workers: int) -> None:
-        import sys
-        import tempfile
-
-        for _ in range(workers - 1):
-            err = tempfile.TemporaryFile()
-            cmd = [sys.executable, "-m", "replearn.pipeline.tracking", "--log-children", "-"]
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err)
-            self.procs.append((proc, err))
-
-    @property
-    def stop_file(self) -> str:
-        """A file whose existence tells every process to claim no more chunks (:meth:`cancel`)."""
-        return str(Path(self._dir.name) / "stop") if self._dir is not None else ""
-
-    def send(self, store: dict, frame: dict, jobs: list[dict]) -> None:
-        """The jobs as chunk files, and one job file naming them (with ``store``: where and how to log, and
-        ``frame``: the parent run) whose path goes down each worker's pipe: a benchmark's jobs are more than a
-        pipe holds, and writing them there would block this process until the worker has imported mlflow."""
-        import tempfile
-
-        tmp = self._dir = tempfile.TemporaryDirectory(prefix="replearn-tracking-")
-        for i in range(0, len(jobs), CHUNK_SIZE):
-            path = Path(tmp.name) / f"chunk-{i // CHUNK_SIZE:05d}.json"
-            path.write_text(json.dumps(jobs[i : i + CHUNK_SIZE]), encoding="utf-8")
-            self.chunks.append(str(path))
-        job_file = Path(tmp.name) / "children.json"
-        spec = {**store, "frame": frame, "chunks": self.chunks, "stop": self.stop_file}
-        job_file.write_text(json.dumps(spec), encoding="utf-8")
-        for proc, _ in self.procs:
-            try:
-                proc.stdin.write(str(job_file).encode("utf-8") + b"\n")
-                proc.stdin.close()
-            except BrokenPipeError:  # it died before reading: finish() reports why
-                pass
-
-    def finish(self) -> list[str]:
-        """Wait for every worker; the last line of each failed one's error output."""
-        failures = []
-        for proc, err in self.procs:
-            if proc.stdin and not proc.stdin.closed:
-                try:
-                    proc.stdin.close()
-                except BrokenPipeError:
-                    pass
-            code = proc.wait()
-            err.seek(0)
-            text = err.read().decode("utf-8", "replace").strip()
-            err.close()
-            if code != 0:
-                failures.append(text.splitlines()[-1] if text else f"exit status {code}")
-        self.procs = []
-        if self._dir is not None:
-            self._dir.cleanup()
-            self._dir = None
-        self.chunks = []
-        return failures
-
-    def cancel(self) -> None:
-        """No more chunks for anyone (a worker ends the chunk in hand), then :meth:`finish`."""
-        if self._dir is not None:
-            Path(self.stop_file).touch()
-        self.finish()  # a worker still waiting for its job file gets none and exits at once
-
-
-def _claim(chunk: str) -> bool:
-    """Take ``chunk`` for this process: True for exactly one of the processes that ask (an exclusive create)."""
-    try:
-        fd = os.open(chunk + ".claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        return False
-    os.close(fd)
-    return True
-
-
-def _log_claimed_children(client, frame: dict, chunks: list[str], root: Path, current: list[str], stop: str) -> None:
-    """Log the child runs of every chunk of ``chunks`` this process claims, until none is left or ``stop`` exists.
-    Which process logs a run changes nothing in it."""
-    for chunk in chunks:
-        if os.path.exists(stop):
-            return
-        if _claim(chunk):
-            for job in json.loads(Path(chunk).read_text(encoding="utf-8")):
-                _log_child_run(client, frame, job, root, current)
-
-
-def _worker_main(job_file: str) -> None:
-    """A worker of :class:`_ChildLoggers`: log the child runs of the chunks it claims (``job_file``; ``-``: its path
-    on standard input, read after mlflow is imported, so that the import overlaps with the parent process's own
-    set-up; nothing there: exit at once); exit 1 with the error's last line on stderr when one fails (that run
-    marked FAILED first, and the other processes told to stop)."""
-    import gc
-    import sys
-
-    gc.disable()  # as in log_pipeline_run (_gc_paused): the process ends right after
+def warm() -> None:
+    """What a worker process does while the run is being prepared (``SharedWork(warm=...)``): MLflow's HTTP
+    timeouts, and the import of mlflow and its client class (~1.5 s)."""
     http_timeouts()
-    from mlflow.tracking import MlflowClient
+    from mlflow.tracking import MlflowClient  # noqa: F401
 
-    if job_file == "-":  # the job file's path on standard input; nothing there: no jobs
-        job_file = sys.stdin.readline().strip()
-        if not job_file:
-            return
-    spec = json.loads(Path(job_file).read_text(encoding="utf-8"))
-    if os.path.exists(spec["stop"]):
-        return
-    if spec["sqlite"]:
-        _relax_sync(_sqlite_path(spec["tracking_uri"]))
-    client = MlflowClient(tracking_uri=spec["tracking_uri"])
+
+def use_client(tracking_uri: str, parent_id: str, client) -> None:
+    """Log the chunks of parent run ``parent_id`` this process takes to ``tracking_uri`` with ``client`` (the one
+    that created the run); ``client=None``: forget it (the run has ended)."""
+    if client is None:
+        _CLIENTS.pop((tracking_uri, parent_id), None)
+    else:
+        _CLIENTS[(tracking_uri, parent_id)] = client
+
+
+def _store_client(tracking_uri: str, parent_id: str, sqlite: bool):
+    key = (tracking_uri, parent_id)
+    if key not in _CLIENTS:
+        from mlflow.tracking import MlflowClient
+
+        http_timeouts()
+        if sqlite:
+            _relax_sync(_sqlite_path(tracking_uri))
+        for old in [k for k in _CLIENTS if k[0] == tracking_uri]:  # an earlier run's, in a reused worker
+            del _CLIENTS[old]
+        _CLIENTS[key] = MlflowClient(tracking_uri=tracking_uri)
+    return _CLIENTS[key]
+
+
+def log_children(store: dict, frame: dict, jobs: list[dict]) -> int:
+    """One task of the shared work (:class:`~replearn.pipeline.workers.SharedWork`) that logs a large run's
+    children beside the report stage, in whichever process takes it: the child runs ``jobs`` of the parent run
+    ``frame``, to ``store`` (``tracking_uri``, ``sqlite``, the project ``root``). Which process logs a run
+    changes nothing in it. A child that fails is marked FAILED and raises
+    :class:`~replearn.exceptions.TrackingError` naming the cause (it crosses process boundaries intact); returns
+    the number of runs logged."""
+    from ...exceptions import TrackingError
+
+    client = _store_client(store["tracking_uri"], frame["parent_run_id"], store["sqlite"])
     current: list[str] = []
     try:
-        _log_claimed_children(client, spec["frame"], spec["chunks"], Path(spec["root"]), current, spec["stop"])
+        for job in jobs:
+            _log_child_run(client, frame, job, Path(store["root"]), current)
     except BaseException as exc:
-        Path(spec["stop"]).touch()  # the run has failed: the others take no more
         for run_id in reversed(current):
             try:
                 client.set_terminated(run_id, status="FAILED")
             except Exception:  # the store itself may be what failed; the original error matters more
                 pass
-        print(f"{type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
-        sys.exit(1)
+        if isinstance(exc, TrackingError):
+            raise
+        cause = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+        raise TrackingError(f"a process logging child runs failed: {cause}") from exc
+    return len(jobs)
 
 
 def source_tags(repository: Path, commit: str | None) -> dict[str, str]:

@@ -7,7 +7,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .children import _ChildLoggers, _log_artifacts, _log_child_run, _log_claimed_children, _log_parent, source_tags
+from ..workers import SharedWork
+from .children import (
+    CHUNK_SIZE,
+    _log_artifacts,
+    _log_child_run,
+    _log_parent,
+    log_children,
+    source_tags,
+    use_client,
+    warm,
+)
 from .model import N_EXAMPLE_ROWS
 from .store import (
     OWNER_TAG,
@@ -137,7 +147,8 @@ class PipelineRun:
         self._begin_args: dict = {}
         self._workers = 1
         self._client: Any = None  # an MlflowClient while logging
-        self._loggers: _ChildLoggers | None = None
+        self._work: SharedWork | None = None  # the processes logging a large run's children beside this one
+        self._shared_client = ""  # the store whose client this process registered for its chunks (use_client)
         self._root = Path(".")
         self._run_key = ""
         self._current: list[str] = []
@@ -152,17 +163,16 @@ class PipelineRun:
         a = self._begin_args
         target, run_key, phash, params = a["target"], a["run_key"], a["phash"], a["params"]
         project_root = a["project_root"]
-        loggers = _ChildLoggers()  # the other processes for a large run's children, importing mlflow meanwhile
-        loggers.start(self._workers)
+        work = SharedWork(self._workers, warm=warm)  # the other processes for a large run's children, importing mlflow
         _register_exit_hook()
         try:
             client, exp_id = _client(target, a["experiment"])
             existing = client.search_runs([exp_id], filter_string=f"tags.`{RUN_KEY_TAG}` = '{run_key}'", max_results=1)
         except BaseException:
-            loggers.cancel()
+            work.cancel()
             raise
         if existing:
-            loggers.cancel()
+            work.cancel()
             self.status, self.run_id = "exists", existing[0].info.run_id
             return
         running = client.search_runs([exp_id], filter_string="attributes.status = 'RUNNING'", max_results=5000)
@@ -189,11 +199,11 @@ class PipelineRun:
         try:
             parent = client.create_run(exp_id, tags=tags)
         except BaseException:
-            loggers.cancel()
+            work.cancel()
             raise
         pid = self.run_id = parent.info.run_id
         self.status = "logging"
-        self._client, self._loggers, self._root, self._run_key = client, loggers, project_root, run_key
+        self._client, self._work, self._root, self._run_key = client, work, project_root, run_key
         self._current = [pid]
         try:
             crossval, train_metrics = a["crossval"], a["train_metrics"]
@@ -209,9 +219,13 @@ class PipelineRun:
                 "source": source,
                 "log_models": bool(a["log_models"]),
             }
-            if loggers.procs:  # the workers start on the children now; this process joins in at finish()
+            if work.jobs > 1:  # the workers start on the children now; this process joins in at finish()
+                use_client(target.tracking_uri, pid, client)
+                self._shared_client = target.tracking_uri
                 store = {"tracking_uri": target.tracking_uri, "sqlite": target.lock_file is not None}
-                loggers.send({**store, "root": str(project_root)}, self._frame, self._jobs)
+                store["root"] = str(project_root)
+                chunks = [self._jobs[i : i + CHUNK_SIZE] for i in range(0, len(self._jobs), CHUNK_SIZE)]
+                work.start(log_children, [(store, self._frame, chunk) for chunk in chunks])
             _log_parent(client, pid, params, crossval, a["significance"], train_metrics)  # beside the workers
         except BaseException:
             self.abort()
@@ -243,19 +257,21 @@ class PipelineRun:
             if self.status == "exists":
                 _cancel(extra_files)
                 return self._result("exists")
-        client, pid, loggers = self._client, str(self.run_id), self._loggers
-        assert loggers is not None
+        client, pid, work = self._client, str(self.run_id), self._work
+        assert work is not None
         try:
             _log_artifacts(client, pid, artifacts)
-            if loggers.procs:
-                _log_claimed_children(
-                    client, self._frame, loggers.chunks[::-1], self._root, self._current, loggers.stop_file
-                )
-                failures = loggers.finish()
-                if failures:
+            if work.jobs > 1:  # this process takes the chunks no worker has taken yet, then waits for them
+                try:
+                    work.join()
+                except BaseException as exc:
                     from ...exceptions import TrackingError
 
-                    raise TrackingError(f"a process logging child runs failed: {failures[0]}")
+                    if isinstance(exc, TrackingError):
+                        raise
+                    raise TrackingError(f"a process logging child runs failed: {type(exc).__name__}: {exc}") from exc
+                finally:
+                    self._release_client()
             else:
                 for job in self._jobs:
                     _log_child_run(client, self._frame, job, self._root, self._current)
@@ -272,16 +288,23 @@ class PipelineRun:
         self.status = "logged"
         return self._result("logged")
 
+    def _release_client(self) -> None:
+        if self._shared_client:
+            use_client(self._shared_client, str(self.run_id), None)
+            self._shared_client = ""
+
     def abort(self) -> None:
-        """Stop the workers (each ends the chunk in hand and takes no more) and mark this process's child in progress
-        and the parent FAILED; no run key is set, so the next run logs everything again."""
+        """Stop the workers (each ends the chunk in hand and takes no more; a child that fails there is marked FAILED
+        by its process) and mark this process's child in progress and the parent FAILED; no run key is set, so the
+        next run logs everything again."""
         if self.status == "pending":  # nothing was logged yet
             self.status = "failed"
         if self.status != "logging":
             return
         self.status = "failed"
-        if self._loggers is not None:
-            self._loggers.cancel()
+        if self._work is not None:
+            self._work.cancel()
+        self._release_client()
         for run_id in reversed(self._current):
             try:
                 self._client.set_terminated(run_id, status="FAILED")
