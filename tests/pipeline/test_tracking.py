@@ -103,11 +103,18 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
         artifacts=[tmp_path / "report.md"],
         project_root=tmp_path,
         train_results=curves,
+        verdicts=lambda: asked.append(1) or verdicts,  # the report's lines, from its typed records
     )
+    asked: list = []
+    long = "x" * (tracking.MAX_TAG_TEXT + 10)
+    verdicts = {
+        "parent": {"replearn.verdict.iris": "iris: no difference"},
+        "children": {("iris", "knn"): {"replearn.verdict": long}},
+    }
     first = tracking.log_pipeline_run(**kw)
     assert first["status"] == "logged"
     second = tracking.log_pipeline_run(**kw)
-    assert second == {**first, "status": "exists"}
+    assert second == {**first, "status": "exists"} and asked == [1]  # an unchanged rerun computes no verdict
 
     client = MlflowClient(tracking_uri=first["tracking_uri"])
     exp = client.get_experiment_by_name("replearn-test")
@@ -136,6 +143,8 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     assert knn.data.metrics["test.accuracy"] == 0.9 and knn.data.params["params.n_neighbors"] == "3"
     assert knn.data.params["dataset"] == "iris" and knn.data.params["model"] == "knn"
     nb = next(c for c in children if c.data.tags["mlflow.runName"] == "iris/nb")
+    assert p.data.tags["replearn.verdict.iris"] == "iris: no difference" and "replearn.verdict" not in nb.data.tags
+    assert knn.data.tags["replearn.verdict"] == long[: tracking.MAX_TAG_TEXT - 1] + "…"  # cut to what MLflow keeps
     assert set(nb.data.metrics) == set(knn.data.metrics) | {"curve.training_loss"}  # the same names on every child
     assert sorted(a.path for a in client.list_artifacts(first["run_id"])) == ["overview.json", "report.md"]
     for run in (p, knn):  # the run source: the repository, outside git "LOCAL"

@@ -11,15 +11,17 @@ from dataclasses import dataclass
 from ... import models as registry
 from .. import paths, records, tracking
 from ..jsonio import read_json
+from ..views import Significance
 
 
 @dataclass(frozen=True)
 class ReportInputs:
     crossval: dict[str, records.EvaluationResult]
-    significance: dict
+    significance: Significance  # the view of results/significance.json the report, leaderboard and tags read
     train_metrics: dict
     train_results: dict[str, records.TrainResult]
-    crossval_data: dict  # the same records as plain data (the tracking module reads them)
+    crossval_data: dict  # the same records as plain data (the tracking module hashes and logs them)
+    significance_data: dict
     train_data: dict
     experiment: dict
     reproduction: dict | None  # results/reproduction.json (the reproduce stage)
@@ -44,6 +46,7 @@ def read_inputs(params: dict) -> ReportInputs:
         d: records.read_both(records.EvaluationResult, paths.RESULTS / "crossval" / f"{d}.json") for d in datasets
     }
     train = {d: records.read_both(records.TrainResult, paths.RESULTS / "train" / f"{d}.json") for d in datasets}
+    significance = records.to_dict(records.read_significance(paths.RESULTS / "significance.json"))
     experiment = {
         "name": params["experiment_name"],
         "params_hash": tracking.params_hash(params),
@@ -57,7 +60,8 @@ def read_inputs(params: dict) -> ReportInputs:
     return ReportInputs(
         crossval={d: record for d, (record, _) in crossval.items()},
         crossval_data={d: data for d, (_, data) in crossval.items()},
-        significance=records.to_dict(records.read_significance(paths.RESULTS / "significance.json")),
+        significance=Significance.from_dict(significance),
+        significance_data=significance,
         train_metrics=read_json(paths.METRICS / "train.json"),
         train_results={d: record for d, (record, _) in train.items()},
         train_data={d: data for d, (_, data) in train.items()},

@@ -322,7 +322,7 @@ class LeaderboardArtifacts:
 def build_leaderboard_page(
     *,
     crossval: Mapping,
-    significance: Mapping,
+    significance: Significance | Mapping,
     timing: Mapping,
     order: Sequence[str],
     out_dir: Path,

@@ -21,6 +21,7 @@ from ..report import build_report
 from ..report.cost import build_cost_report
 from ..report.inputs import read_inputs
 from ..report.leaderboard import build_leaderboard_page
+from ..report.summary import verdict_tags
 from ..stage import log
 
 
@@ -29,10 +30,11 @@ def main(params: dict) -> None:
     run = tracking.start_pipeline_run(
         params=params,
         crossval=inp.crossval_data,
-        significance=inp.significance,
+        significance=inp.significance_data,
         train_metrics=inp.train_metrics,
         train_results=inp.train_data,
         project_root=project_root(),
+        verdicts=lambda: verdict_tags(inp.crossval, inp.significance, params["report"]["decimals"]),
     )
     if run.status in ("pending", "logging") and os.environ.get("DVC_STAGE", "").rsplit(":", 1)[-1] == "report":
         forget_stage(project_root(), "report")  # until DVC records it again: a kill while logging reruns the stage
@@ -64,7 +66,7 @@ def main(params: dict) -> None:
             order=list(params["dataset"]),
             out_dir=paths.REPORTS,
             title=params["report"]["title"],
-            decimals=inp.significance.get("round_before_ranking"),
+            decimals=inp.significance.round_before_ranking,
         )
         if board.html is not None:
             log("report", f"wrote {board.html} and {board.markdown} (the leaderboard, with fit and predict seconds)")

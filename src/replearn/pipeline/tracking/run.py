@@ -4,6 +4,7 @@ and verdict tags, and how many processes log its children."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ def log_pipeline_run(
     artifacts: list[Path],
     project_root: Path,
     train_results: dict | None = None,
+    verdicts: Callable[[], dict] | dict | None = None,
     extra_files: dict | None = None,
 ) -> dict:
     """Log one pipeline run (parent + nested children). Returns ``{"status", "run_id", "tracking_uri"}``;
@@ -66,6 +68,7 @@ def log_pipeline_run(
         train_metrics=train_metrics,
         project_root=project_root,
         train_results=train_results,
+        verdicts=verdicts,
     )
     return run.finish(artifacts, extra_files)
 
@@ -79,6 +82,7 @@ def start_pipeline_run(
     train_metrics: dict,
     project_root: Path,
     train_results: dict | None = None,
+    verdicts: Callable[[], dict] | dict | None = None,
 ) -> PipelineRun:
     """Begin logging one pipeline run; :meth:`PipelineRun.finish` completes it (or :meth:`PipelineRun.abort`).
 
@@ -87,6 +91,10 @@ def start_pipeline_run(
     with its params, metrics and overview table, and the child runs are handed to the worker processes, which log
     them while the caller does other work (the report stage writes its reports); ``finish`` logs the artifacts and
     joins in. A small run is logged by ``finish`` alone (status "pending" until then).
+
+    ``verdicts`` (a callable, called only when a run is logged, or its result): the report's verdict lines as
+    tags of the parent and of each child run, computed by the caller from its typed records (the report stage:
+    :func:`replearn.pipeline.report.summary.verdict_tags`), so tracking never rebuilds a record; None: no verdict tags.
 
     The run key is set on the parent only after everything is logged, so a run interrupted half-way is
     never taken for a complete one: a rerun marks such runs (tagged with the key as pending, still
@@ -117,6 +125,7 @@ def start_pipeline_run(
         "significance": significance,
         "train_metrics": train_metrics,
         "train_results": train_results,
+        "verdicts": verdicts,
         "project_root": Path(project_root),
         "run_key": run_key,
         "phash": phash,
@@ -194,7 +203,7 @@ class PipelineRun:
             tags["dvc.exp_name"] = exp_name
         if commit:
             tags["git.commit"] = commit
-        verdicts = _verdict_tags(a["crossval"], a["significance"], params)
+        verdicts = _verdict_tags(a["verdicts"])
         tags.update(verdicts["parent"])
         try:
             parent = client.create_run(exp_id, tags=tags)
@@ -335,17 +344,17 @@ def _child_workers(n_children: int) -> int:
 MAX_TAG_TEXT = 5000
 
 
-def _verdict_tags(crossval: dict, significance: dict, params: dict) -> dict:
-    """The report's verdict lines as tags (:func:`replearn.pipeline.report.summary.verdict_tags`), cut to
-    :data:`MAX_TAG_TEXT` characters."""
-    from ..report.summary import verdict_tags
-
-    decimals = int((params.get("report") or {}).get("decimals", 3))
-    out = verdict_tags(crossval, significance, decimals)
+def _verdict_tags(verdicts: Callable[[], dict] | dict | None) -> dict:
+    """The report's verdict lines as tags, cut to :data:`MAX_TAG_TEXT` characters. ``verdicts`` is what the caller
+    gives :func:`start_pipeline_run` (the report stage: :func:`replearn.pipeline.report.summary.verdict_tags` on its
+    typed records, called only when a run is logged): ``{"parent": {tag: text}, "children": {(dataset, model
+    key): {tag: text}}}``; None: no verdict tags."""
+    out = verdicts() if callable(verdicts) else verdicts
+    out = out or {"parent": {}, "children": {}}
     cut = lambda text: text if len(text) <= MAX_TAG_TEXT else text[: MAX_TAG_TEXT - 1] + "…"  # noqa: E731
     return {
-        "parent": {k: cut(v) for k, v in out["parent"].items()},
-        "children": {dk: {k: cut(v) for k, v in tags.items()} for dk, tags in out["children"].items()},
+        "parent": {k: cut(v) for k, v in out.get("parent", {}).items()},
+        "children": {dk: {k: cut(v) for k, v in tags.items()} for dk, tags in out.get("children", {}).items()},
     }
 
 
