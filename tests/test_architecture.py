@@ -42,8 +42,12 @@ MAX_FAMILY_BRANCHES = 0
 # (families/<f>/report.py, read through the views they declare of their payloads) to 31; a decomposition's view data
 # (views.Decomposition) and the units' curves read from their ModelEvaluation to 25: the config (settings), the
 # crossval stage's wall-clock times (timing/, no record), the report's own registries and local tallies, the
-# mappings of records by dataset, a model's hyperparameters (free-form by nature) and a reproduction's named series
-MAX_REPORT_GETS = 25
+# mappings of records by dataset, a model's hyperparameters (free-form by nature) and a reproduction's named series;
+# the crossval stage's wall-clock times a record (records.Timing, read by the cost report, the leaderboard and
+# MLflow) and the records looked up by dataset with ``in`` to 12: the config (settings), the report's own registries
+# and local tallies (best counts, ranks by model, the cost plot's points), a model's hyperparameters (free-form by
+# nature) and a reproduction's named series (free-form by nature); none on a stage record's declared field
+MAX_REPORT_GETS = 12
 
 
 def _strings(node: ast.AST) -> set[str]:

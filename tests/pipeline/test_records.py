@@ -96,3 +96,29 @@ def test_missing_field_and_missing_file(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(records.ResultSchemaError, match=r"not valid JSON"):
         records.read_significance(tmp_path / "bad.json")
+
+
+def test_timing_is_a_versioned_record(tmp_path):
+    seconds = {"knn": {"fit_seconds": [0.5, None, 0.25], "predict_seconds": [0.1, None, 0.2]}, "vi": {}}
+    path = tmp_path / "timing" / "d.json"
+    records.write(path, records.Timing(seconds=seconds))
+    data = json.loads(path.read_text())
+    assert data == {"schema_version": records.SCHEMA_VERSION, "seconds": seconds}
+    timing = records.read_timing(path)
+    assert timing.of("knn", "fit_seconds") == [0.5, 0.25]  # a failed fit has no time
+    assert timing.of("knn", "plan_seconds") == [] and timing.of("absent", "fit_seconds") == []
+    assert timing.labels("knn") == seconds["knn"] and timing.labels("absent") == {}
+    # the layout timing/ held before it was a record, and the crossval stage's own dict, read the same
+    assert records.as_timing(seconds) == timing
+    assert records.as_timings({"d": seconds, "e": timing}) == {"d": timing, "e": timing}
+    # missing: no times; a file that is no timing record: refused, naming it
+    assert records.read_timing(tmp_path / "none.json") == records.Timing.empty()
+    path.write_text(json.dumps({"schema_version": records.SCHEMA_VERSION, "seconds": {"knn": [1.0]}}))
+    with pytest.raises(records.ResultSchemaError, match=r"d\.json\.seconds\.knn: expected a mapping"):
+        records.read_timing(path)
+    path.write_text(json.dumps({"schema_version": 1, "seconds": {}}))
+    with pytest.raises(records.ResultSchemaError, match="schema version 1"):
+        records.read_timing(path)
+    path.write_text("{not json")
+    with pytest.raises(records.ResultSchemaError, match="not valid JSON"):
+        records.read_timing(path)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from replearn.exceptions import ConfigError
-from replearn.pipeline import tracking
+from replearn.pipeline import paths, records, tracking
 
 
 def test_default_store_is_a_sqlite_file_at_the_project_root(tmp_path, monkeypatch):
@@ -107,6 +107,9 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     )
     asked: list = []
     long = "x" * (tracking.MAX_TAG_TEXT + 10)
+    seconds = {"knn": {"fit_seconds": [0.5, None], "predict_seconds": [0.1, 0.3]}}  # a failed fit has no time
+    seconds["nb"] = {"fit_seconds": [0.2, 0.4], "predict_seconds": [0.01, 0.03]}
+    records.write(tmp_path / paths.TIMING / "iris.json", records.Timing(seconds=seconds))  # as the crossval stage
     verdicts = {
         "parent": {"replearn.verdict.iris": "iris: no difference"},
         "children": {("iris", "knn"): {"replearn.verdict": long}},
@@ -142,6 +145,10 @@ def test_parent_with_nested_children_and_no_duplicate_on_rerun(tmp_path, monkeyp
     assert knn.data.metrics["cv.accuracy.std"] == pytest.approx(0.0707106781)  # sample std, as metrics/crossval.json
     assert knn.data.metrics["test.accuracy"] == 0.9 and knn.data.params["params.n_neighbors"] == "3"
     assert knn.data.params["dataset"] == "iris" and knn.data.params["model"] == "knn"
+    # the crossval stage's wall-clock seconds (timing/, a records.Timing): steps per replicate, mean and median
+    assert [m.value for m in client.get_metric_history(knn.info.run_id, "time.fit_seconds")] == [0.5]
+    assert knn.data.metrics["time.fit_seconds.mean"] == 0.5
+    assert knn.data.metrics["time.predict_seconds.median"] == pytest.approx(0.2)
     nb = next(c for c in children if c.data.tags["mlflow.runName"] == "iris/nb")
     assert p.data.tags["replearn.verdict.iris"] == "iris: no difference" and "replearn.verdict" not in nb.data.tags
     assert knn.data.tags["replearn.verdict"] == long[: tracking.MAX_TAG_TEXT - 1] + "…"  # cut to what MLflow keeps
@@ -649,7 +656,7 @@ def test_a_process_that_logged_closes_the_store_before_it_freezes_its_heap_at_ex
     script = f"""
 import gc, json, sys
 from pathlib import Path
-from replearn.pipeline import tracking
+from replearn.pipeline import paths, records, tracking
 cv, sig, train = json.loads(sys.argv[1])
 params = {{"experiment_name": "t", "seed": 1, "tracking": {{"enabled": True, "experiment": "e", "tracking_uri": None}}}}
 res = tracking.log_pipeline_run(params=params, crossval=cv, significance=sig, train_metrics=train, artifacts=[],

@@ -7,6 +7,8 @@ file                                           record                      writt
                                                                            report
 ``results/train/<dataset>.json``               :class:`TrainResult`        train -> significance, report
 ``results/significance.json``                  :class:`SignificanceResult` significance -> report
+``timing/<dataset>.json``                      :class:`Timing`             crossval -> report
+                                                                           (cost, leaderboard, MLflow)
 =============================================  ==========================  =========================
 
 An evaluation is a set of **replicates** (:class:`Replicate`) on which every model is scored, paired
@@ -31,8 +33,9 @@ term); ``TrainedModel.failure`` is the train stage's final fit that failed (no p
 Version 6 added ``EvaluationResult.data_sha256``: the sha256 of the prepared training part the replicates were
 drawn from (``data/prepared/<dataset>/train.npz``; None for an experiment family's problem), so that two runs can
 tell whether they scored the same data (``replearn diff`` pairs their replicates only then).
-Wall-clock time is never part of a record (fit and predict seconds go to ``timing/``, MLflow and the cost
-report).
+Wall-clock time is never part of a result record: the fit and predict seconds are a :class:`Timing` in
+``timing/`` (no DVC output, so that a rerun's results stay byte-identical), read by the cost report, the
+leaderboard and MLflow.
 
 Every file carries ``schema_version``; reading a file of another version, or one missing a field,
 raises :class:`ResultSchemaError` naming the file and the field (rerun the producing stage). JSON
@@ -241,6 +244,32 @@ class SignificanceResult:
     across_pairs: dict
     excluded: dict[str, list[str]]
     schema_version: int = SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class Timing:
+    """``timing/<dataset>.json``: the crossval stage's wall-clock seconds of one dataset, never a DVC output.
+
+    ``seconds[unit][label]`` holds one entry per replicate, in the record's replicate order (a sweep's points one
+    after the other): ``fit_seconds`` and ``predict_seconds`` for a model, a family unit's own labels (e.g.
+    ``plan_seconds``) for a unit; None for a replicate whose fit failed. Missing, it is :meth:`empty`: the cost
+    report and the leaderboard then show no times.
+    """
+
+    seconds: dict[str, dict[str, list[float | None]]]
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def empty(cls) -> Timing:
+        return cls(seconds={})
+
+    def labels(self, unit: str) -> dict[str, list[float | None]]:
+        """Every label of ``unit`` with its per-replicate seconds ({} for a unit without times)."""
+        return dict(self.seconds.get(unit, {}))
+
+    def of(self, unit: str, label: str) -> list[float]:
+        """The seconds of ``label`` for ``unit`` over the replicates that have one (a failed fit has none)."""
+        return [float(v) for v in self.labels(unit).get(label, []) if v is not None]
 
 
 # -- conversion ------------------------------------------------------------------------------------
@@ -481,3 +510,27 @@ def read_train(path: Path) -> TrainResult:
 
 def read_significance(path: Path) -> SignificanceResult:
     return _read(SignificanceResult, path)
+
+
+def as_timing(value, *, source: str = "timing") -> Timing:
+    """A :class:`Timing` from a record or plain data: a record's dict, or ``{unit: {label: [seconds]}}`` as the
+    crossval stage collects it (and as ``timing/`` files held before they were records)."""
+    if isinstance(value, Timing):
+        return value
+    if isinstance(value, dict) and "schema_version" not in value and all(isinstance(v, dict) for v in value.values()):
+        value = {"seconds": value, "schema_version": SCHEMA_VERSION}
+    return from_dict(Timing, value, source=source)
+
+
+def as_timings(timing) -> dict[str, Timing]:
+    """Per dataset, :func:`as_timing` of a mapping of records or plain data (None: no times)."""
+    return {d: as_timing(t, source=f"timing of {d}") for d, t in (timing or {}).items()}
+
+
+def read_timing(path: Path) -> Timing:
+    """``timing/<dataset>.json``: :meth:`Timing.empty` when the file is missing (the crossval stage did not run
+    here); a file that is no timing record raises :class:`ResultSchemaError` naming it."""
+    path = Path(path)
+    if not path.exists():
+        return Timing.empty()
+    return as_timing(_parse(path), source=str(path))

@@ -224,7 +224,7 @@ def build_report(
             )
             if rel:
                 doc.add(_Image(rel, f"Train and test {primary} on {ds}"))
-        if make_plots and train_results and train_results.get(ds) and kind.fits_estimators:
+        if make_plots and train_results and ds in train_results and kind.fits_estimators:
             views = _figures.model_views(train_results[ds], list(cv.classes or []), plot_dir, slug, dpi)
             if views:
                 doc.add(_Heading(3, "Model views"))

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ...atomic import write_bytes, write_text
-from ..records import as_evaluations
+from ..records import Timing, as_evaluations, as_timings
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
 from .html import _render_html
 from .markdown import _render_markdown
@@ -68,6 +68,7 @@ def cost_rows(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> list[
     ``failed`` and ``mean`` (the primary metric over the successful replicates)."""
     rows = []
     crossval = as_evaluations({d: crossval[d] for d in order if d in crossval})
+    timing = as_timings(timing)
     for d in order:
         if d not in crossval:
             continue
@@ -75,9 +76,8 @@ def cost_rows(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> list[
         metric = cv.primary_metric
         for key in sorted(cv.models):
             m = cv.models[key]
-            t = (timing.get(d) or {}).get(key) or {}
-            fit = [float(v) for v in t.get("fit_seconds") or [] if v is not None]
-            pred = [float(v) for v in t.get("predict_seconds") or [] if v is not None]
+            times = timing[d] if d in timing else Timing.empty()
+            fit, pred = times.of(key, "fit_seconds"), times.of(key, "predict_seconds")
             scores = [float(v) for v in m.values(metric) if v is not None]
             rows.append(
                 {

@@ -1,11 +1,10 @@
 """What the report stage reads: the typed records of the earlier stages (the crossval and train records as
 :class:`~replearn.pipeline.records.EvaluationResult` and :class:`~replearn.pipeline.records.TrainResult`, the
-significance record as plain data for its view) and the wall-clock seconds of the crossval stage (timing/, never a
-record)."""
+significance record as its view) and the wall-clock seconds of the crossval stage (timing/, a
+:class:`~replearn.pipeline.records.Timing` per dataset, never a DVC output)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from ... import models as registry
@@ -25,18 +24,13 @@ class ReportInputs:
     train_data: dict
     experiment: dict
     reproduction: dict | None  # results/reproduction.json (the reproduce stage)
-    timing: dict
+    timing: dict[str, records.Timing]  # every dataset's, empty where the crossval stage did not run here
 
 
-def read_timing(datasets) -> dict:
-    """The crossval stage's wall-clock seconds (timing/<dataset>.json); a missing or unreadable file: none."""
-    out = {}
-    for d in datasets:
-        try:
-            out[d] = json.loads((paths.TIMING / f"{d}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            out[d] = {}
-    return out
+def read_timing(datasets) -> dict[str, records.Timing]:
+    """The crossval stage's wall-clock seconds (timing/<dataset>.json) per dataset; a missing file: no times. A
+    file that is no timing record is refused (records.read_timing names it)."""
+    return {d: records.read_timing(paths.TIMING / f"{d}.json") for d in datasets}
 
 
 def read_inputs(params: dict) -> ReportInputs:

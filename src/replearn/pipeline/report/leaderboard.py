@@ -34,7 +34,7 @@ import numpy as np
 
 from ...atomic import write_text
 from ...stats.registry import label
-from ..records import as_evaluations
+from ..records import as_evaluations, as_timings
 from ..views import Significance
 from . import benchmark as _benchmark
 from .document import _DASH, _Cell, _Document, _Heading, _Image, _Paragraph, _Table
@@ -158,8 +158,8 @@ def leaderboard_rows(
                 losses=int(np.sum(r > rest)),
                 failed=int(np.sum(np.isnan(means[:, j]))),
                 n_datasets=n,
-                fit_seconds=(times.get(m) or (None, None))[0],
-                predict_seconds=(times.get(m) or (None, None))[1],
+                fit_seconds=times[m][0] if m in times else None,
+                predict_seconds=times[m][1] if m in times else None,
             )
         )
     rows.sort(key=lambda row: (row.mean_rank, row.model))
@@ -167,21 +167,22 @@ def leaderboard_rows(
 
 
 def _median_times(crossval: Mapping, timing: Mapping, order: Sequence[str]) -> dict[str, tuple]:
+    """Per model, (median fit seconds, median predict seconds) over all its fits on the datasets of ``order``;
+    ``(None, None)`` for a model without times."""
+    timing = as_timings(timing)
     fit: dict[str, list[float]] = {}
     pred: dict[str, list[float]] = {}
     for d in order:
-        for key, t in ((timing or {}).get(d) or {}).items():
-            if d not in crossval or key not in crossval[d].models:
-                continue
-            fit.setdefault(key, []).extend(float(v) for v in t.get("fit_seconds") or [] if v is not None)
-            pred.setdefault(key, []).extend(float(v) for v in t.get("predict_seconds") or [] if v is not None)
-    return {
-        m: (
-            float(np.median(fit[m])) if fit.get(m) else None,
-            float(np.median(pred[m])) if pred.get(m) else None,
-        )
-        for m in fit
-    }
+        if d not in crossval or d not in timing:
+            continue
+        for key in crossval[d].models:
+            fit.setdefault(key, []).extend(timing[d].of(key, "fit_seconds"))
+            pred.setdefault(key, []).extend(timing[d].of(key, "predict_seconds"))
+
+    def median(values: list[float]) -> float | None:
+        return float(np.median(values)) if values else None
+
+    return {m: (median(fit[m]), median(pred[m])) for m in fit}
 
 
 # --------------------------------------------------------------------------------------------- the verdict

@@ -468,9 +468,8 @@ def _across_metric(
     view, significance = AcrossDatasets.from_dict(across), Significance.from_dict(significance)
     metric = view.metric or significance.metric
     for ds in view.datasets:
-        cv = crossval.get(ds)
-        if cv is not None and cv.greater(metric, None) is not None:
-            return metric, bool(cv.greater(metric))
+        if ds in crossval and crossval[ds].greater(metric, None) is not None:
+            return metric, bool(crossval[ds].greater(metric))
     return metric, significance.higher_is_better
 
 

@@ -3,7 +3,8 @@ for every model (paired comparisons) and feature maps refitted per fold. Writes
 results/crossval/<dataset>.json (per split: repeat, fold, n_train, n_test, seed, metrics, which examples
 each model got right, the fits that failed under cv.on_error: record), metrics/crossval.json (mean and std) and
 plots/crossval_scores.json. The fit and predict seconds of every model and replicate go to timing/<dataset>.json:
-wall-clock time, for MLflow and the cost report only -- never a DVC output or a record."""
+wall-clock time (a :class:`~replearn.pipeline.records.Timing`), for MLflow, the cost report and the leaderboard
+only -- never a DVC output."""
 
 from .. import compute, experiment, paths, records
 from ..jsonio import write_json
@@ -24,7 +25,7 @@ def crossval_all(params: dict, executor) -> None:
             timing: dict = {}
             result = experiment.crossval(params, name, timing=timing, executor=executor, on_fits=on_fits)
             records.write(paths.RESULTS / "crossval" / f"{name}.json", result)
-            write_json(paths.TIMING / f"{name}.json", timing)  # wall-clock seconds: MLflow and the cost report only
+            records.write(paths.TIMING / f"{name}.json", records.Timing(seconds=timing))  # wall-clock seconds
             summary[name] = crossval_summary(result)
             rows.extend(crossval_plot_rows(result))
             for line in experiment.crossval_log_lines(name, result, summary[name]):

@@ -6,11 +6,10 @@ run's children in the worker processes beside the report stage (:func:`log_child
 from __future__ import annotations
 
 import functools
-import json
 import time
 from pathlib import Path
 
-from .. import designs, kinds
+from .. import designs, kinds, records
 from .model import _log_dataset_and_model
 from .store import PARAMS_HASH_TAG, _relax_sync, _sqlite_path, flatten, http_timeouts
 
@@ -263,20 +262,18 @@ def _timing_metrics(root: Path, d: str, key: str) -> list:
     """Wall-clock seconds per replicate, MLflow only: ``time.<label>`` steps, their mean and median.
 
     For a model, ``time.fit_seconds`` and ``time.predict_seconds`` (a failed fit has none); for a family's unit
-    its own labels. The crossval stage leaves them in ``timing/<dataset>.json``, which is no DVC output and no
-    record (outputs stay byte-identical on rerun); a missing file (crossval not rerun here) logs nothing.
+    its own labels. The crossval stage leaves them in ``timing/<dataset>.json`` (a
+    :class:`~replearn.pipeline.records.Timing`, no DVC output: outputs stay byte-identical on rerun); a missing
+    file (crossval not rerun here) logs nothing.
     """
     from mlflow.entities import Metric
 
     from .. import paths
 
     path = root / paths.TIMING / f"{d}.json"
-    per_key = _read_timing(str(path), *_stat_key(path)).get(key) or {}
-    if not isinstance(per_key, dict):
-        return []
     now = _now_ms()
     metrics: list = []
-    for label, values in sorted(per_key.items()):
+    for label, values in sorted(_read_timing(str(path), *_stat_key(path)).labels(key).items()):
         name = "time." + "".join(c if c.isalnum() or c in "_-." else "_" for c in label)
         metrics.extend(Metric(name, float(v), now, i) for i, v in enumerate(values) if v is not None)
         done = sorted(float(v) for v in values if v is not None)
@@ -297,16 +294,14 @@ def _stat_key(path: Path) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=8)
-def _read_timing(path: str, mtime_ns: int, size: int) -> dict:
-    """``timing/<dataset>.json`` read once per version of it (every model of the dataset needs it); {} when missing
-    or unreadable (crossval not rerun here)."""
-    if size < 0:
-        return {}
+def _read_timing(path: str, mtime_ns: int, size: int) -> records.Timing:
+    """``timing/<dataset>.json`` read once per version of it (every model of the dataset needs it); empty when
+    missing (crossval not rerun here). The report stage has read it before (and refused a broken one), so a file
+    broken since then only costs the times."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return records.read_timing(Path(path))
+    except (OSError, records.ResultSchemaError):
+        return records.Timing.empty()
 
 
 #: the MLflow Model definition (models-from-code): MLflow runs this file by path; nothing imports it
