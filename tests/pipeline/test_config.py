@@ -124,6 +124,21 @@ def test_all_problems_are_reported_at_once(params):
     assert "cv.folds" in str(err.value) and "stats.alpha" in str(err.value)
 
 
+def test_the_error_names_the_file_it_read(tmp_path, params, monkeypatch):
+    bad = _broken(params, ("cv", "folds"), -2)
+    with pytest.raises(ConfigError, match=r"^invalid configuration \(params\.yaml\):"):
+        config.validate(bad, root=ROOT)  # a dict: the default name
+    other = tmp_path / "sub" / "mine.yaml"
+    other.parent.mkdir()
+    other.write_text(yaml.safe_dump(bad))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"^invalid configuration \(sub/mine\.yaml\):\n  - cv\.folds"):
+        config.load_and_validate(other, root=ROOT)  # inside the working directory: relative to it
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(ConfigError, match=rf"^invalid configuration \({other}\):"):
+        config.load_and_validate(other, root=ROOT)  # outside it: as given
+
+
 def test_stage_stops_before_any_work_on_a_bad_config(tmp_path, params):
     bad = _broken(params, ("models", "knn", "name"), "nope")
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))

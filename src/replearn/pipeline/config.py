@@ -64,7 +64,7 @@ def compose(overrides: list[str] | None = None, *, root: Path | None = None, out
             if isinstance(exc, OSError) and exc.errno is not None:
                 raise
             raise ConfigError(hydra_error_message(exc, root / CONF_DIR)) from exc
-        validate(load_params(tmp), root=root)
+        validate(load_params(tmp), root=root, source=output)
         commit(tmp, output)
     finally:
         tmp.unlink(missing_ok=True)
@@ -173,7 +173,7 @@ def check_section(section: str, value) -> None:
 def load_and_validate(path: str | os.PathLike = PARAMS_FILE, *, root: Path | None = None) -> dict:
     """Read ``params.yaml`` and validate all of it; the first thing every stage does."""
     params = load_params(path)
-    validate(params, root=root)
+    validate(params, root=root, source=path)
     return params
 
 
@@ -373,8 +373,9 @@ SCHEMA = {
 }
 
 
-def validate(params: dict, *, root: Path | None = None) -> dict:
-    """Check ``params`` against the schema and the registries; raise ``ConfigError`` listing all problems."""
+def validate(params: dict, *, root: Path | None = None, source: str | os.PathLike = PARAMS_FILE) -> dict:
+    """Check ``params`` against the schema and the registries; raise ``ConfigError`` listing all problems, under
+    the name of the file they were read from (``source``)."""
     errors: list[str] = []
     _check(params, SCHEMA, "", errors)
     if not errors:
@@ -385,8 +386,16 @@ def validate(params: dict, *, root: Path | None = None) -> dict:
         _check_resources(params, errors)
         _check_sequential(params, errors)
     if errors:
-        raise ConfigError("invalid configuration (params.yaml):\n  - " + "\n  - ".join(errors))
+        raise ConfigError(f"invalid configuration ({_shown(source)}):\n  - " + "\n  - ".join(errors))
     return params
+
+
+def _shown(path: str | os.PathLike) -> str:
+    """A file's name as the user knows it: relative to the working directory when inside it."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return os.fspath(path)
 
 
 #: Dataset and model keys become folder and file names (data/prepared/<dataset>/, models/<dataset>/<model>.npz),

@@ -25,7 +25,7 @@ def accept(params: dict, params_file: str | os.PathLike = PARAMS_FILE) -> None:
     """Validate ``params`` (read from ``params_file``) and stamp the file; an invalid one raises ``ConfigError``
     whose message ends with what was done to the workspace of a rejected ``dvc exp run``, if anything."""
     try:
-        validate(params)
+        validate(params, source=params_file)
     except ConfigError as exc:
         note = restore_after_rejected_experiment(params_file)
         raise ConfigError(f"{exc}\n{note}" if note else str(exc)) from None
