@@ -11,7 +11,7 @@ import pytest
 
 from replearn import models
 from replearn.base import BaseEstimator, ClassifierMixin
-from replearn.exceptions import ConfigError
+from replearn.exceptions import ConfigError, NotFittedError
 from replearn.pipeline.config import _check_models
 
 
@@ -208,6 +208,8 @@ def test_a_plugin_models_exception_names_the_plugin_model_and_why_in_one_line(fa
         fitted.predict(X)  # the original class still catches it (a PluginModelError and a TypeError)
     with pytest.raises(ConfigError, match="has no hyperparameter"):  # replearn's own errors pass unchanged
         models.create("raises", nope=1)
+    with pytest.raises(ValueError, match=r"^plugin model 'raises' .* failed in set_params: ValueError: invalid para"):
+        fitted.set_params(nope=1)
 
 
 @pytest.mark.parametrize("name", ["sk_svc", "sk_logistic_regression"])
@@ -226,3 +228,6 @@ def test_the_scikit_learn_plugin_fails_on_a_one_class_target_in_one_line_naming_
     message = str(info.value)
     assert message.startswith(f"plugin model {name!r} (replearn-sklearn ") and " failed in fit: ValueError: " in message
     assert "class" in message and "\n" not in message
+    # before fit: still replearn's NotFittedError, now naming the plugin model
+    with pytest.raises(NotFittedError, match=rf"^plugin model {name!r} \(replearn-sklearn .* failed in predict: Not"):
+        models.create(name).predict(X)

@@ -24,7 +24,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..base import BASE_LEARNER_REGISTRY, _init_parameters
-from ..exceptions import ConfigError, PluginModelError, ReplearnError
+from ..exceptions import ConfigError, NotFittedError, PluginModelError, ReplearnError
 from ..plugin_lock import ENTRY_POINT_GROUP  # noqa: F401  (re-exported: the group, declared once)
 
 FAMILIES = (
@@ -270,6 +270,7 @@ _GUARDED_METHODS = (
     "score",
     "score_samples",
     "sample",
+    "set_params",
 )
 
 
@@ -295,7 +296,11 @@ def _guard(plugin: Plugin, method: str, function):
     def guarded(self, *args, **kwargs):
         try:
             return function(self, *args, **kwargs)
-        except ReplearnError:  # replearn's own checks (inside the plugin, or a nested guarded call) say it already
+        except PluginModelError:  # a nested guarded call named it already
+            raise
+        except NotFittedError as exc:  # replearn's check, but only the plugin knows what it needs fitted first
+            raise _plugin_error(plugin, method, exc) from exc
+        except ReplearnError:  # replearn's own checks (inside the plugin) say it already
             raise
         except Exception as exc:
             raise _plugin_error(plugin, method, exc) from exc
