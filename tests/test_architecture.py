@@ -9,6 +9,12 @@
   a condition (``if``, ``x if c else y``, a comprehension's ``if``) that asks whether something is a family
   (``family``, ``is_family_source``, ``family_of_unit`` ...): the generic code running a second pipeline beside
   the plugin protocol;
+* a **branch on a replicate kind or a question** is, in the pipeline outside the designs module and the problem
+  kinds (``pipeline/kinds.py``, whose families answer the ``"problem"`` question), a comparison of something
+  named a kind, a question or replicates (``cv.replicate_kind``, ``entry.question``, ``table.kind`` ...) with a
+  replicate kind (``"seed"``, ``"split"``) or a question (``"problem"``, ``"population"``, ``"split"``,
+  ``"resampling"``): the design and its :class:`~replearn.pipeline.designs.Question` answer instead (whether
+  the replicates are independent, their repeats, where the means come from and what a verdict claims);
 * ``.get(`` calls in ``src/replearn/pipeline/report/``: what the report reads from the stage records.
 
 Each count has a ceiling that only goes down (the number measured when the test was last tightened); the design
@@ -27,8 +33,15 @@ SRC = ROOT / "src" / "replearn"
 DESIGNS = {"cv", "seeds", "sweep"}
 FAMILIES = {"rl", "structured", "generative", "sequence", "theory"}
 DESIGN_HOME = {"pipeline/designs.py"}
+REPLICATE_WORDS = {"seed", "split", "problem", "population", "resampling"}
+REPLICATE_HOME = {"pipeline/designs.py", "pipeline/kinds.py"}
 #: ceilings: lower them when a count falls, never raise them
 MAX_DESIGN_BRANCHES = 0
+# 15 when the counter landed (compare, sequential, the report's summary, sections and few-runs section, the
+# significance stage's log, replearn compare's tables, the config, the diff engine; three more in the report's
+# wording compared a variable named q); designs.independent_replicates / repeat_groups / log_label / question
+# (the Question registry with the wording) and ProblemKind.one_problem took them to 0
+MAX_REPLICATE_BRANCHES = 0
 MAX_FAMILY_BRANCHES = 0
 # 594 when the counter landed; the leaderboard (report/leaderboard.py, issue 41), written beside it on another branch
 # before typed across-datasets records exist, brought 36 more: the next step types them (issue 38, step 3); the
@@ -71,6 +84,36 @@ def branches(names: set[str], home) -> list[str]:
             if not isinstance(node, ast.Compare):
                 continue
             if any(_strings(side) & names for side in [node.left, *node.comparators]):
+                out.append(f"{rel}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return out
+
+
+def _names_a_kind(node: ast.AST) -> bool:
+    """Whether an expression reads something named a kind, a question or replicates."""
+    for n in ast.walk(node):
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        if any(word in name for word in ("kind", "question", "replicate")):
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("replicates", "question"):
+            return True  # r.get("replicates"), entry["question"]
+    return False
+
+
+def replicate_branches() -> list[str]:
+    """Comparisons of a replicate kind or a question with one of their names, in the pipeline outside
+    :data:`REPLICATE_HOME`."""
+    out = []
+    for path in sorted((SRC / "pipeline").rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel in REPLICATE_HOME:
+            continue
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            if any(_strings(side) & REPLICATE_WORDS for side in sides) and any(_names_a_kind(s) for s in sides):
                 out.append(f"{rel}:{node.lineno}: {lines[node.lineno - 1].strip()}")
     return out
 
@@ -132,6 +175,11 @@ def test_no_branch_on_a_design_name_outside_its_module():
     assert len(found) <= MAX_DESIGN_BRANCHES, "\n".join(found)
 
 
+def test_no_branch_on_a_replicate_kind_or_question_outside_the_designs():
+    found = replicate_branches()
+    assert len(found) <= MAX_REPLICATE_BRANCHES, "\n".join(found)
+
+
 def test_family_branches_do_not_grow():
     found = family_branches()
     assert len(found) <= MAX_FAMILY_BRANCHES, "\n".join(found)
@@ -151,10 +199,25 @@ def test_the_counter_sees_a_planted_branch():
     ]
     assert len(hits) == 2
     assert _asks_family(ast.parse('meta.get("family")').body[0]) and not _asks_family(ast.parse("x.y").body[0])
+    planted = (
+        'if cv.replicate_kind == "seed": pass\nif r.get("replicates") != "split": pass\nif ties == "split": pass\n'
+    )
+    kinds = [
+        n
+        for n in ast.walk(ast.parse(planted))
+        if isinstance(n, ast.Compare)
+        and any(_strings(s) & REPLICATE_WORDS for s in [n.left, *n.comparators])
+        and any(_names_a_kind(s) for s in [n.left, *n.comparators])
+    ]
+    assert len(kinds) == 2  # a test's own option named "split" is no replicate kind
 
 
 if __name__ == "__main__":
-    for title, found in (("design", design_branches()), ("family", family_branches())):
+    for title, found in (
+        ("design", design_branches()),
+        ("family", family_branches()),
+        ("replicate kind or question", replicate_branches()),
+    ):
         print(f"branches on a {title} name: {len(found)}")
         for f in found:
             print("  " + f)

@@ -80,7 +80,7 @@ DEFAULTS = {  # settings added after the first schema; absent keys take these va
 
 def _one_problem(cv: records.EvaluationResult) -> bool:
     """Whether every replicate of ``cv`` is on one problem whatever its design (a family's seeds)."""
-    return cv.problem_kind.question == "problem"
+    return cv.problem_kind.one_problem
 
 
 def settings(cfg: dict) -> dict:
@@ -152,10 +152,7 @@ def half_scores(cv: records.EvaluationResult, metric: str, point=None) -> dict[s
 def _repeat_ids(cv: records.EvaluationResult) -> np.ndarray | None:
     """The repeat of each split (folds of one repeat share it); None for independent replicates (seeds, or
     one hold-out per replicate)."""
-    kind = _replicates_of(cv)
-    if kind == "seed":
-        return None
-    return np.array([s.repeat if s.repeat is not None else i for i, s in enumerate(cv.splits)])
+    return designs.repeat_groups(cv.splits, _replicates_of(cv))
 
 
 def pair_test(cv: records.EvaluationResult, cfg: dict, test: str, sa, sb, a: str, b: str, half=None):
@@ -271,7 +268,9 @@ def compare_cv(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
             note = f"not testable: {dropped} replicate(s) dropped for failed fits leave {sa.size}"
         elif dropped and test.startswith("cv52"):
             note = f"not testable: Dietterich's 5x2cv test needs all ten splits, {dropped} dropped for failed fits"
-        elif test != "half_sampling_ttest" and cv.replicate_kind == "seed" and np.ptp(sa - sb) == 0:
+        elif (
+            test != "half_sampling_ttest" and designs.independent_replicates(cv.replicate_kind) and np.ptp(sa - sb) == 0
+        ):
             note = (
                 "identical scores on every replicate (they reach the same result whatever the seed): "
                 "there is nothing to test"
@@ -339,8 +338,9 @@ def compare_bayesian(cv: records.EvaluationResult, cfg: dict) -> list[dict]:
         return []
     metric = cv.primary_metric
     hib = cv.greater_is_better[metric]
-    kind = _replicates_of(cv)
-    independent = kind == "seed" and (_one_problem(cv) or not resampled_split(cv))  # one held-out part
+    independent = designs.independent_replicates(_replicates_of(cv)) and (
+        _one_problem(cv) or not resampled_split(cv)  # one held-out part
+    )
     test = resolve_test(cfg, cv)
     half = half_scores(cv, metric) if test == "half_sampling_ttest" else None
     rows = []
@@ -1189,10 +1189,7 @@ def sweep_covariance(cv: records.EvaluationResult, metric: str):
     if not columns:
         return [], None
     first = [cv.splits[i] for i in at[repr(values[0])][:n_rep]]
-    kind = _inner_kind(cv)
-    repeat = (
-        None if kind == "seed" else np.array([s.repeat if s.repeat is not None else j for j, s in enumerate(first)])
-    )
+    repeat = designs.repeat_groups(first, _inner_kind(cv))
     if cv.variance and hcols:
         return columns, stats.mean_covariance(
             np.stack(cols, axis=1),

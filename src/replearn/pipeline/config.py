@@ -903,7 +903,7 @@ def _check_replicate_test(params: dict, errors: list[str]) -> None:
     half = _half_sampling_applies(params)
     worst = None  # (pairs, dataset) with the most pairs among the datasets the test runs on
     for name, spec in params["dataset"].items():
-        if half and kinds.of_spec(spec).question != "problem":  # the half-sampling test runs there instead
+        if half and not kinds.of_spec(spec).one_problem:  # the half-sampling test runs there instead
             continue
         k = _models_compared_on(params, name, spec)
         m = k * (k - 1) // 2

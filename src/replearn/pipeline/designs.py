@@ -8,7 +8,8 @@ depend on the whole experiment code.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import ClassVar
 
 HALF_SAMPLING_DEFAULTS = {"subsamples": 20, "repeats": 6, "folds": None, "fraction": 1 / 3}
@@ -57,6 +58,8 @@ class Design:
     replicate_kind: ClassVar[str] = "split"
     #: whether the design has points along an axis (each point its own set of replicates)
     has_points: ClassVar[bool] = False
+    #: what the stage log says the comparisons ran over (``"CV"``, ``"seeds"``)
+    log_label: ClassVar[str] = "CV"
 
     def __init__(self, spec: Mapping | None = None):
         self.spec: dict = dict(spec or {"name": self.name})
@@ -177,6 +180,7 @@ class Seeds(Design):
 
     name = "seeds"
     replicate_kind = "seed"
+    log_label = "seeds"
 
     def replicates_per_point(self, params: Mapping) -> int:
         return self.n_seeds
@@ -318,6 +322,92 @@ SWEEP_KIND = "sweep"
 #: the scheme name of an experiment family's seed replicates
 UNIT_SEEDS = "unit_seeds"
 SWEEP_DATA_AXES = ("n_train", "n_features")
+
+
+#: the design whose replicates are of each tested kind (``Replicate.kind`` at one point, a table's replicates)
+_BY_REPLICATE_KIND: dict[str, type[Design]] = {d.replicate_kind: d for d in (CV, Seeds)}
+
+
+def of_replicate_kind(kind: str | None) -> Design:
+    """The design of replicates of ``kind`` (``"split"``, ``"seed"``; None: splits): what the tests, the logs and
+    the records ask of replicates whose design is not at hand (a table brought to ``replearn compare``)."""
+    if kind is None:
+        return CV()
+    if kind not in _BY_REPLICATE_KIND:
+        raise ValueError(f"unknown replicate kind {kind!r}; expected one of {sorted(_BY_REPLICATE_KIND)}")
+    return _BY_REPLICATE_KIND[kind]()
+
+
+def independent_replicates(kind: str | None) -> bool:
+    """Whether replicates of ``kind`` are independent runs (seeds) rather than splits of the data (a record's
+    ``"sweep"`` or ``"mixed"`` replicates are not)."""
+    return kind in _BY_REPLICATE_KIND and _BY_REPLICATE_KIND[kind]().independent
+
+
+def log_label(kind: str | None) -> str:
+    """What a stage log says comparisons on replicates of ``kind`` ran over: ``"seeds"``, else ``"CV"``."""
+    return (_BY_REPLICATE_KIND[kind] if kind in _BY_REPLICATE_KIND else CV).log_label
+
+
+def repeat_groups(splits, kind: str | None):
+    """The repeat of each replicate (the folds of one repeat share it; a replicate without one is its own
+    repeat), or None for independent replicates (seeds, or one hold-out per replicate)."""
+    import numpy as np
+
+    if independent_replicates(kind):
+        return None
+    return np.array([s.repeat if s.repeat is not None else i for i, s in enumerate(splits)])
+
+
+# -- the questions a verdict answers, and their wording --------------------------------------------------
+@dataclass(frozen=True)
+class Question:
+    """What a per-dataset verdict answers (:meth:`Design.question` names it): where its means come from and what
+    it claims, the one wording the report's summary and sections share."""
+
+    name: str
+    #: ``over(design, n)``: where the means come from, e.g. ``" over 10 cross-validation splits"``
+    over: Callable[[Design, str], str]
+    #: what a verdict claims
+    claim: str
+
+
+QUESTIONS: dict[str, Question] = {
+    q.name: q
+    for q in (
+        Question("problem", lambda design, n: f" over {n}seeds", "a claim about this problem, over seeds"),
+        Question(
+            "split",
+            lambda design, n: f" over {n}seeds on one fixed held-out part",
+            "a claim about this held-out part only (conditional on the split: another split or dataset may "
+            "differ; design.resample_split=true asks about datasets)",
+        ),
+        Question(
+            "population",
+            lambda design, n: design.over(n),
+            "a claim about datasets of this size from the same distribution, with the half-sampling variance",
+        ),
+        Question(
+            "resampling",
+            lambda design, n: design.over(n),
+            "the corrected resampled t-test's heuristic stands in for the data-sampling variance (liberal for "
+            "unstable learners such as 1-NN or deep trees; cv.half_sampling estimates it)",
+        ),
+    )
+}
+
+
+def question(name: str | None, *, one_problem: bool = False) -> Question:
+    """The :class:`Question` named ``name``; a record's replicates all on one problem (an experiment family's)
+    answer ``"problem"`` whatever it names, and a record from before the question was written (None) the
+    resampling splits' question."""
+    if one_problem:
+        return QUESTIONS["problem"]
+    if name is None:
+        return QUESTIONS["resampling"]
+    if name not in QUESTIONS:
+        raise ValueError(f"unknown question {name!r}; expected one of {sorted(QUESTIONS)}")
+    return QUESTIONS[name]
 
 
 def of_params(params: Mapping) -> Design:

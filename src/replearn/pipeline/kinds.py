@@ -77,6 +77,12 @@ class ProblemKind:
     not_converged_fit: str
     not_converged_runs: str
 
+    @property
+    def one_problem(self) -> bool:
+        """Whether every verdict on this kind is about its one problem (an experiment family's seeds), whatever
+        the design."""
+        return self.question == "problem"
+
     def runs_not_converged(self, n: int) -> str:
         return f" ({n} {self.not_converged_runs})"
 

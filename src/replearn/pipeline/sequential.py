@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 from .. import stats
-from . import records
+from . import designs, records
 
 __all__ = [
     "DECISION_TEXT",
@@ -88,11 +88,7 @@ def _pairs(cv: records.EvaluationResult, cfg: dict):
     """``{(a, b): (sa, sb, half_a, half_b, repeat)}`` for every pair of models (all scores complete)."""
     metric = cv.primary_metric
     var = cv.variance or {}
-    repeat = (
-        None
-        if cv.replicate_kind == "seed"
-        else np.array([s.repeat if s.repeat is not None else i for i, s in enumerate(cv.splits)])
-    )
+    repeat = designs.repeat_groups(cv.splits, cv.replicate_kind)
     half = {k: _half_matrix(var, k, metric) for k in sorted(cv.models)}
     pairs = {}
     for a, b in itertools.combinations(sorted(k for k in half if half[k] is not None), 2):

@@ -231,7 +231,7 @@ def _same_replicates(cv_a: records.EvaluationResult, cv_b: records.EvaluationRes
             rb.test_index,
         ):
             return False
-        if cv_a.problem_kind.question == "problem" and ra.seed != rb.seed:  # a family's replicate is its seed
+        if cv_a.problem_kind.one_problem and ra.seed != rb.seed:  # a family's replicate is its seed
             return False
     return True
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...stats import fewruns as fr
 from ...stats.registry import label as _label
+from .. import designs
 from ..records import EvaluationResult, as_evaluation, as_evaluations
 from ..seeding import derive_seed
 from ..views import DatasetComparison, Significance
@@ -63,7 +64,7 @@ _CORRECTIONS = ("holm", "bonferroni", "shaffer", "bergmann_hommel", "hochberg", 
 def is_seed_replicates(cv: EvaluationResult | Mapping) -> bool:
     """Whether every replicate of the crossval record ``cv`` (or its plain data) is a seed."""
     cv = as_evaluation(cv)
-    return bool(cv.splits) and cv.replicate_kind == "seed"
+    return bool(cv.splits) and designs.independent_replicates(cv.replicate_kind)
 
 
 def _finite(values: Sequence) -> np.ndarray:

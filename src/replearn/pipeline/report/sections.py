@@ -480,15 +480,10 @@ def _replicates_phrase(significance: Significance | Mapping, crossval: Mapping) 
     for name, cv in crossval.items():
         entry = significance.dataset(name)
         sweep = " at each model's best point" if entry.sweep is not None else ""
-        q = entry.question
         kind = entry.replicates or cv.replicate_kind
         design = designs.of_scheme(scheme_dict(cv), design=entry.design, replicates=kind)
-        if (cv.problem_kind.question or q) == "problem":
-            kinds.add(f"over the seeds{sweep}")
-        elif q == "split":
-            kinds.add(f"over the seeds on one fixed held-out part{sweep}")
-        else:
-            kinds.add(f"{design.over('the ').strip()}{sweep}")
+        question = designs.question(entry.question, one_problem=cv.problem_kind.one_problem)
+        kinds.add(f"{question.over(design, 'the ').strip()}{sweep}")
     return " / ".join(sorted(kinds)) if kinds else "over each dataset's replicates"
 
 

@@ -45,29 +45,12 @@ def scope(entry: DatasetComparison | Mapping, cv: EvaluationResult) -> tuple[str
     """(where the means come from, what a verdict claims) for the dataset's design -- the one wording of the
     question each design answers, shared by the summary and the sections."""
     entry = DatasetComparison.from_dict(entry)
-    q = entry.question
     n = entry.n_replicates or len(cv.splits) or ""
     n = f"{n} " if n else ""
     design = designs.of_scheme(scheme_dict(cv), design=entry.design, replicates=entry.replicates)
     sweep = " at each model's best point of the sweep" if entry.sweep is not None else ""
-    if (cv.problem_kind.question or q) == "problem":
-        return f" over {n}seeds{sweep}", "a claim about this problem, over seeds"
-    if q == "split":
-        return (
-            f" over {n}seeds on one fixed held-out part{sweep}",
-            "a claim about this held-out part only (conditional on the split: another split or dataset may "
-            "differ; design.resample_split=true asks about datasets)",
-        )
-    if q == "population":
-        return (
-            design.over(n) + sweep,
-            "a claim about datasets of this size from the same distribution, with the half-sampling variance",
-        )
-    return (
-        design.over(n) + sweep,
-        "the corrected resampled t-test's heuristic stands in for the data-sampling variance (liberal for "
-        "unstable learners such as 1-NN or deep trees; cv.half_sampling estimates it)",
-    )
+    question = designs.question(entry.question, one_problem=cv.problem_kind.one_problem)
+    return question.over(design, n) + sweep, question.claim
 
 
 def detectable_phrase(row: PairComparison | Mapping, f: _Fmt) -> str:

@@ -4,7 +4,7 @@ sealed-test-set tests; across datasets, average ranks and, on enough datasets, F
 procedure. Writes results/significance.json, metrics/significance.json, metrics/summary.json (primary metric's
 CV mean and test score per dataset x model, for `dvc exp show`) and plots/datasets/<dataset>.json."""
 
-from .. import paths, records
+from .. import designs, paths, records
 from .. import summary_metrics as summaries
 from ..compare import compare_records, significance_jobs, summary_metrics
 from ..jsonio import read_json, write_json
@@ -26,7 +26,7 @@ def main(params: dict) -> None:
             if row["significant"]
         ]
         shown = ", ".join(sig[:4]) + (f" and {len(sig) - 4} more" if len(sig) > 4 else "")
-        over = "seeds" if r.get("replicates") == "seed" else "CV"
+        over = designs.log_label(r.get("replicates"))
         log("significance", f"{d}: {shown or 'no significant difference'} ({over}, {params['stats']['correction']})")
     across = result.across_datasets
     n = across.get("n_datasets")

@@ -37,7 +37,7 @@ import numpy as np
 
 from ...exceptions import TableError
 from .. import compare as engine
-from .. import records
+from .. import designs, records
 from .read import ScoreTable, read_table, resolve_direction
 
 __all__ = ["FOLD_TESTS", "SCHEMA_VERSION", "analyse", "settings_of"]
@@ -116,7 +116,7 @@ def _option(name: str) -> str:
 
 # ------------------------------------------------------------------------------------------- records
 def _scheme(table: ScoreTable, d: str, kind: str) -> records.Scheme:
-    if kind == "seed":
+    if designs.independent_replicates(kind):
         return records.Scheme(name="seeds", design="seeds")
     repeats = table.repeat_of(d)
     counts: dict[tuple, int] = {}
@@ -150,7 +150,7 @@ def _evaluation(
         dataset=d,
         task="table",
         n_examples=n_examples,
-        scheme=_scheme(table, d, kind) if kind == "split" else records.Scheme(name="seeds", design="seeds"),
+        scheme=_scheme(table, d, kind),
         metrics=[metric],
         primary_metric=metric,
         greater_is_better={metric: hib},
@@ -211,7 +211,7 @@ def repeat_records(table: ScoreTable, d: str, metric: str, hib: bool) -> records
 # ------------------------------------------------------------------------------------------- questions
 def _per_dataset_plan(table: ScoreTable, fold_test: str) -> dict:
     """What the replicates allow: ``{"replicates": "seed" | "repeat" | "fold", "question", "statement"}``."""
-    if table.kind == "seed":
+    if designs.independent_replicates(table.kind):
         return {
             "replicates": "seed",
             "question": "these data",
