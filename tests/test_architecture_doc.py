@@ -41,6 +41,7 @@ def test_the_map_sees_every_module_and_its_imports(tmp_path, monkeypatch):
 
 def test_every_source_path_the_page_names_exists():
     text = module_map.DOC.read_text(encoding="utf-8")
-    named = set(re.findall(r"`(?:src/)?(?:replearn/)?((?:pipeline|stats|models|evaluation|features)/[\w/]+\.py)`", text))
+    pattern = r"`(?:src/)?(?:replearn/)?((?:pipeline|stats|models|evaluation|features)/[\w/]+\.py)`"
+    named = set(re.findall(pattern, text))
     missing = sorted(n for n in named if not (ROOT / "src" / "replearn" / n).is_file())
     assert named and not missing, f"docs/architecture.md names source files that do not exist: {missing}"
