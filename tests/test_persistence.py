@@ -92,3 +92,37 @@ def test_a_dot_in_a_stem_is_part_of_its_name_so_no_save_replaces_another_stems_f
     assert np.array_equal(FeaturePipeline.load(tmp_path / "feat.a").transform(X), fp.transform(X))
     with pytest.raises(ValueError, match="not '.pkl'"):
         stem_file(tmp_path / "knn", ".pkl")
+
+
+def test_a_save_never_replaces_a_file_that_is_not_its_own_kind(tmp_path):
+    """A model saved again under its stem replaces its own files; a JSON or an .npz another program wrote, or a
+    featurizer's files, are refused by name and left as they were."""
+    from replearn.features.pipeline import FeaturePipeline
+    from replearn.persistence import ModelFileError
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), np.repeat([0, 1], 15)
+    m1, m2 = create("knn", n_neighbors=1).fit(X, y), create("knn", n_neighbors=5).fit(X, y)
+    save_model(m1, tmp_path / "knn", registry_name="knn")
+    save_model(m2, tmp_path / "knn", registry_name="knn")  # its own files: replaced
+    assert load_model(tmp_path / "knn").n_neighbors == 5
+
+    (tmp_path / "data.json").write_text('{"rows": [1, 2, 3]}\n')
+    with pytest.raises(ModelFileError, match=r"data\.json exists and is not a replearn model file: .* never replaces"):
+        save_model(m1, tmp_path / "data", registry_name="knn")
+    assert (tmp_path / "data.json").read_text() == '{"rows": [1, 2, 3]}\n' and not (tmp_path / "data.npz").exists()
+
+    np.savez(tmp_path / "arrays.npz", a=np.arange(3))
+    before = (tmp_path / "arrays.npz").read_bytes()
+    with pytest.raises(ModelFileError, match=r"arrays\.npz exists without arrays\.json"):
+        save_model(m1, tmp_path / "arrays.npz", registry_name="knn")
+    assert (tmp_path / "arrays.npz").read_bytes() == before and not (tmp_path / "arrays.json").exists()
+
+    fp = FeaturePipeline([{"name": "standardize", "params": {}}]).fit(X)
+    fp.save(tmp_path / "feat")
+    fp.save(tmp_path / "feat")  # its own files again
+    with pytest.raises(ModelFileError, match=r"feat\.json exists and is not a replearn model file"):
+        save_model(m1, tmp_path / "feat", registry_name="knn")
+    with pytest.raises(ModelFileError, match=r"knn\.json exists and is not a replearn featurizer file"):
+        fp.save(tmp_path / "knn")
+    assert load_model(tmp_path / "knn").n_neighbors == 5 and FeaturePipeline.load(tmp_path / "feat").steps

@@ -63,6 +63,34 @@ def stem_file(stem: str | Path, suffix: str) -> Path:
     return stem.with_name(stem.name + suffix)
 
 
+#: what the JSON of each kind of replearn file holds: a model's (save_model) and a featurizer's (FeaturePipeline.save)
+_KIND_KEYS = {"model": ("format_version", "model"), "featurizer": ("format_version", "steps")}
+
+
+def check_replaceable(stem: str | Path, kind: str) -> None:
+    """Refuse to write the files of ``stem`` over files that are not replearn's own of the same ``kind``
+    (``"model"`` or ``"featurizer"``): a JSON another program wrote, an ``.npz`` without its ``.json``, a
+    featurizer where a model is saved. A model saved again under its stem replaces its own files."""
+    keys = _KIND_KEYS[kind]
+    json_path, npz_path = stem_file(stem, ".json"), stem_file(stem, ".npz")
+    if not json_path.exists() and not npz_path.exists():
+        return
+    what = None
+    if not json_path.is_file():
+        what = f"{npz_path} exists without {json_path.name} (another program's file, or a save cut short)"
+    else:
+        try:
+            meta = json.loads(json_path.read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            meta = None
+        if not isinstance(meta, dict) or not all(k in meta for k in keys):
+            what = f"{json_path} exists and is not a replearn {kind} file"
+    if what is not None:
+        raise ModelFileError(
+            f"{what}: saving a {kind} never replaces another file; remove it or save under another stem"
+        )
+
+
 def array_digest(array: np.ndarray) -> str:
     """SHA-256 of an array's dtype, shape and bytes (C order)."""
     a = np.ascontiguousarray(array)
@@ -218,9 +246,12 @@ def _jsonable(value):
 
 
 def save_model(estimator, stem: str | Path, *, registry_name: str, extra: dict | None = None) -> tuple[Path, Path]:
-    """Write ``stem.npz`` and ``stem.json`` for a fitted estimator; return both paths."""
+    """Write ``stem.npz`` and ``stem.json`` for a fitted estimator; return both paths. A model saved again under
+    its stem replaces its own files; files of that name that are not a replearn model's are refused
+    (:func:`check_replaceable`)."""
     check_is_fitted(estimator)
     stem = stem_path(stem)
+    check_replaceable(stem, "model")
     stem.parent.mkdir(parents=True, exist_ok=True)
     arrays, state = _split_state(estimator)
     meta = {

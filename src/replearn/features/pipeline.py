@@ -63,9 +63,10 @@ class FeaturePipeline:
     # -- safe persistence: one npz with step-prefixed arrays, one JSON --------------------------
     def save(self, stem: str | Path) -> None:
         """Write ``stem.npz`` (the arrays of every step) and ``stem.json`` (steps, SHA-256 of each array)."""
-        from ..persistence import _split_state, array_digest, stem_file, stem_path
+        from ..persistence import _split_state, array_digest, check_replaceable, stem_file, stem_path
 
         stem = stem_path(stem)
+        check_replaceable(stem, "featurizer")  # never over another program's files or a model's
         stem.parent.mkdir(parents=True, exist_ok=True)
         arrays, meta_steps = {}, []
         for i, (spec, t) in enumerate(zip(self.steps, self.transformers_)):
