@@ -394,11 +394,6 @@ class TaskMixin:
     def _estimator_type(self) -> str:
         return "classifier" if self.task == "classification" else "regressor"
 
-    def _check_task(self) -> None:
-        from .validation import check_scalar
-
-        check_scalar(self.task, "task", str, choices=SUPERVISED_TASKS)
-
     def score(self, X, y) -> float:
         """Accuracy (classification) or R^2 (regression)."""
         if self.task == "classification":

@@ -173,7 +173,8 @@ def test_ngram_cannot_copy_but_the_networks_can(copy):
     "unit, hp, match",
     [
         ("transformer_lm", {"d_model": 10, "n_heads": 3}, "d_model=10 must be divisible by n_heads=3"),
-        ("transformer_lm", {"n_layers": 3}, "transformer_lm: n_layers must be <= 2, got 3"),
+        # the model's own table (TransformerLM._constraints, issue 38): at least one layer, no cap of the unit's own
+        ("transformer_lm", {"n_layers": 0}, "transformer_lm: n_layers must be >= 1, got 0"),
         ("transformer_lm", {"context": 700}, "transformer_lm: context must be <= 512"),
         ("mlp_lm", {"activation": "gelu"}, "mlp_lm: activation must be one of"),
         ("mlp_lm", {"window": 4}, "mlp_lm: unknown hyperparameter 'window'; valid hyperparameters: activation"),

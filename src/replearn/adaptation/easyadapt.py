@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._constraints import Options
 from ..base import BaseEstimator
 from ..validation import (
     check_array,
@@ -52,6 +53,8 @@ class EasyAdapt(BaseEstimator):
     domain). Attributes: ``estimator_``, ``classes_``, ``n_features_in_`` (D, before augmentation).
     """
 
+    _constraints = {"mode": Options(set(MODES))}
+
     def __init__(self, estimator="logistic_regression", estimator_params=None, mode="easyadapt", random_state=None):
         self.estimator = estimator
         self.estimator_params = estimator_params
@@ -59,7 +62,7 @@ class EasyAdapt(BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X_old, y_old, X_new, y_new):
-        check_scalar(self.mode, "mode", str, choices=MODES)
+        self._validate_params()
         X_old, y_old = check_X_y(X_old, y_old)
         X_new, y_new = check_X_y(X_new, y_new)
         if X_new.shape[1] != X_old.shape[1]:

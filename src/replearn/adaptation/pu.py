@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval
 from ..base import BaseEstimator, ClassifierMixin
-from ..validation import check_is_fitted, check_random_state, check_scalar, check_X_y
+from ..validation import check_is_fitted, check_random_state, check_X_y
 from ._common import _SEED_MAX, make_learner, positive_proba
 
 
@@ -38,6 +37,8 @@ class PULearning(ClassifierMixin, BaseEstimator):
     ``alpha_``, ``n_holdout_positive_`` (|V+|), ``classes_`` = [0, 1], ``n_features_in_``.
     """
 
+    _constraints = {"holdout_fraction": Interval(float, 0.0, 1.0, closed="neither")}
+
     def __init__(self, estimator="logistic_regression", estimator_params=None, holdout_fraction=0.2, random_state=None):
         self.estimator = estimator
         self.estimator_params = estimator_params
@@ -46,15 +47,7 @@ class PULearning(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Train h on labelled-vs-unlabelled data and estimate alpha on the held-out labelled ones."""
-        check_scalar(
-            self.holdout_fraction,
-            "holdout_fraction",
-            numbers.Real,
-            low=0.0,
-            high=1.0,
-            low_inclusive=False,
-            high_inclusive=False,
-        )
+        self._validate_params()
         X, y = check_X_y(X, y)
         if not np.all(np.isin(y, (0, 1))):
             raise ValueError("y must be 1 (labelled positive) or 0 (unlabelled)")

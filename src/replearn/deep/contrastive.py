@@ -20,12 +20,11 @@ labelled training images and scored on test images -- the standard linear-probe 
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..base import BaseEstimator, TransformerMixin
-from ..validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features, check_random_state
 from .layers import ACTIVATIONS, mlp
 from .losses import nt_xent
 from .training import train_epochs
@@ -89,6 +88,17 @@ class SimCLR(TransformerMixin, BaseEstimator):
         Mean NT-Xent loss of each epoch.
     """
 
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "projection_dim": Interval(int, 1, None),
+        "temperature": Interval(float, 0.0, None, closed="neither"),
+        "activation": Options(set(ACTIVATIONS)),
+        "max_shift": Interval(int, 0, None),
+        "drop_prob": Interval(float, 0.0, 1.0, closed="left"),
+        "noise_std": Interval(float, 0.0, None),
+        "batch_size": Interval(int, 2, None),
+    }
+
     def __init__(
         self,
         n_components=32,
@@ -121,14 +131,7 @@ class SimCLR(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Learn the encoder from the unlabeled rows of ``X`` (``y`` is ignored)."""
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.projection_dim, "projection_dim", numbers.Integral, low=1)
-        check_scalar(self.temperature, "temperature", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.activation, "activation", str, choices=tuple(ACTIVATIONS))
-        check_scalar(self.max_shift, "max_shift", numbers.Integral, low=0)
-        check_scalar(self.drop_prob, "drop_prob", numbers.Real, low=0.0, high=1.0, high_inclusive=False)
-        check_scalar(self.noise_std, "noise_std", numbers.Real, low=0.0)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=2)
+        self._validate_params()
         X = check_array(X)
         side = int(round(np.sqrt(X.shape[1])))
         if side * side != X.shape[1]:

@@ -23,13 +23,12 @@ text's "permute coordinates between layers", L1398-1404). Fitted by maximum like
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator
-from ..validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features, check_random_state
 from .layers import ACTIVATIONS, Module, mlp
 from .losses import LOG_2PI
 from .training import train_epochs
@@ -88,6 +87,15 @@ class RealNVP(BaseEstimator):
         Mean negative log-likelihood (nats per example) of each epoch.
     """
 
+    _constraints = {
+        "n_couplings": Interval(int, 1, None),
+        "activation": Options(set(ACTIVATIONS)),
+        "s_max": Interval(float, 0.0, None, closed="neither"),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+    }
+
     def __init__(
         self,
         n_couplings=6,
@@ -110,12 +118,7 @@ class RealNVP(BaseEstimator):
 
     def fit(self, X, y=None):
         """Maximize the mean exact log-likelihood of the rows of ``X``; ``y`` is ignored."""
-        check_scalar(self.n_couplings, "n_couplings", numbers.Integral, low=1)
-        check_scalar(self.activation, "activation", str, choices=tuple(ACTIVATIONS))
-        check_scalar(self.s_max, "s_max", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        self._validate_params()
         X = check_array(X)
         d = X.shape[1]
         if d < 2:

@@ -20,13 +20,12 @@ tests use :func:`~replearn.deep.toy_data.mode_coverage` on generated points inst
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..autodiff import Adam, ops
 from ..base import BaseEstimator
-from ..validation import check_array, check_is_fitted, check_random_state, check_scalar
+from ..validation import check_array, check_is_fitted, check_random_state
 from .layers import ACTIVATIONS, mlp
 from .training import check_finite_loss
 
@@ -55,6 +54,14 @@ class GAN(BaseEstimator):
     loss_history_ : list of (float, float)
     """
 
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "activation": Options(set(ACTIVATIONS)),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+    }
+
     def __init__(
         self,
         n_components=2,
@@ -76,11 +83,7 @@ class GAN(BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.activation, "activation", str, choices=tuple(ACTIVATIONS))
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
+        self._validate_params()
         X = check_array(X)
         rng = check_random_state(self.random_state)
         n, d = X.shape

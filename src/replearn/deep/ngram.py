@@ -17,13 +17,13 @@ is not scored, as in the transformer's evaluation).
 
 from __future__ import annotations
 
-import numbers
 from collections import defaultdict
 
 import numpy as np
 
+from .._constraints import Interval, Options
 from ..base import BaseEstimator
-from ..validation import check_is_fitted, check_scalar
+from ..validation import check_is_fitted
 
 __all__ = ["NGramLM"]
 
@@ -48,6 +48,12 @@ class NGramLM(BaseEstimator):
     vocab_size_ : int
     """
 
+    _constraints = {
+        "order": Interval(int, 1, None),
+        "smoothing": Options({"interpolated", "add_k"}),
+        "alpha": Interval(float, 0.0, None, closed="neither"),
+    }
+
     def __init__(self, order=3, smoothing="interpolated", alpha=1.0, vocab_size=None):
         self.order = order
         self.smoothing = smoothing
@@ -63,9 +69,7 @@ class NGramLM(BaseEstimator):
 
     def fit(self, X, y=None):
         """Count every history of length ``0..order-1`` and its next token in the sequence ``X``."""
-        check_scalar(self.order, "order", numbers.Integral, low=1)
-        check_scalar(self.smoothing, "smoothing", str, choices=("interpolated", "add_k"))
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0, low_inclusive=False)
+        self._validate_params()
         X = self._ids(X)
         V = int(self.vocab_size) if self.vocab_size is not None else int(X.max()) + 1
         if X.max() >= V:

@@ -150,6 +150,21 @@ class TransformerLM(BaseEstimator):
     n_iter_ : int
     """
 
+    _constraints = {
+        "vocab_size": (None, Interval(int, 2, None)),
+        "d_model": Interval(int, 1, None),
+        "n_heads": Interval(int, 1, None),
+        "n_layers": Interval(int, 1, None),
+        "d_ff": (None, Interval(int, 1, None)),
+        "positional": Options({"sinusoidal", "learned"}),
+        "context_length": (None, Interval(int, 1, None)),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "batch_size": Interval(int, 1, None),
+        "max_iter": Interval(int, 1, None),
+        "grad_clip": (None, Interval(float, 0.0, None, closed="neither")),
+        "weight_decay": Interval(float, 0.0, None),
+    }
+
     def __init__(
         self,
         vocab_size=None,
@@ -181,24 +196,10 @@ class TransformerLM(BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        if self.vocab_size is not None:
-            check_scalar(self.vocab_size, "vocab_size", numbers.Integral, low=2)
-        check_scalar(self.d_model, "d_model", numbers.Integral, low=1)
-        check_scalar(self.n_heads, "n_heads", numbers.Integral, low=1)
+        """The declared ``_constraints``, then what they cannot say: ``d_model`` divisible by ``n_heads``."""
+        self._validate_params()
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model={self.d_model} must be divisible by n_heads={self.n_heads}")
-        check_scalar(self.n_layers, "n_layers", numbers.Integral, low=1)
-        if self.d_ff is not None:
-            check_scalar(self.d_ff, "d_ff", numbers.Integral, low=1)
-        check_scalar(self.positional, "positional", str, choices=("sinusoidal", "learned"))
-        if self.context_length is not None:
-            check_scalar(self.context_length, "context_length", numbers.Integral, low=1)
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.batch_size, "batch_size", numbers.Integral, low=1)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        if self.grad_clip is not None:
-            check_scalar(self.grad_clip, "grad_clip", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.weight_decay, "weight_decay", numbers.Real, low=0.0)
 
     def _check_ids(self, X, name="X", vocab=None) -> np.ndarray:
         X = np.asarray(X)

@@ -16,13 +16,12 @@ vectors, §4.2). ``loss_history_`` records ``J`` per iteration; a non-finite val
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Boolean, Interval
 from ..base import BaseEstimator
 from ..deep.training import check_finite_loss
-from ..validation import check_array, check_random_state, check_scalar
+from ..validation import check_array, check_random_state
 
 __all__ = ["GloVe", "glove_loss_and_gradients"]
 
@@ -61,6 +60,15 @@ class GloVe(BaseEstimator):
     loss_history_ : list of float
     """
 
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "x_max": Interval(float, 0.0, None, closed="neither"),
+        "alpha": Interval(float, 0.0, None),
+        "learning_rate": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": Interval(int, 1, None),
+        "fit_bias": Boolean(),
+    }
+
     def __init__(
         self,
         n_components=10,
@@ -81,12 +89,7 @@ class GloVe(BaseEstimator):
 
     def fit(self, X, y=None):
         """Factorize the co-occurrence matrix ``X`` (square, non-negative); ``y`` is ignored."""
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.x_max, "x_max", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
-        check_scalar(self.learning_rate, "learning_rate", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.fit_bias, "fit_bias", bool, choices=(True, False))
+        self._validate_params()
         C = check_array(X)
         if C.shape[0] != C.shape[1]:
             raise ValueError(f"X must be a square co-occurrence matrix, got shape {C.shape}")

@@ -15,14 +15,13 @@ back). The word vectors are ``W`` (the "input" vectors, as word2vec reports).
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Interval
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator
 from ..deep.training import train_epochs
-from ..validation import check_random_state, check_scalar
+from ..validation import check_random_state
 
 __all__ = ["skipgram_pairs", "SkipGramNS"]
 
@@ -63,6 +62,13 @@ class SkipGramNS(BaseEstimator):
     loss_history_ : list of float
     """
 
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "window": Interval(int, 1, None),
+        "n_negative": Interval(int, 1, None),
+        "noise_power": Interval(float, 0.0, None),
+    }
+
     def __init__(
         self,
         n_components=10,
@@ -85,10 +91,7 @@ class SkipGramNS(BaseEstimator):
 
     def fit(self, X, y=None, vocab_size=None):
         """Train on ``X``, a list of sentences as arrays of word ids (``vocab_size`` defaults to max id + 1)."""
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.window, "window", numbers.Integral, low=1)
-        check_scalar(self.n_negative, "n_negative", numbers.Integral, low=1)
-        check_scalar(self.noise_power, "noise_power", numbers.Real, low=0.0)
+        self._validate_params()
         encoded = [np.asarray(s, dtype=np.intp) for s in X]
         if not encoded or any(s.ndim != 1 for s in encoded):
             raise ValueError("X must be a non-empty list of 1-D arrays of word ids")

@@ -25,13 +25,13 @@ independence deleted (L1912-1946). A factorization is valid exactly when the gra
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from .._constraints import Interval
 from ..base import BaseEstimator
-from ..validation import check_is_fitted, check_random_state, check_scalar
+from ..validation import check_is_fitted, check_random_state
 from .factor import Factor
 
 __all__ = ["DiscreteBayesianNetwork"]
@@ -57,6 +57,8 @@ class DiscreteBayesianNetwork(BaseEstimator):
     order_ : list
         A topological order of the nodes.
     """
+
+    _constraints = {"alpha": Interval(float, 0.0, None)}
 
     def __init__(self, nodes=(), edges=(), cardinalities=None, alpha=1.0):
         self.nodes = nodes
@@ -189,7 +191,7 @@ class DiscreteBayesianNetwork(BaseEstimator):
 
     def fit(self, X, y=None):
         """Estimate every CPT from complete discrete data ``X`` (columns in ``nodes`` order)."""
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0)
+        self._validate_params()
         self._structure()
         X = self._check_X(X, fitted=False)
         col = {v: i for i, v in enumerate(self.nodes)}

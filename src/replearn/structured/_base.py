@@ -3,14 +3,16 @@ map's weights, Viterbi decoding and the per-epoch histories."""
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from .._constraints import Boolean, Interval
 from ..base import BaseEstimator
-from ..validation import check_is_fitted, check_random_state, check_scalar
+from ..validation import check_is_fitted, check_random_state
 from .features import check_sequences, joint_features, split_weights
 from .viterbi import viterbi
+
+#: the hyperparameters both sequence labellers have; each class's ``_constraints`` adds its own
+COMMON_CONSTRAINTS = {"max_iter": Interval(int, 1, None), "shuffle": Boolean()}
 
 
 class SequenceLabelerBase(BaseEstimator):
@@ -23,10 +25,6 @@ class SequenceLabelerBase(BaseEstimator):
     """
 
     _estimator_type = "structured"
-
-    def _check_common(self) -> None:
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.shuffle, "shuffle", bool, choices=(True, False))
 
     def _prepare(self, X_seqs, Y_seqs):
         X, Y = check_sequences(X_seqs, Y_seqs)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import models  # noqa: F401 -- the registry names the base learners (and registers them with replearn.base)
+from .._constraints import Interval
 from ..base import BaseEstimator
 from ..validation import check_is_fitted, check_random_state, check_scalar
 
@@ -187,6 +188,12 @@ class DAgger(BaseEstimator):
     n_samples_history_ : size of the aggregated data set each f_i was trained on.
     """
 
+    _constraints = {
+        "max_iter": Interval(int, 0, None),
+        "n_initial": (None, Interval(int, 1, None)),
+        "n_per_iter": Interval(int, 1, None),
+    }
+
     def __init__(
         self,
         estimator="logistic_regression",
@@ -205,10 +212,7 @@ class DAgger(BaseEstimator):
 
     def fit(self, task, episodes, dev_episodes=None):
         """Run Alg. 45 on the training episodes; returns ``self``."""
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=0)
-        check_scalar(self.n_per_iter, "n_per_iter", numbers.Integral, low=1)
-        if self.n_initial is not None:
-            check_scalar(self.n_initial, "n_initial", numbers.Integral, low=1)
+        self._validate_params()
         episodes = _check_episodes(episodes)
         dev = episodes if dev_episodes is None else _check_episodes(dev_episodes)
         rng = check_random_state(self.random_state)

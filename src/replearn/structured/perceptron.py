@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_scalar
-from ._base import SequenceLabelerBase
+from .._constraints import Boolean
+from ._base import COMMON_CONSTRAINTS, SequenceLabelerBase
 
 
 class StructuredPerceptron(SequenceLabelerBase):
@@ -29,6 +29,8 @@ class StructuredPerceptron(SequenceLabelerBase):
     Attributes: see :class:`~replearn.structured._base.SequenceLabelerBase`.
     """
 
+    _constraints = {**COMMON_CONSTRAINTS, "average": Boolean()}
+
     def __init__(self, max_iter=10, shuffle=True, average=False, random_state=None):
         self.max_iter = max_iter
         self.shuffle = shuffle
@@ -37,8 +39,7 @@ class StructuredPerceptron(SequenceLabelerBase):
 
     def fit(self, X_seqs, Y_seqs):
         """Run Alg. 40; returns ``self``."""
-        self._check_common()
-        check_scalar(self.average, "average", bool, choices=(True, False))
+        self._validate_params()
         X, codes, rng = self._prepare(X_seqs, Y_seqs)
         dim = self._K * (self.n_features_in_ + self._K)
         w = np.zeros(dim)

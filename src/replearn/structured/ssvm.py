@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..validation import check_scalar
-from ._base import SequenceLabelerBase
+from .._constraints import Interval, Options
+from ._base import COMMON_CONSTRAINTS, SequenceLabelerBase
 from .features import split_weights
 from .viterbi import sequence_score, viterbi
 
@@ -44,6 +42,13 @@ class StructuredSVM(SequenceLabelerBase):
     objective above after each pass).
     """
 
+    _constraints = {
+        **COMMON_CONSTRAINTS,
+        "alpha": Interval(float, 0.0, None, closed="neither"),
+        "eta0": Interval(float, 0.0, None, closed="neither"),
+        "schedule": Options({"constant", "invsqrt"}),
+    }
+
     def __init__(self, alpha=0.1, max_iter=10, eta0=1.0, schedule="constant", shuffle=True, random_state=None):
         self.alpha = alpha
         self.max_iter = max_iter
@@ -64,10 +69,7 @@ class StructuredSVM(SequenceLabelerBase):
 
     def fit(self, X_seqs, Y_seqs):
         """Run Alg. 41; returns ``self``."""
-        self._check_common()
-        check_scalar(self.alpha, "alpha", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.eta0, "eta0", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.schedule, "schedule", str, choices=("constant", "invsqrt"))
+        self._validate_params()
         X, codes, rng = self._prepare(X_seqs, Y_seqs)
         N = len(X)
         if self.eta0 * self.alpha >= N:

@@ -34,14 +34,14 @@ point by less than ``tol``, or after ``max_iter`` sweeps (``ConvergenceWarning``
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
+from .._constraints import Interval
 from ..base import BaseEstimator
 from ..exceptions import ConvergenceWarning
-from ..validation import check_array, check_is_fitted, check_n_features, check_random_state, check_scalar
+from ..validation import check_array, check_is_fitted, check_n_features, check_random_state
 
 __all__ = ["MeanFieldGaussianMixture"]
 
@@ -82,6 +82,14 @@ class MeanFieldGaussianMixture(BaseEstimator):
     """
 
     _estimator_type = "clusterer"
+    _constraints = {
+        "n_components": Interval(int, 1, None),
+        "prior_variance": Interval(float, 0.0, None, closed="neither"),
+        "noise_variance": Interval(float, 0.0, None, closed="neither"),
+        "max_iter": Interval(int, 1, None),
+        "tol": Interval(float, 0.0, None),
+        "n_init": Interval(int, 1, None),
+    }
 
     def __init__(
         self,
@@ -145,12 +153,7 @@ class MeanFieldGaussianMixture(BaseEstimator):
 
     def fit(self, X, y=None):
         """Run CAVI on the rows of ``X``; ``y`` is ignored."""
-        check_scalar(self.n_components, "n_components", numbers.Integral, low=1)
-        check_scalar(self.prior_variance, "prior_variance", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.noise_variance, "noise_variance", numbers.Real, low=0.0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", numbers.Integral, low=1)
-        check_scalar(self.tol, "tol", numbers.Real, low=0.0)
-        check_scalar(self.n_init, "n_init", numbers.Integral, low=1)
+        self._validate_params()
         X = check_array(X)
         if X.shape[0] < int(self.n_components):
             raise ValueError(f"X has {X.shape[0]} samples, fewer than n_components={self.n_components}")

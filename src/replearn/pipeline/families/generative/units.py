@@ -11,9 +11,12 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ...._constraints import Interval, IntSequence, Options
+from ...._constraints import Interval, IntSequence
+from ....deep.flow import RealNVP
+from ....deep.gan import GAN
 from ....deep.vae import VAE
 from ....exceptions import ConfigError, ConvergenceWarning
+from ....models.decomposition.factor_analysis import FactorAnalysis
 from ...families import Outcome, Unit, unit_params
 from ...families.generative.problems import METRICS, N_POINTS, DensityProblem, _sq_dists
 from ...seeding import derive_seed
@@ -183,8 +186,6 @@ def run_ppca(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 def run_fa(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ....models.decomposition.factor_analysis import FactorAnalysis
-
     p, t0 = _params("fa_density", hp), time.perf_counter()
     X, Xt = problem.X_train, problem.X_test
     k = _latent_k("fa_density", p["n_components"], problem)
@@ -211,8 +212,6 @@ def run_fa(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 def run_gan(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ....deep import GAN
-
     p, t0 = _params("gan", hp), time.perf_counter()
     gan = GAN(
         n_components=p["n_components"],
@@ -240,8 +239,6 @@ def run_gan(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 def run_flow(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
-    from ....deep import RealNVP
-
     p, t0 = _params("flow", hp), time.perf_counter()
     flow = RealNVP(
         n_couplings=p["n_couplings"],
@@ -291,8 +288,6 @@ def run_kde(hp: dict, problem: DensityProblem, seed: int) -> Outcome:
 
 
 _POS_INT = Interval(int, 1, None)
-_RATE = Interval(float, 0.0, 1.0, closed="right")
-_ACT = Options({"relu", "elu", "tanh", "sigmoid", "softplus"})
 UNITS = {
     "vae": Unit(
         "vae",
@@ -335,11 +330,9 @@ UNITS = {
         "fa_density",
         "factor analysis (diagonal noise) as a density, replearn's FactorAnalysis",
         run_fa,
-        constraints={
-            "n_components": _POS_INT,
-            "tol": Interval(float, 0.0, None),
-            "max_iter": Interval(int, 1, 100_000),
-            "algorithm": Options({"profile", "em"}),
+        constraints={  # the model's own table (models/decomposition/factor_analysis.py), plus what only the unit has
+            "n_components": _POS_INT,  # an integer latent dimension (the model also takes None: no reduction)
+            **{hp: FactorAnalysis._constraints[hp] for hp in ("tol", "max_iter", "algorithm")},
         },
         defaults={"n_components": 8, "tol": 1e-6, "max_iter": 500, "algorithm": "profile"},
         section="CS229 notes, factor analysis fragment (EM)",
@@ -348,14 +341,13 @@ UNITS = {
         "gan",
         "generative adversarial network, non-saturating generator loss; no likelihood",
         run_gan,
-        constraints={
-            "n_components": _POS_INT,
-            "generator_hidden": IntSequence(1, 4096),
+        constraints={  # the model's own table (deep/gan.py), plus what only the unit has
+            **{
+                hp: GAN._constraints[hp]
+                for hp in ("n_components", "activation", "learning_rate", "batch_size", "max_iter")
+            },
+            "generator_hidden": IntSequence(1, 4096),  # GAN declares no table for the widths
             "discriminator_hidden": IntSequence(1, 4096),
-            "activation": _ACT,
-            "learning_rate": _RATE,
-            "batch_size": _POS_INT,
-            "max_iter": Interval(int, 1, 10_000),
         },
         defaults={
             "n_components": 2,
@@ -372,14 +364,12 @@ UNITS = {
         "flow",
         "RealNVP normalizing flow (affine couplings), exact log-likelihood",
         run_flow,
-        constraints={
-            "n_couplings": Interval(int, 1, 64),
-            "hidden_layer_sizes": IntSequence(1, 4096),
-            "activation": _ACT,
-            "s_max": Interval(float, 0.0, None, closed="neither"),
-            "learning_rate": _RATE,
-            "batch_size": _POS_INT,
-            "max_iter": Interval(int, 1, 10_000),
+        constraints={  # the model's own table (deep/flow.py), plus what only the unit has
+            **{
+                hp: RealNVP._constraints[hp]
+                for hp in ("n_couplings", "activation", "s_max", "learning_rate", "batch_size", "max_iter")
+            },
+            "hidden_layer_sizes": IntSequence(1, 4096),  # RealNVP declares no table for the widths
         },
         defaults={
             "n_couplings": 6,

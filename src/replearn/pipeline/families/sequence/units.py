@@ -9,6 +9,8 @@ import time
 import numpy as np
 
 from ...._constraints import Interval, IntSequence, Options
+from ....deep.ngram import NGramLM
+from ....deep.transformer import TransformerLM
 from ....exceptions import ConfigError
 from ...families import Outcome, Unit, unit_params
 from ...families.sequence.problems import SequenceProblem
@@ -114,8 +116,6 @@ def _sizes(value) -> tuple[int, ...]:
 
 
 def run_transformer(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
-    from ....deep import TransformerLM
-
     p, t0 = _params("transformer_lm", hp), time.perf_counter()
     ctx = int(p["context"])
     if p["d_model"] % p["n_heads"]:
@@ -201,8 +201,6 @@ def run_mlp(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
 
 
 def run_ngram(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
-    from ....deep import NGramLM
-
     p, t0 = _params("ngram_lm", hp), time.perf_counter()
     lm = NGramLM(order=p["order"], smoothing=p["smoothing"], alpha=p["alpha"], vocab_size=problem.vocab_size)
     lm.fit(np.concatenate(problem.train))
@@ -233,14 +231,12 @@ UNITS = {
         "transformer_lm",
         "causal pre-norm transformer language model (sinusoidal positions)",
         run_transformer,
-        constraints={
-            "d_model": Interval(int, 1, 1024),
-            "n_heads": Interval(int, 1, 64),
-            "n_layers": Interval(int, 1, 2),
-            "context": Interval(int, 2, 512),
-            "learning_rate": _RATE,
-            "batch_size": _POS_INT,
-            "max_iter": Interval(int, 1, 10_000),
+        constraints={  # the model's own table (deep/transformer.py), plus what only the unit has
+            **{
+                hp: TransformerLM._constraints[hp]
+                for hp in ("d_model", "n_heads", "n_layers", "learning_rate", "batch_size", "max_iter")
+            },
+            "context": Interval(int, 2, 512),  # the unit's window, passed on as context_length (at least it)
         },
         defaults={
             "d_model": 32,
@@ -281,11 +277,7 @@ UNITS = {
         "ngram_lm",
         "smoothed n-gram model (interpolated Dirichlet or add-k)",
         run_ngram,
-        constraints={
-            "order": Interval(int, 1, 12),
-            "smoothing": Options({"interpolated", "add_k"}),
-            "alpha": Interval(float, 0.0, None, closed="neither"),
-        },
+        constraints={hp: NGramLM._constraints[hp] for hp in ("order", "smoothing", "alpha")},  # deep/ngram.py
         defaults={"order": 3, "smoothing": "interpolated", "alpha": 1.0},
         section="CS229 notes §14.3 (autoregressive factorization); Jurafsky and Martin ch. 3",
     ),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...._constraints import Boolean, Interval, Options
 from ....exceptions import ConfigError
+from ....models.perceptron.perceptron import MulticlassPerceptron
 from ....structured import (
     DAgger,
     SequenceLabelingTask,
@@ -114,13 +114,18 @@ def _run_dagger(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
     )
 
 
-_EPOCHS = Interval(int, 1, 1000)
+def _own(model, *names, **only_the_unit) -> dict:
+    """The unit's table: ``model``'s own ``_constraints`` entries for the hyperparameters the unit passes to it
+    under the same names (declared once, by the model's class), plus what only the unit has."""
+    return {**{hp: model._constraints[hp] for hp in names}, **only_the_unit}
+
+
 UNITS = {
     "structured_perceptron": Unit(
         name="structured_perceptron",
         summary="structured perceptron with Viterbi decoding (averaged with average: true)",
         run=_run_structured_perceptron,
-        constraints={"max_iter": _EPOCHS, "shuffle": Boolean(), "average": Boolean()},
+        constraints=_own(StructuredPerceptron, "max_iter", "shuffle", "average"),
         defaults={"max_iter": 10, "shuffle": True, "average": False},
         section="CIML §17.2 Alg. 40 (+ Alg. 7's averaging), seed 001 L5091-5110",
     ),
@@ -128,13 +133,7 @@ UNITS = {
         name="structured_svm",
         summary="structured SVM (Hamming-loss-augmented hinge) by stochastic subgradient descent",
         run=_run_structured_svm,
-        constraints={
-            "alpha": Interval(float, 0.0, None, closed="neither"),
-            "max_iter": _EPOCHS,
-            "eta0": Interval(float, 0.0, None, closed="neither"),
-            "schedule": Options({"constant", "invsqrt"}),
-            "shuffle": Boolean(),
-        },
+        constraints=_own(StructuredSVM, "alpha", "max_iter", "eta0", "schedule", "shuffle"),
         defaults={"alpha": 0.1, "max_iter": 10, "eta0": 1.0, "schedule": "constant", "shuffle": True},
         section="CIML §17.4 Alg. 41, seed 001 L5237-5258 (lambda = 1/(2C))",
     ),
@@ -142,7 +141,7 @@ UNITS = {
         name="token_perceptron",
         summary="per-position multiclass perceptron on the unary features (no label transitions)",
         run=_run_token_perceptron,
-        constraints={"max_iter": _EPOCHS, "shuffle": Boolean(), "average": Boolean()},
+        constraints=_own(MulticlassPerceptron, "max_iter", "shuffle", "average"),
         defaults={"max_iter": 10, "shuffle": True, "average": False},
         section="CIML §17.1 Alg. 39, seed 001 L5017-5036",
     ),
@@ -150,12 +149,9 @@ UNITS = {
         name="dagger",
         summary="DAgger: left-to-right labelling policy (averaged multiclass perceptron), gold label as expert",
         run=_run_dagger,
-        constraints={
-            "max_iter": Interval(int, 0, 100),
-            "n_initial": (None, Interval(int, 1, None)),
-            "n_per_iter": Interval(int, 1, None),
-            "learner_epochs": _EPOCHS,
-        },
+        constraints=_own(
+            DAgger, "max_iter", "n_initial", "n_per_iter", learner_epochs=MulticlassPerceptron._constraints["max_iter"]
+        ),
         defaults={"max_iter": 5, "n_initial": None, "n_per_iter": 20, "learner_epochs": 5},
         section="CIML §18.3 Alg. 45 with §18.5's sequence-labelling expert (eq. 18.8), seed 001 L5576-5689",
     ),
