@@ -72,3 +72,26 @@ def test_ring_density_is_normalized():
     G = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
     mass = np.exp(gaussian_ring_log_density(G, 8, 2.0, 0.25)).sum() * (g[1] - g[0]) ** 2
     assert mass == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("which", ["gan_generator", "gan_discriminator", "flow", "vae"])
+def test_hidden_widths_are_declared_once_and_one_integer_is_one_layer(which):
+    """The widths are in each model's own table (read by the generative units and the config): one integer is one
+    hidden layer, a width of 0 is refused by name before any fitting."""
+    from replearn.deep.flow import RealNVP
+    from replearn.deep.gan import GAN
+    from replearn.deep.vae import VAE
+
+    cls, key = {
+        "gan_generator": (GAN, "generator_hidden"),
+        "gan_discriminator": (GAN, "discriminator_hidden"),
+        "flow": (RealNVP, "hidden_layer_sizes"),
+        "vae": (VAE, "hidden_layer_sizes"),
+    }[which]
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    kw = {"likelihood": "gaussian"} if cls is VAE else {}
+    one = cls(**{key: 8}, **kw, max_iter=2, random_state=0).fit(X)
+    same = cls(**{key: (8,)}, **kw, max_iter=2, random_state=0).fit(X)
+    assert one.loss_history_ == same.loss_history_
+    with pytest.raises(ValueError, match=rf"^{key} must"):
+        cls(**{key: [8, 0]}, **kw, max_iter=2).fit(X)

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import Interval, Options
+from .._constraints import Interval, IntSequence, Options
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator
 from ..validation import check_array, check_is_fitted, check_n_features, check_random_state
-from .layers import ACTIVATIONS, Module, mlp
+from .layers import ACTIVATIONS, Module, hidden_sizes, mlp
 from .losses import LOG_2PI
 from .training import train_epochs
 
@@ -42,7 +42,7 @@ class AffineCoupling(Module):
     def __init__(self, mask: np.ndarray, hidden, rng: np.random.Generator, activation: str, s_max: float):
         self.mask = np.asarray(mask, dtype=float)
         d = self.mask.size
-        self.net = mlp((d,) + tuple(hidden) + (2 * d,), rng, activation)
+        self.net = mlp((d,) + hidden_sizes(hidden) + (2 * d,), rng, activation)
         last = self.net.layers[-1]
         last.weight.data[:] = 0.0  # start at the identity map
         self.s_max = float(s_max)
@@ -89,6 +89,7 @@ class RealNVP(BaseEstimator):
 
     _constraints = {
         "n_couplings": Interval(int, 1, None),
+        "hidden_layer_sizes": IntSequence(1, None),
         "activation": Options(set(ACTIVATIONS)),
         "s_max": Interval(float, 0.0, None, closed="neither"),
         "learning_rate": Interval(float, 0.0, None, closed="neither"),

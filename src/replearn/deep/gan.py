@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constraints import Interval, Options
+from .._constraints import Interval, IntSequence, Options
 from ..autodiff import Adam, ops
 from ..base import BaseEstimator
 from ..validation import check_array, check_is_fitted, check_random_state
-from .layers import ACTIVATIONS, mlp
+from .layers import ACTIVATIONS, hidden_sizes, mlp
 from .training import check_finite_loss
 
 __all__ = ["GAN"]
@@ -56,6 +56,8 @@ class GAN(BaseEstimator):
 
     _constraints = {
         "n_components": Interval(int, 1, None),
+        "generator_hidden": IntSequence(1, None),
+        "discriminator_hidden": IntSequence(1, None),
         "activation": Options(set(ACTIVATIONS)),
         "learning_rate": Interval(float, 0.0, None, closed="neither"),
         "batch_size": Interval(int, 1, None),
@@ -88,8 +90,8 @@ class GAN(BaseEstimator):
         rng = check_random_state(self.random_state)
         n, d = X.shape
         k = int(self.n_components)
-        G = mlp((k,) + tuple(self.generator_hidden) + (d,), rng, self.activation)
-        D = mlp((d,) + tuple(self.discriminator_hidden) + (1,), rng, self.activation)
+        G = mlp((k,) + hidden_sizes(self.generator_hidden) + (d,), rng, self.activation)
+        D = mlp((d,) + hidden_sizes(self.discriminator_hidden) + (1,), rng, self.activation)
         opt_g = Adam(G.parameters(), lr=self.learning_rate, betas=(0.5, 0.999))
         opt_d = Adam(D.parameters(), lr=self.learning_rate, betas=(0.5, 0.999))
         B = min(int(self.batch_size), n)

@@ -27,6 +27,8 @@ plain arrays for :mod:`replearn.persistence`-style ``.npz`` saving (never pickle
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..autodiff import Tensor, ops
@@ -258,6 +260,13 @@ class Sequential(Module):
         for layer in self.layers:
             x = layer(x)
         return x
+
+
+def hidden_sizes(value) -> tuple[int, ...]:
+    """Hidden layer widths as a tuple: one integer is one hidden layer (``IntSequence`` accepts both)."""
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
+        return (int(value),)
+    return tuple(int(h) for h in value)
 
 
 def mlp(

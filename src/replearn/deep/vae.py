@@ -32,7 +32,7 @@ from .._constraints import Boolean, Interval, IntSequence, Options
 from ..autodiff import Tensor, ops
 from ..base import BaseEstimator, TransformerMixin
 from ..validation import check_array, check_is_fitted, check_n_features, check_random_state
-from .layers import ACTIVATIONS, mlp
+from .layers import ACTIVATIONS, hidden_sizes, mlp
 from .losses import LOG_2PI, binary_cross_entropy_with_logits, gaussian_kl, gaussian_log_likelihood
 from .training import train_epochs
 
@@ -124,7 +124,7 @@ class VAE(TransformerMixin, BaseEstimator):
         X = self._check_X(X)
         rng = check_random_state(self.random_state)
         d, k = X.shape[1], int(self.n_components)
-        hidden = tuple(int(h) for h in self.hidden_layer_sizes)
+        hidden = hidden_sizes(self.hidden_layer_sizes)
         self.encoder_ = mlp((d,) + hidden + (2 * k,), rng, self.activation, batchnorm=self.batchnorm)
         self.decoder_ = mlp((k,) + hidden[::-1] + (d,), rng, self.activation, batchnorm=self.batchnorm)
         self.log_sigma_ = None

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from ...._constraints import Interval, IntSequence
+from ...._constraints import Interval
 from ....deep.flow import RealNVP
 from ....deep.gan import GAN
 from ....deep.vae import VAE
@@ -344,10 +344,16 @@ UNITS = {
         constraints={  # the model's own table (deep/gan.py), plus what only the unit has
             **{
                 hp: GAN._constraints[hp]
-                for hp in ("n_components", "activation", "learning_rate", "batch_size", "max_iter")
+                for hp in (
+                    "n_components",
+                    "generator_hidden",
+                    "discriminator_hidden",
+                    "activation",
+                    "learning_rate",
+                    "batch_size",
+                    "max_iter",
+                )
             },
-            "generator_hidden": IntSequence(1, 4096),  # GAN declares no table for the widths
-            "discriminator_hidden": IntSequence(1, 4096),
         },
         defaults={
             "n_components": 2,
@@ -367,9 +373,16 @@ UNITS = {
         constraints={  # the model's own table (deep/flow.py), plus what only the unit has
             **{
                 hp: RealNVP._constraints[hp]
-                for hp in ("n_couplings", "activation", "s_max", "learning_rate", "batch_size", "max_iter")
+                for hp in (
+                    "n_couplings",
+                    "hidden_layer_sizes",
+                    "activation",
+                    "s_max",
+                    "learning_rate",
+                    "batch_size",
+                    "max_iter",
+                )
             },
-            "hidden_layer_sizes": IntSequence(1, 4096),  # RealNVP declares no table for the widths
         },
         defaults={
             "n_couplings": 6,
