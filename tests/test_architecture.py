@@ -59,8 +59,10 @@ MAX_FAMILY_BRANCHES = 0
 # the crossval stage's wall-clock times a record (records.Timing, read by the cost report, the leaderboard and
 # MLflow) and the records looked up by dataset with ``in`` to 12: the config (settings), the report's own registries
 # and local tallies (best counts, ranks by model, the cost plot's points), a model's hyperparameters (free-form by
-# nature) and a reproduction's named series (free-form by nature); none on a stage record's declared field
-MAX_REPORT_GETS = 12
+# nature) and a reproduction's named series (free-form by nature); none on a stage record's declared field; a
+# reproduction's curves read through views.Curve (ReproductionRecord.drawable_curves) to 11: the config, the
+# report's own registries and tallies, and a model's hyperparameters (ModelEvaluation.params, free-form by nature)
+MAX_REPORT_GETS = 11
 
 
 def _strings(node: ast.AST) -> set[str]:

@@ -224,3 +224,18 @@ def test_the_decomposition_view_declares_what_the_train_stage_writes():
     view = Decomposition.from_dict(written)
     assert view.image_shape == [8, 8] and len(view.projection) == 40 and view.label == [int(v) for v in y]
     assert len(view.components) == 3 and len(view.explained_variance_ratio) == 3
+
+
+def test_a_reproduction_curve_keeps_what_can_be_drawn():
+    from replearn.pipeline.views import Curve, ReproductionRecord
+
+    assert Curve.of({"x": [1, 2, 3], "train": [0.1, None, 0.3], "short": [1.0], "note": "n"}) == Curve(
+        x=[1, 2, 3], series={"train": [0.1, None, 0.3]}
+    )
+    assert Curve.of({"x": [1], "y": [2]}) is None  # one point: no curve
+    assert Curve.of({"x": [1, 2], "y": [2]}) is None  # no series as long as the axis
+    assert Curve.of({"y": [1, 2]}) is None and Curve.of([1, 2]) is None
+    record = ReproductionRecord.from_dict(
+        {"preset": "p", "curves": {"b": {"x": [0, 1], "y": [1, 2]}, "a": {"x": [0]}, "c": {"x": ["u", "v"], "z": [3, 4]}}}
+    )
+    assert list(record.drawable_curves()) == ["b", "c"]  # sorted by name, the undrawable one left out

@@ -575,6 +575,26 @@ class ReproducedQuantity(_View):
 
 
 @dataclass(frozen=True)
+class Curve:
+    """A named curve of a reproduction (``curves.<name>`` of ``results/reproduction.json``): the axis ``x`` (at
+    least two points, numbers or labels) and every series as long as it, by name (None: a point not measured).
+    Its file form is free-form -- ``{"x": [...], "<series>": [...], ...}`` -- so :meth:`of` keeps what can be
+    drawn."""
+
+    x: list
+    series: dict[str, list]
+
+    @classmethod
+    def of(cls, curve: Any) -> Curve | None:
+        """The drawable curve of ``curve``'s file form; None when it has no axis of two points or no series."""
+        if not isinstance(curve, Mapping) or not isinstance(curve.get("x"), list) or len(curve["x"]) < 2:
+            return None
+        x = list(curve["x"])
+        series = {k: list(v) for k, v in curve.items() if k != "x" and isinstance(v, list) and len(v) == len(x)}
+        return cls(x=x, series=series) if series else None
+
+
+@dataclass(frozen=True)
 class ReproductionRecord(_View):
     """``results/reproduction.json`` (the reproduce stage): the preset (``all``: every one, listed in ``presets``;
     None: nothing reproduced), its rows, curves, tables and notes, the seeds and, for ``all``, each preset's run."""
@@ -588,6 +608,11 @@ class ReproductionRecord(_View):
     seed: Any = None
     runs: dict = field(default_factory=dict)
     _NESTED = {"records": _Nested(ReproducedQuantity, "many")}
+
+    def drawable_curves(self) -> dict[str, Curve]:
+        """Every curve that can be drawn (:meth:`Curve.of`), by name in sorted order."""
+        drawn = {name: Curve.of(curve) for name, curve in sorted(self.curves.items())}
+        return {name: c for name, c in drawn.items() if c is not None}
 
 
 #: the public names of the view machinery, for the views a family declares of its own payloads

@@ -185,7 +185,7 @@ def build_report(
     repro = ReproductionRecord.from_dict(reproduction)
     if repro.preset:
         repro_images = []
-        for cname, curve in sorted(repro.curves.items()):
+        for cname, curve in repro.drawable_curves().items():
             rel = plot(
                 f"reproduction_{_slug(cname)}.png",
                 lambda p, cname=cname, curve=curve: _plots.curve_plot(cname, curve, p, dpi),

@@ -31,7 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..records import as_evaluation
-from ..views import FinalScores, Sweep
+from ..views import Curve, FinalScores, Sweep
 
 __all__ = [
     "NotebookFigure",
@@ -492,14 +492,9 @@ def sweep_plot(dataset: str, sweep: Sweep | Mapping, path: Path | str, dpi: int 
         return _save(fig, path, dpi)
 
 
-def curve_plot(title: str, curve: Mapping, path: Path | str, dpi: int) -> Path | None:
-    """A named series of a reproduction: every list as long as ``curve["x"]`` is drawn against it."""
-    x = curve.get("x")
-    if not isinstance(x, list) or len(x) < 2:
-        return None
-    series = {k: v for k, v in curve.items() if k != "x" and isinstance(v, list) and len(v) == len(x)}
-    if not series:
-        return None
+def curve_plot(title: str, curve: Curve, path: Path | str, dpi: int) -> Path | None:
+    """A named curve of a reproduction: every series drawn against the axis ``curve.x``."""
+    x, series = curve.x, curve.series
     fig = _new_figure(6.4, 3.8)
     ax = fig.add_subplot(1, 1, 1)
     palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
