@@ -11,6 +11,10 @@ distribution that provides it, its installed version and its entry point::
 
 and every stage that reads ``models`` and loads models lists it among its deps (``replearn deps``), so an upgrade,
 a downgrade or a plugin installed in place of another changes the file and marks exactly those stages stale. A
+plugin installed from a local directory (``pip install -e ./plugin`` or ``pip install ./plugin``: PEP 610's
+``dir_info``), whose code can change under the same version number, also records ``source_sha256``, the digest of
+its package's Python files as the interpreter finds them (:func:`source_digest`): an edit of an editable plugin,
+or a reinstall of changed code under the old version, changes the file too. A
 configuration that names no plugin gives ``{"format_version": 1, "models": {}}`` whatever is installed: an
 unrelated plugin reruns nothing.
 
@@ -37,22 +41,75 @@ FORMAT_VERSION = 1
 
 
 def installed() -> dict[str, dict[str, str]]:
-    """``{model name: {"distribution", "version", "entry_point"}}`` for every installed plugin model (the first one
-    of a name in a stable order, as :func:`replearn.models.plugins` keeps it)."""
+    """``{model name: {"distribution", "version", "entry_point"[, "source_sha256"]}}`` for every installed plugin
+    model (the first one of a name in a stable order, as :func:`replearn.models.plugins` keeps it);
+    ``source_sha256`` for a plugin installed from a local directory (:func:`source_digest`)."""
     import importlib.metadata
 
     found: dict[str, dict[str, str]] = {}
     for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        if ep.name in found:
+            continue
         dist = getattr(ep, "dist", None)
-        found.setdefault(
-            ep.name,
-            {
-                "distribution": getattr(dist, "name", None) or "?",
-                "version": getattr(dist, "version", None) or "?",
-                "entry_point": ep.value,
-            },
-        )
+        entry = {
+            "distribution": getattr(dist, "name", None) or "?",
+            "version": getattr(dist, "version", None) or "?",
+            "entry_point": ep.value,
+        }
+        if _from_local_directory(dist):
+            digest = source_digest(ep.value)
+            if digest is not None:
+                entry["source_sha256"] = digest
+        found[ep.name] = entry
     return found
+
+
+def _from_local_directory(dist: object) -> bool:
+    """Whether ``dist`` was installed from a local directory (PEP 610 ``direct_url.json`` with ``dir_info``)."""
+    read = getattr(dist, "read_text", None)
+    try:
+        text = read("direct_url.json") if callable(read) else None
+        info = json.loads(text) if text else None
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and "dir_info" in info
+
+
+def source_digest(entry_point: str) -> str | None:
+    """sha256 of the Python files of the top-level package (or module) an entry point ``pkg.mod:Object`` lives in,
+    found as the interpreter would import it (an editable install's source folder, a copied install's
+    site-packages folder) but without importing it: each file's path inside the package and its bytes, in sorted
+    order, ``__pycache__`` left out. None when the package cannot be found."""
+    import hashlib
+    import importlib.util
+    from pathlib import Path
+
+    top = entry_point.split(":", 1)[0].split(".", 1)[0].strip()
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    roots = [Path(p) for p in (spec.submodule_search_locations or [])]
+    files = sorted(
+        (root.name + "/" + f.relative_to(root).as_posix(), f)
+        for root in roots
+        for f in root.rglob("*.py")
+        if "__pycache__" not in f.parts
+    )
+    if not roots and spec.origin and spec.origin.endswith(".py"):
+        files = [(Path(spec.origin).name, Path(spec.origin))]
+    if not files:
+        return None
+    h = hashlib.sha256()
+    for rel, f in files:
+        try:
+            data = f.read_bytes()
+        except OSError:
+            return None
+        h.update(rel.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
 
 
 def named_models(params: object) -> set[str]:
@@ -158,4 +215,5 @@ def problem(root: str | os.PathLike, params: object) -> str | None:
 def _describe(entry: object) -> str:
     if not isinstance(entry, dict):
         return "none"
-    return f"{entry.get('distribution')} {entry.get('version')} ({entry.get('entry_point')})"
+    source = f", source {str(entry['source_sha256'])[:12]}" if entry.get("source_sha256") else ""
+    return f"{entry.get('distribution')} {entry.get('version')} ({entry.get('entry_point')}{source})"

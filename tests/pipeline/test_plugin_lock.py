@@ -104,9 +104,10 @@ def test_the_installed_scan_reads_the_entry_point_group(monkeypatch):
     assert seen == {"group": plugin_lock.ENTRY_POINT_GROUP}
 
 
-def _fake_distribution(site: Path, version: str) -> None:
+def _fake_distribution(site: Path, version: str, *, source: Path | None = None) -> None:
     """An installed distribution as importlib.metadata finds it on sys.path: a dist-info folder with its metadata
-    and its entry points (no code: the lock records versions, it imports nothing)."""
+    and its entry points (no code: the lock records versions, it imports nothing); with ``source``, installed from
+    that local directory (PEP 610's direct_url.json with dir_info, as ``pip install -e`` writes it)."""
     for old in site.glob("fakeplug-*.dist-info"):
         for f in old.iterdir():
             f.unlink()
@@ -114,7 +115,36 @@ def _fake_distribution(site: Path, version: str) -> None:
     info = site / f"fakeplug-{version}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: fakeplug\nVersion: {version}\n")
-    (info / "entry_points.txt").write_text(f"[{plugin_lock.ENTRY_POINT_GROUP}]\nfake_model = fakeplug:Model\n")
+    (info / "entry_points.txt").write_text(f"[{plugin_lock.ENTRY_POINT_GROUP}]\nfake_model = fakeplug.models:Model\n")
+    if source is not None:
+        url = {"url": source.as_uri(), "dir_info": {"editable": True}}
+        (info / "direct_url.json").write_text(json.dumps(url))
+
+
+def test_an_edit_of_a_plugin_installed_from_a_local_directory_changes_the_record(tmp_path, monkeypatch):
+    """Installed from a local directory (pip install -e), a plugin's code changes under the same version: the record
+    carries the digest of its package's files, so an edit changes plugins.json and reruns the stages that load it;
+    the package is found without importing it, a compiled cache does not count, an index install has no digest."""
+    site, src = tmp_path / "site", tmp_path / "src"
+    (src / "fakeplug").mkdir(parents=True)
+    (src / "fakeplug" / "__init__.py").write_text("")
+    (src / "fakeplug" / "models.py").write_text("raise RuntimeError('never imported')\n")
+    _fake_distribution(site, "1.0", source=src)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(src))  # where the editable install's finder sends the import
+    importlib.invalidate_caches()
+    params = _params("fake_model")
+    first = plugin_lock.record(params)["models"]["fake_model"]
+    assert first["version"] == "1.0" and len(first["source_sha256"]) == 64 and "fakeplug" not in sys.modules
+    (src / "fakeplug" / "__pycache__").mkdir()
+    (src / "fakeplug" / "__pycache__" / "models.cpython-311.pyc").write_bytes(b"\0")
+    assert plugin_lock.record(params)["models"]["fake_model"] == first  # no code of its own
+    (src / "fakeplug" / "models.py").write_text("raise RuntimeError('edited')\n")
+    edited = plugin_lock.record(params)["models"]["fake_model"]
+    assert edited["source_sha256"] != first["source_sha256"] and edited["version"] == "1.0"
+    assert "source " + edited["source_sha256"][:12] in plugin_lock._describe(edited)
+    _fake_distribution(site, "1.0")  # the same version from a package index: the version says it all
+    assert "source_sha256" not in plugin_lock.record(params)["models"]["fake_model"]
 
 
 def test_upgrading_a_plugin_marks_the_stage_that_loads_it_stale_in_dvc(tmp_path):
@@ -147,7 +177,7 @@ def test_upgrading_a_plugin_marks_the_stage_that_loads_it_stale_in_dvc(tmp_path)
     run("repro")  # the guard wrote plugins.json before DVC looked at the deps
     recorded = json.loads((proj / plugin_lock.FILE).read_text())
     assert recorded["models"] == {
-        "fake_model": {"distribution": "fakeplug", "version": "1.0", "entry_point": "fakeplug:Model"}
+        "fake_model": {"distribution": "fakeplug", "version": "1.0", "entry_point": "fakeplug.models:Model"}
     }
     assert "up to date" in run("status").stdout
     _fake_distribution(site, "1.1")  # pip install -U fakeplug

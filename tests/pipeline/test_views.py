@@ -236,6 +236,9 @@ def test_a_reproduction_curve_keeps_what_can_be_drawn():
     assert Curve.of({"x": [1, 2], "y": [2]}) is None  # no series as long as the axis
     assert Curve.of({"y": [1, 2]}) is None and Curve.of([1, 2]) is None
     record = ReproductionRecord.from_dict(
-        {"preset": "p", "curves": {"b": {"x": [0, 1], "y": [1, 2]}, "a": {"x": [0]}, "c": {"x": ["u", "v"], "z": [3, 4]}}}
+        {
+            "preset": "p",
+            "curves": {"b": {"x": [0, 1], "y": [1, 2]}, "a": {"x": [0]}, "c": {"x": ["u", "v"], "z": [3, 4]}},
+        }
     )
     assert list(record.drawable_curves()) == ["b", "c"]  # sorted by name, the undrawable one left out
