@@ -122,3 +122,10 @@ def test_timing_is_a_versioned_record(tmp_path):
     path.write_text("{not json")
     with pytest.raises(records.ResultSchemaError, match="not valid JSON"):
         records.read_timing(path)
+
+
+def test_a_models_hyperparameters_are_read_through_the_record():
+    m = records.ModelEvaluation("one_vs_all", {"estimator": "svm", "C": 0}, {}, [], [])
+    assert m.hyperparameter("estimator") == "svm" and m.hyperparameter("C", 1.0) == 0  # a falsy value is kept
+    assert m.hyperparameter("task") is None and m.hyperparameter("task", "classification") == "classification"
+    assert records.hyperparameter(None, "estimator", "x") == "x" and records.hyperparameter({}, "estimator") is None

@@ -49,6 +49,7 @@ import functools
 import json
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,17 @@ class ModelEvaluation:
     def values(self, metric: str | None) -> list[float | None]:
         """The scores of ``metric`` per replicate (a metric it does not record: none)."""
         return list(self.scores.get(metric) or []) if metric is not None else []
+
+    def hyperparameter(self, name: str, default: Any = None) -> Any:
+        """The recorded value of hyperparameter ``name`` (``params`` holds the model's own names, free-form);
+        ``default`` when the record does not hold it."""
+        return hyperparameter(self.params, name, default)
+
+
+def hyperparameter(params: Mapping | None, name: str, default: Any = None) -> Any:
+    """Hyperparameter ``name`` of a model's recorded ``params`` (:attr:`ModelEvaluation.params`, or the same mapping
+    given on its own), ``default`` when it is not recorded: the one reader of a record's free-form hyperparameters."""
+    return params[name] if params and name in params else default
 
 
 @dataclass(frozen=True)

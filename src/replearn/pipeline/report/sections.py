@@ -11,7 +11,7 @@ import numpy as np
 
 from ...stats.registry import label as _label
 from .. import designs, family_views
-from ..records import EvaluationResult, scheme_dict
+from ..records import EvaluationResult, hyperparameter, scheme_dict
 from ..views import (
     AcrossDatasets,
     AcrossPairs,
@@ -207,11 +207,11 @@ def multiclass_reduction(registry_name: str, params: Mapping | None, n_classes: 
     params = params or {}
     k, pairs = n_classes, n_classes * (n_classes - 1) // 2
     if registry_name in _REDUCTIONS:
-        base = params.get("estimator") or "logistic_regression"
+        base = hyperparameter(params, "estimator") or "logistic_regression"
         count = {"one_vs_all": k, "all_vs_all": pairs, "tree_reduction": k - 1}[registry_name]
         return f"{_REDUCTIONS[registry_name]} reduction ({count} binary {base} models)"
     if registry_name in _ONE_VS_REST or (
-        registry_name in _ONE_VS_REST_WHEN_CLASSIFYING and params.get("task") == "classification"
+        registry_name in _ONE_VS_REST_WHEN_CLASSIFYING and hyperparameter(params, "task") == "classification"
     ):
         return f"one-vs-rest ({k} binary {registry_name} models)"
     if registry_name == "svm":
