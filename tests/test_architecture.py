@@ -76,8 +76,17 @@ def _strings(node: ast.AST) -> set[str]:
     return set()
 
 
-def branches(names: set[str], home) -> list[str]:
-    """``path:line: source`` of every comparison with a string of ``names`` outside ``home(relpath)``."""
+def _compares(node: ast.AST, names: set[str], side_test=None) -> bool:
+    """Whether ``node`` compares with a string of ``names`` (and, with ``side_test``, one of its sides passes it)."""
+    if not isinstance(node, ast.Compare):
+        return False
+    sides = [node.left, *node.comparators]
+    return any(_strings(s) & names for s in sides) and (side_test is None or any(side_test(s) for s in sides))
+
+
+def branches(names: set[str], home, side_test=None) -> list[str]:
+    """``path:line: source`` of every comparison with a string of ``names`` outside ``home(relpath)`` (with
+    ``side_test``: only those one of whose sides passes it)."""
     out = []
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).as_posix()
@@ -86,9 +95,7 @@ def branches(names: set[str], home) -> list[str]:
         text = path.read_text()
         lines = text.splitlines()
         for node in ast.walk(ast.parse(text)):
-            if not isinstance(node, ast.Compare):
-                continue
-            if any(_strings(side) & names for side in [node.left, *node.comparators]):
+            if _compares(node, names, side_test):
                 out.append(f"{rel}:{node.lineno}: {lines[node.lineno - 1].strip()}")
     return out
 
@@ -107,20 +114,9 @@ def _names_a_kind(node: ast.AST) -> bool:
 def replicate_branches() -> list[str]:
     """Comparisons of a replicate kind or a question with one of their names, in the pipeline outside
     :data:`REPLICATE_HOME`."""
-    out = []
-    for path in sorted((SRC / "pipeline").rglob("*.py")):
-        rel = path.relative_to(SRC).as_posix()
-        if rel in REPLICATE_HOME:
-            continue
-        text = path.read_text()
-        lines = text.splitlines()
-        for node in ast.walk(ast.parse(text)):
-            if not isinstance(node, ast.Compare):
-                continue
-            sides = [node.left, *node.comparators]
-            if any(_strings(side) & REPLICATE_WORDS for side in sides) and any(_names_a_kind(s) for s in sides):
-                out.append(f"{rel}:{node.lineno}: {lines[node.lineno - 1].strip()}")
-    return out
+    return branches(
+        REPLICATE_WORDS, lambda rel: rel in REPLICATE_HOME or not rel.startswith("pipeline/"), _names_a_kind
+    )
 
 
 def design_branches() -> list[str]:
@@ -197,23 +193,13 @@ def test_report_gets_do_not_grow():
 def test_the_counter_sees_a_planted_branch():
     """The counter itself can fail: a planted ``== "sweep"`` is found."""
     tree = ast.parse('if design == "sweep":\n    pass\nif kind in ("seeds", "x"):\n    pass\n')
-    hits = [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Compare) and any(_strings(s) & DESIGNS for s in [n.left, *n.comparators])
-    ]
+    hits = [n for n in ast.walk(tree) if _compares(n, DESIGNS)]
     assert len(hits) == 2
     assert _asks_family(ast.parse('meta.get("family")').body[0]) and not _asks_family(ast.parse("x.y").body[0])
     planted = (
         'if cv.replicate_kind == "seed": pass\nif r.get("replicates") != "split": pass\nif ties == "split": pass\n'
     )
-    kinds = [
-        n
-        for n in ast.walk(ast.parse(planted))
-        if isinstance(n, ast.Compare)
-        and any(_strings(s) & REPLICATE_WORDS for s in [n.left, *n.comparators])
-        and any(_names_a_kind(s) for s in [n.left, *n.comparators])
-    ]
+    kinds = [n for n in ast.walk(ast.parse(planted)) if _compares(n, REPLICATE_WORDS, _names_a_kind)]
     assert len(kinds) == 2  # a test's own option named "split" is no replicate kind
 
 

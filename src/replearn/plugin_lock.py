@@ -47,6 +47,7 @@ def installed() -> dict[str, dict[str, str]]:
     import importlib.metadata
 
     found: dict[str, dict[str, str]] = {}
+    digests: dict[str, str | None] = {}  # per top-level package: a plugin's models share one (hashed once)
     for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
         if ep.name in found:
             continue
@@ -57,7 +58,10 @@ def installed() -> dict[str, dict[str, str]]:
             "entry_point": ep.value,
         }
         if _from_local_directory(dist):
-            digest = source_digest(ep.value)
+            top = _top_level(ep.value)
+            if top not in digests:
+                digests[top] = source_digest(ep.value)
+            digest = digests[top]
             if digest is not None:
                 entry["source_sha256"] = digest
         found[ep.name] = entry
@@ -75,6 +79,11 @@ def _from_local_directory(dist: object) -> bool:
     return isinstance(info, dict) and "dir_info" in info
 
 
+def _top_level(entry_point: str) -> str:
+    """The top-level package of an entry point ``pkg.mod:Object``."""
+    return entry_point.split(":", 1)[0].split(".", 1)[0].strip()
+
+
 def source_digest(entry_point: str) -> str | None:
     """sha256 of the Python files of the top-level package (or module) an entry point ``pkg.mod:Object`` lives in,
     found as the interpreter would import it (an editable install's source folder, a copied install's
@@ -84,7 +93,7 @@ def source_digest(entry_point: str) -> str | None:
     import importlib.util
     from pathlib import Path
 
-    top = entry_point.split(":", 1)[0].split(".", 1)[0].strip()
+    top = _top_level(entry_point)
     try:
         spec = importlib.util.find_spec(top)
     except (ImportError, ValueError):

@@ -328,25 +328,21 @@ SWEEP_DATA_AXES = ("n_train", "n_features")
 _BY_REPLICATE_KIND: dict[str, type[Design]] = {d.replicate_kind: d for d in (CV, Seeds)}
 
 
-def of_replicate_kind(kind: str | None) -> Design:
-    """The design of replicates of ``kind`` (``"split"``, ``"seed"``; None: splits): what the tests, the logs and
-    the records ask of replicates whose design is not at hand (a table brought to ``replearn compare``)."""
-    if kind is None:
-        return CV()
-    if kind not in _BY_REPLICATE_KIND:
-        raise ValueError(f"unknown replicate kind {kind!r}; expected one of {sorted(_BY_REPLICATE_KIND)}")
-    return _BY_REPLICATE_KIND[kind]()
+def _of_replicate_kind(kind: str | None) -> type[Design]:
+    """The design of replicates of ``kind`` (``"split"``, ``"seed"``); anything else (None, a record's ``"sweep"``
+    or ``"mixed"`` replicates) is taken as splits: what the tests, the logs and the records ask of replicates
+    whose design is not at hand (a table brought to ``replearn compare``)."""
+    return _BY_REPLICATE_KIND[kind] if kind in _BY_REPLICATE_KIND else CV
 
 
 def independent_replicates(kind: str | None) -> bool:
-    """Whether replicates of ``kind`` are independent runs (seeds) rather than splits of the data (a record's
-    ``"sweep"`` or ``"mixed"`` replicates are not)."""
-    return kind in _BY_REPLICATE_KIND and _BY_REPLICATE_KIND[kind]().independent
+    """Whether replicates of ``kind`` are independent runs (seeds) rather than splits of the data."""
+    return _of_replicate_kind(kind)().independent
 
 
 def log_label(kind: str | None) -> str:
     """What a stage log says comparisons on replicates of ``kind`` ran over: ``"seeds"``, else ``"CV"``."""
-    return (_BY_REPLICATE_KIND[kind] if kind in _BY_REPLICATE_KIND else CV).log_label
+    return _of_replicate_kind(kind).log_label
 
 
 def repeat_groups(splits, kind: str | None):

@@ -93,6 +93,12 @@ class Outcome:
     timing: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
 
+def model_constraints(model, *names: str, **only_the_unit) -> dict:
+    """A unit's constraint table: ``model``'s own ``_constraints`` entries for the hyperparameters the unit passes
+    to it under the same names (declared once, by the model's class), plus what only the unit has."""
+    return {**{hp: model._constraints[hp] for hp in names}, **only_the_unit}
+
+
 @dataclasses.dataclass(frozen=True)
 class Unit:
     """A compared unit of a family (its registry entry).

@@ -17,7 +17,7 @@ from ....deep.gan import GAN
 from ....deep.vae import VAE
 from ....exceptions import ConfigError, ConvergenceWarning
 from ....models.decomposition.factor_analysis import FactorAnalysis
-from ...families import Outcome, Unit, unit_params
+from ...families import Outcome, Unit, model_constraints, unit_params
 from ...families.generative.problems import METRICS, N_POINTS, DensityProblem, _sq_dists
 from ...seeding import derive_seed
 
@@ -293,20 +293,16 @@ UNITS = {
         "vae",
         "variational autoencoder, Gaussian encoder and decoder; held-out NLL by importance sampling",
         run_vae,
-        constraints={  # the model's own table (deep/vae.py), plus what only the unit has
-            **{
-                hp: VAE._constraints[hp]
-                for hp in (
-                    "n_components",
-                    "hidden_layer_sizes",
-                    "activation",
-                    "learning_rate",
-                    "batch_size",
-                    "max_iter",
-                )
-            },
-            "n_importance": Interval(int, 1, 10_000),
-        },
+        constraints=model_constraints(  # the model's own table (deep/vae.py), plus what only the unit has
+            VAE,
+            "n_components",
+            "hidden_layer_sizes",
+            "activation",
+            "learning_rate",
+            "batch_size",
+            "max_iter",
+            n_importance=Interval(int, 1, 10_000),
+        ),
         defaults={
             "n_components": 8,
             "hidden_layer_sizes": [64],
@@ -332,7 +328,7 @@ UNITS = {
         run_fa,
         constraints={  # the model's own table (models/decomposition/factor_analysis.py), plus what only the unit has
             "n_components": _POS_INT,  # an integer latent dimension (the model also takes None: no reduction)
-            **{hp: FactorAnalysis._constraints[hp] for hp in ("tol", "max_iter", "algorithm")},
+            **model_constraints(FactorAnalysis, "tol", "max_iter", "algorithm"),
         },
         defaults={"n_components": 8, "tol": 1e-6, "max_iter": 500, "algorithm": "profile"},
         section="CS229 notes, factor analysis fragment (EM)",
@@ -341,20 +337,16 @@ UNITS = {
         "gan",
         "generative adversarial network, non-saturating generator loss; no likelihood",
         run_gan,
-        constraints={  # the model's own table (deep/gan.py), plus what only the unit has
-            **{
-                hp: GAN._constraints[hp]
-                for hp in (
-                    "n_components",
-                    "generator_hidden",
-                    "discriminator_hidden",
-                    "activation",
-                    "learning_rate",
-                    "batch_size",
-                    "max_iter",
-                )
-            },
-        },
+        constraints=model_constraints(  # the model's own table (deep/gan.py)
+            GAN,
+            "n_components",
+            "generator_hidden",
+            "discriminator_hidden",
+            "activation",
+            "learning_rate",
+            "batch_size",
+            "max_iter",
+        ),
         defaults={
             "n_components": 2,
             "generator_hidden": [64, 64],
@@ -370,20 +362,16 @@ UNITS = {
         "flow",
         "RealNVP normalizing flow (affine couplings), exact log-likelihood",
         run_flow,
-        constraints={  # the model's own table (deep/flow.py), plus what only the unit has
-            **{
-                hp: RealNVP._constraints[hp]
-                for hp in (
-                    "n_couplings",
-                    "hidden_layer_sizes",
-                    "activation",
-                    "s_max",
-                    "learning_rate",
-                    "batch_size",
-                    "max_iter",
-                )
-            },
-        },
+        constraints=model_constraints(  # the model's own table (deep/flow.py)
+            RealNVP,
+            "n_couplings",
+            "hidden_layer_sizes",
+            "activation",
+            "s_max",
+            "learning_rate",
+            "batch_size",
+            "max_iter",
+        ),
         defaults={
             "n_couplings": 6,
             "hidden_layer_sizes": [32, 32],

@@ -12,7 +12,7 @@ from ...._constraints import Interval, IntSequence, Options
 from ....deep.ngram import NGramLM
 from ....deep.transformer import TransformerLM
 from ....exceptions import ConfigError
-from ...families import Outcome, Unit, unit_params
+from ...families import Outcome, Unit, model_constraints, unit_params
 from ...families.sequence.problems import SequenceProblem
 from ...seeding import derive_seed
 
@@ -231,13 +231,16 @@ UNITS = {
         "transformer_lm",
         "causal pre-norm transformer language model (sinusoidal positions)",
         run_transformer,
-        constraints={  # the model's own table (deep/transformer.py), plus what only the unit has
-            **{
-                hp: TransformerLM._constraints[hp]
-                for hp in ("d_model", "n_heads", "n_layers", "learning_rate", "batch_size", "max_iter")
-            },
-            "context": Interval(int, 2, 512),  # the unit's window, passed on as context_length (at least it)
-        },
+        constraints=model_constraints(  # the model's own table (deep/transformer.py), plus what only the unit has
+            TransformerLM,
+            "d_model",
+            "n_heads",
+            "n_layers",
+            "learning_rate",
+            "batch_size",
+            "max_iter",
+            context=Interval(int, 2, 512),  # the unit's window, passed on as context_length (at least it)
+        ),
         defaults={
             "d_model": 32,
             "n_heads": 2,
@@ -277,7 +280,7 @@ UNITS = {
         "ngram_lm",
         "smoothed n-gram model (interpolated Dirichlet or add-k)",
         run_ngram,
-        constraints={hp: NGramLM._constraints[hp] for hp in ("order", "smoothing", "alpha")},  # deep/ngram.py
+        constraints=model_constraints(NGramLM, "order", "smoothing", "alpha"),  # deep/ngram.py
         defaults={"order": 3, "smoothing": "interpolated", "alpha": 1.0},
         section="CS229 notes §14.3 (autoregressive factorization); Jurafsky and Martin ch. 3",
     ),

@@ -15,7 +15,7 @@ from ....structured import (
     StructuredSVM,
     rollout,
 )
-from ...families import Outcome, Unit, resolve_unit_params
+from ...families import Outcome, Unit, model_constraints, resolve_unit_params
 from ...families.structured.problems import SequenceProblem, _token_rates
 
 
@@ -114,18 +114,12 @@ def _run_dagger(hp: dict, problem: SequenceProblem, seed: int) -> Outcome:
     )
 
 
-def _own(model, *names, **only_the_unit) -> dict:
-    """The unit's table: ``model``'s own ``_constraints`` entries for the hyperparameters the unit passes to it
-    under the same names (declared once, by the model's class), plus what only the unit has."""
-    return {**{hp: model._constraints[hp] for hp in names}, **only_the_unit}
-
-
 UNITS = {
     "structured_perceptron": Unit(
         name="structured_perceptron",
         summary="structured perceptron with Viterbi decoding (averaged with average: true)",
         run=_run_structured_perceptron,
-        constraints=_own(StructuredPerceptron, "max_iter", "shuffle", "average"),
+        constraints=model_constraints(StructuredPerceptron, "max_iter", "shuffle", "average"),
         defaults={"max_iter": 10, "shuffle": True, "average": False},
         section="CIML §17.2 Alg. 40 (+ Alg. 7's averaging), seed 001 L5091-5110",
     ),
@@ -133,7 +127,7 @@ UNITS = {
         name="structured_svm",
         summary="structured SVM (Hamming-loss-augmented hinge) by stochastic subgradient descent",
         run=_run_structured_svm,
-        constraints=_own(StructuredSVM, "alpha", "max_iter", "eta0", "schedule", "shuffle"),
+        constraints=model_constraints(StructuredSVM, "alpha", "max_iter", "eta0", "schedule", "shuffle"),
         defaults={"alpha": 0.1, "max_iter": 10, "eta0": 1.0, "schedule": "constant", "shuffle": True},
         section="CIML §17.4 Alg. 41, seed 001 L5237-5258 (lambda = 1/(2C))",
     ),
@@ -141,7 +135,7 @@ UNITS = {
         name="token_perceptron",
         summary="per-position multiclass perceptron on the unary features (no label transitions)",
         run=_run_token_perceptron,
-        constraints=_own(MulticlassPerceptron, "max_iter", "shuffle", "average"),
+        constraints=model_constraints(MulticlassPerceptron, "max_iter", "shuffle", "average"),
         defaults={"max_iter": 10, "shuffle": True, "average": False},
         section="CIML §17.1 Alg. 39, seed 001 L5017-5036",
     ),
@@ -149,7 +143,7 @@ UNITS = {
         name="dagger",
         summary="DAgger: left-to-right labelling policy (averaged multiclass perceptron), gold label as expert",
         run=_run_dagger,
-        constraints=_own(
+        constraints=model_constraints(
             DAgger, "max_iter", "n_initial", "n_per_iter", learner_epochs=MulticlassPerceptron._constraints["max_iter"]
         ),
         defaults={"max_iter": 5, "n_initial": None, "n_per_iter": 20, "learner_epochs": 5},
